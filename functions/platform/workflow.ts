@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import type { WorkflowName } from '#wiring/workflows.ts';
+
+/**
+ * The workflow port. Handlers start durable operations through it and never know which engine
+ * runs them: Step Functions in AWS (functions/platform/workflowStepFunctions.ts), the local ASL
+ * runner on this machine (lib/local/workflowRunner.ts), chosen by whoever wires the process.
+ */
+export interface StartResult {
+  executionName: string;
+  /** False when an execution of that name already existed: the start was a repeat, nothing new runs. */
+  started: boolean;
+}
+
+export interface WorkflowEngine {
+  start(workflow: WorkflowName, executionName: string, input: Record<string, unknown>): Promise<StartResult>;
+  /** True when the engine can accept new executions (GET /health). */
+  reachable(): Promise<boolean>;
+}
+
+let engine: WorkflowEngine | undefined;
+let defaultEngine: (() => Promise<WorkflowEngine>) | undefined;
+
+/** The local launcher, the admin CLI and tests install their engine before any handler runs. */
+export function useWorkflowEngine(next: WorkflowEngine | undefined): void {
+  engine = next;
+}
+
+/** In Lambda nothing is installed: the Step Functions adapter is loaded on first use. */
+export async function workflowEngine(): Promise<WorkflowEngine> {
+  if (engine) return engine;
+  defaultEngine ??= async () => {
+    const { StepFunctionsEngine } = await import('./workflowStepFunctions.ts');
+    return new StepFunctionsEngine();
+  };
+  engine = await defaultEngine();
+  return engine;
+}
+
+/**
+ * Deterministic execution name from organization and operation id, within Step Functions'
+ * limit (80 characters of [A-Za-z0-9-_]). Ids that do not fit are replaced by a hash, so the
+ * same operation always maps to the same name and a second start is refused by the engine.
+ */
+export function executionName(organizationId: string, operationId: string): string {
+  const plain = `${organizationId}-${operationId}`;
+  if (plain.length <= 80 && /^[A-Za-z0-9_-]+$/.test(plain)) return plain;
+  const digest = createHash('sha256').update(`${organizationId}\u0000${operationId}`).digest('hex').slice(0, 40);
+  return `${organizationId.slice(0, 39)}-${digest}`;
+}

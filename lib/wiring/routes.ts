@@ -1,0 +1,391 @@
+import type { z } from 'zod';
+import type { Permission } from '#core/permissions.ts';
+import type { Feature } from './features.ts';
+import { Capabilities, Health, Me } from '#schemas/discovery.ts';
+
+/**
+ * The route table: the one list of endpoints. The CDK API stack makes one Lambda and one
+ * HTTP API route per row; the local HTTP adapter routes to the same handler modules;
+ * the OpenAPI document is generated from the same rows. Adding an endpoint means adding
+ * a handler, its schemas and one row here.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Bucket = 'initiate' | 'write' | 'read';
+
+/** The module that answers every unbuilt endpoint with 501 and its feature's reason. */
+export const notImplementedHandler = 'functions/api/notImplemented.ts';
+
+export interface RouteRequest {
+  body?: z.ZodType;
+  query?: z.ZodType;
+  params?: z.ZodType;
+}
+
+export interface RouteResponse {
+  description: string;
+  schema?: z.ZodType;
+}
+
+export interface RouteDefinition<R extends RouteRequest = RouteRequest> {
+  /** OpenAPI operationId; also names the Lambda function. */
+  operationId: string;
+  method: HttpMethod;
+  /** API Gateway and OpenAPI style: `/treasury/onramp/{onRampId}`. */
+  path: string;
+  /** Module (relative to the project root) exporting `handler`. */
+  handler: string;
+  /** `key`: Authorization: Bearer <API key>. `open`: no credential. */
+  auth: 'key' | 'open';
+  permission?: Permission;
+  /** Only the organization key (role owner) may call it. */
+  ownerOnly?: boolean;
+  /** Rate-limit bucket; GET is `read`, other methods `write` unless the row says `initiate`. */
+  bucket?: Bucket;
+  /** Answers 403 kyb_required until the organization is approved. */
+  kyb: boolean;
+  feature: Feature;
+  summary: string;
+  request?: R;
+  /** Success responses by status. Error responses come from `errors`. */
+  responses: Record<number, RouteResponse>;
+  /** Error codes this endpoint documents beyond 401/429/500 (which every keyed endpoint has). */
+  errors?: string[];
+}
+
+export function route<R extends RouteRequest>(definition: RouteDefinition<R>): RouteDefinition<R> {
+  return definition;
+}
+
+export function bucketOf(definition: RouteDefinition): Bucket {
+  return definition.bucket ?? (definition.method === 'GET' ? 'read' : 'write');
+}
+
+/** `GET /me` */
+export function routeKey(definition: Pick<RouteDefinition, 'method' | 'path'>): string {
+  return `${definition.method} ${definition.path}`;
+}
+
+const accepted = { 202: { description: 'Started; read the outcome from the matching GET or a webhook.' } };
+const ok = { 200: { description: 'OK' } };
+const created = { 201: { description: 'Created' } };
+const planned = notImplementedHandler;
+
+// ---- Discovery -------------------------------------------------------------------------
+
+export const getHealth = route({
+  operationId: 'getHealth', method: 'GET', path: '/health', handler: 'functions/api/discovery/getHealth.ts',
+  auth: 'open', kyb: false, feature: 'discovery', summary: 'Service health; 503 degraded when the workflow engine is unreachable.',
+  responses: {
+    200: { description: 'Healthy', schema: Health },
+    503: { description: 'Degraded: the workflow engine is unreachable and no payment can start.', schema: Health },
+  },
+});
+
+export const getCapabilities = route({
+  operationId: 'getCapabilities', method: 'GET', path: '/capabilities', handler: 'functions/api/discovery/getCapabilities.ts',
+  auth: 'open', kyb: false, feature: 'discovery', summary: 'Environment, corridors and the status of every feature.',
+  responses: { 200: { description: 'Capabilities', schema: Capabilities } },
+});
+
+export const getMe = route({
+  operationId: 'getMe', method: 'GET', path: '/me', handler: 'functions/api/discovery/getMe.ts',
+  auth: 'key', kyb: false, feature: 'discovery', summary: 'The organization and role behind the calling key.',
+  responses: { 200: { description: 'The caller', schema: Me } },
+});
+
+export const getOpenApi = route({
+  operationId: 'getOpenApi', method: 'GET', path: '/openapi.json', handler: 'functions/api/discovery/getOpenApi.ts',
+  auth: 'open', kyb: false, feature: 'discovery', summary: 'This contract as an OpenAPI 3.1 document.',
+  responses: { 200: { description: 'OpenAPI 3.1 document' } },
+});
+
+// ---- Quotes and payments -----------------------------------------------------------------
+
+export const createQuote = route({
+  operationId: 'createQuote', method: 'POST', path: '/quotes', handler: planned, auth: 'key',
+  permission: 'payment.initiate', kyb: false, feature: 'quotes', summary: 'Price a payment and lock the rate for about a minute.',
+  responses: ok, errors: ['validation', 'forbidden', 'no_route_for_chain', 'not_home_wallet', 'quote_unavailable'],
+});
+export const createTransaction = route({
+  operationId: 'createTransaction', method: 'POST', path: '/transactions', handler: planned, auth: 'key',
+  permission: 'payment.initiate', bucket: 'initiate', kyb: true, feature: 'payments', summary: 'Send a payment.',
+  responses: accepted,
+  errors: ['beneficiary_incomplete', 'validation', 'compliance_hold', 'forbidden', 'kyb_required', 'ambiguous_home_wallet', 'insufficient_funds', 'no_home_wallet', 'not_home_wallet', 'quote_expired', 'quote_mismatch', 'quote_not_found', 'wallet_chain_unknown'],
+});
+export const listTransactions = route({
+  operationId: 'listTransactions', method: 'GET', path: '/transactions', handler: planned, auth: 'key',
+  kyb: false, feature: 'payments', summary: 'Payments, newest first.', responses: ok, errors: ['invalid_cursor', 'validation'],
+});
+export const getTransaction = route({
+  operationId: 'getTransaction', method: 'GET', path: '/transactions/{transactionId}', handler: planned, auth: 'key',
+  kyb: false, feature: 'payments', summary: 'Status of one payment.', responses: ok, errors: ['not_found'],
+});
+
+// ---- Batch payouts -----------------------------------------------------------------------
+
+export const createBatch = route({
+  operationId: 'createBatch', method: 'POST', path: '/batches', handler: planned, auth: 'key',
+  permission: 'payment.initiate', bucket: 'initiate', kyb: true, feature: 'batches', summary: 'Send up to 1000 payments on one rail.',
+  responses: accepted,
+  errors: ['duplicate_item_ref', 'invalid_send_amount', 'unknown_recipient', 'validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'ambiguous_home_wallet', 'no_home_wallet', 'not_home_wallet', 'wallet_chain_unknown'],
+});
+export const listBatches = route({
+  operationId: 'listBatches', method: 'GET', path: '/batches', handler: planned, auth: 'key',
+  kyb: false, feature: 'batches', summary: 'Batches, newest first.', responses: ok, errors: ['invalid_cursor', 'validation'],
+});
+export const getBatch = route({
+  operationId: 'getBatch', method: 'GET', path: '/batches/{batchId}', handler: planned, auth: 'key',
+  kyb: false, feature: 'batches', summary: 'One batch with a page of its items.', responses: ok, errors: ['not_found', 'invalid_cursor', 'validation'],
+});
+
+// ---- Balance and wallets -----------------------------------------------------------------
+
+export const getBalance = route({
+  operationId: 'getBalance', method: 'GET', path: '/balance', handler: planned, auth: 'key',
+  kyb: false, feature: 'balance', summary: 'USDC balance of the home wallet.', responses: ok,
+});
+export const listWallets = route({
+  operationId: 'listWallets', method: 'GET', path: '/wallets', handler: planned, auth: 'key',
+  kyb: false, feature: 'wallets', summary: 'Wallet accounts (no balances).', responses: ok,
+});
+export const getWallet = route({
+  operationId: 'getWallet', method: 'GET', path: '/wallets/{walletId}', handler: planned, auth: 'key',
+  kyb: false, feature: 'wallets', summary: 'One wallet account, by service id or externalId.', responses: ok, errors: ['not_found'],
+});
+export const getWalletBalances = route({
+  operationId: 'getWalletBalances', method: 'GET', path: '/wallets/{walletId}/balances', handler: planned, auth: 'key',
+  kyb: false, feature: 'wallets', summary: "A wallet provider's balance report.", responses: ok, errors: ['not_found'],
+});
+export const listIssuerAccounts = route({
+  operationId: 'listIssuerAccounts', method: 'GET', path: '/issuers/accounts', handler: planned, auth: 'key',
+  kyb: false, feature: 'issuers', summary: 'Issuer accounts.', responses: ok,
+});
+export const listIssuers = route({
+  operationId: 'listIssuers', method: 'GET', path: '/issuers', handler: planned, auth: 'key',
+  kyb: false, feature: 'issuers', summary: 'Issuer catalogue.', responses: ok,
+});
+export const createWalletTransfer = route({
+  operationId: 'createWalletTransfer', method: 'POST', path: '/wallets/{walletId}/transfers', handler: planned, auth: 'key',
+  kyb: false, feature: 'wallet-transfers', summary: 'Not offered.', responses: {},
+});
+export const mintAtIssuer = route({
+  operationId: 'mintAtIssuer', method: 'POST', path: '/issuers/{issuerId}/mint', handler: planned, auth: 'key',
+  kyb: false, feature: 'issuer-mint', summary: 'Not offered.', responses: {},
+});
+export const createWireTransfer = route({
+  operationId: 'createWireTransfer', method: 'POST', path: '/banking/wire-transfers', handler: planned, auth: 'key',
+  kyb: false, feature: 'wire-transfers', summary: 'Not offered; use off-ramps to pay fiat out.', responses: {},
+});
+
+// ---- Deposits ----------------------------------------------------------------------------
+
+export const getDepositInstructions = route({
+  operationId: 'getDepositInstructions', method: 'GET', path: '/treasury/deposit-instructions', handler: planned, auth: 'key',
+  kyb: true, feature: 'deposit-instructions', summary: 'Where to wire USD or EUR, with the organization reference.', responses: ok, errors: ['kyb_required'],
+});
+export const getOnRampQuote = route({
+  operationId: 'getOnRampQuote', method: 'GET', path: '/treasury/onramp/quote', handler: planned, auth: 'key',
+  kyb: false, feature: 'onramp', summary: 'Price a wire deposit.', responses: ok, errors: ['validation'],
+});
+export const createOnRamp = route({
+  operationId: 'createOnRamp', method: 'POST', path: '/treasury/onramp', handler: planned, auth: 'key',
+  permission: 'treasury.move', kyb: true, feature: 'onramp', summary: 'Open a wire deposit.', responses: accepted,
+  errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'idempotency_key_reused', 'ambiguous_home_wallet', 'no_home_wallet'],
+});
+export const listOnRamps = route({
+  operationId: 'listOnRamps', method: 'GET', path: '/treasury/onramps', handler: planned, auth: 'key',
+  kyb: false, feature: 'onramp', summary: 'Deposits, newest first.', responses: ok, errors: ['invalid_cursor', 'validation'],
+});
+export const getOnRamp = route({
+  operationId: 'getOnRamp', method: 'GET', path: '/treasury/onramp/{onRampId}', handler: planned, auth: 'key',
+  kyb: false, feature: 'onramp', summary: 'Status of one wire or PIX deposit.', responses: ok, errors: ['not_found'],
+});
+export const getPixOnRampQuote = route({
+  operationId: 'getPixOnRampQuote', method: 'GET', path: '/treasury/onramp/pix/quote', handler: planned, auth: 'key',
+  kyb: false, feature: 'onramp-pix', summary: 'Price a PIX deposit.', responses: ok, errors: ['validation'],
+});
+export const createPixOnRamp = route({
+  operationId: 'createPixOnRamp', method: 'POST', path: '/treasury/onramp/pix', handler: planned, auth: 'key',
+  permission: 'treasury.move', kyb: true, feature: 'onramp-pix', summary: 'Open a PIX deposit (BR Code).', responses: accepted,
+  errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'idempotency_key_reused', 'pix_onramp_unavailable'],
+});
+export const getCryptoDeposit = route({
+  operationId: 'getCryptoDeposit', method: 'GET', path: '/treasury/crypto-deposit', handler: planned, auth: 'key',
+  kyb: false, feature: 'crypto-deposit', summary: 'Addresses for USDC sent on chain.', responses: ok, errors: ['no_home_wallet'],
+});
+
+// ---- Withdrawals and off-ramps -----------------------------------------------------------
+
+export const getWithdrawalQuote = route({
+  operationId: 'getWithdrawalQuote', method: 'GET', path: '/treasury/withdrawals/quote', handler: planned, auth: 'key',
+  kyb: false, feature: 'withdrawals', summary: 'Price a USDC withdrawal.', responses: ok, errors: ['validation', 'quote_unavailable', 'unsupported_network'],
+});
+export const createWithdrawal = route({
+  operationId: 'createWithdrawal', method: 'POST', path: '/treasury/withdrawals', handler: planned, auth: 'key',
+  permission: 'treasury.move', kyb: true, feature: 'withdrawals', summary: 'Send USDC to an own EVM address.', responses: accepted,
+  errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_reused', 'idempotency_key_conflict', 'ambiguous_home_wallet', 'no_home_wallet', 'quote_unavailable', 'unsupported_network'],
+});
+export const listWithdrawals = route({
+  operationId: 'listWithdrawals', method: 'GET', path: '/treasury/withdrawals', handler: planned, auth: 'key',
+  kyb: false, feature: 'withdrawals', summary: 'Withdrawals, newest first.', responses: ok, errors: ['invalid_cursor', 'validation'],
+});
+export const getWithdrawal = route({
+  operationId: 'getWithdrawal', method: 'GET', path: '/treasury/withdrawals/{withdrawalId}', handler: planned, auth: 'key',
+  kyb: false, feature: 'withdrawals', summary: 'Status of one withdrawal.', responses: ok, errors: ['not_found'],
+});
+export const createBeneficiary = route({
+  operationId: 'createBeneficiary', method: 'POST', path: '/treasury/beneficiaries', handler: planned, auth: 'key',
+  permission: 'beneficiary.manage', kyb: true, feature: 'offramp', summary: 'Register an off-ramp bank account.', responses: created,
+  errors: ['validation', 'forbidden', 'kyb_required'],
+});
+export const listBeneficiaries = route({
+  operationId: 'listBeneficiaries', method: 'GET', path: '/treasury/beneficiaries', handler: planned, auth: 'key',
+  kyb: false, feature: 'offramp', summary: 'Registered off-ramp beneficiaries.', responses: ok,
+});
+export const getOffRampQuote = route({
+  operationId: 'getOffRampQuote', method: 'GET', path: '/treasury/offramp/quote', handler: planned, auth: 'key',
+  kyb: false, feature: 'offramp', summary: 'Price an off-ramp.', responses: ok, errors: ['validation'],
+});
+export const createOffRamp = route({
+  operationId: 'createOffRamp', method: 'POST', path: '/treasury/offramp', handler: planned, auth: 'key',
+  permission: 'treasury.move', kyb: true, feature: 'offramp', summary: 'Pay USDC out as fiat to a beneficiary.', responses: accepted,
+  errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'not_home_chain', 'quote_already_used', 'quote_mismatch', 'quote_not_found'],
+});
+export const listOffRamps = route({
+  operationId: 'listOffRamps', method: 'GET', path: '/treasury/offramps', handler: planned, auth: 'key',
+  kyb: false, feature: 'offramp', summary: 'Off-ramps, newest first.', responses: ok, errors: ['invalid_cursor', 'validation'],
+});
+export const getOffRamp = route({
+  operationId: 'getOffRamp', method: 'GET', path: '/treasury/offramp/{offRampId}', handler: planned, auth: 'key',
+  kyb: false, feature: 'offramp', summary: 'Status of one off-ramp.', responses: ok, errors: ['not_found'],
+});
+
+// ---- Recipients --------------------------------------------------------------------------
+
+export const listRecipients = route({
+  operationId: 'listRecipients', method: 'GET', path: '/recipients', handler: planned, auth: 'key',
+  permission: 'recipient.read', kyb: false, feature: 'recipients', summary: 'Saved recipients.', responses: ok, errors: ['forbidden'],
+});
+export const createRecipient = route({
+  operationId: 'createRecipient', method: 'POST', path: '/recipients', handler: planned, auth: 'key',
+  permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Save a recipient.', responses: created, errors: ['validation', 'forbidden'],
+});
+export const updateRecipient = route({
+  operationId: 'updateRecipient', method: 'PATCH', path: '/recipients/{recipientId}', handler: planned, auth: 'key',
+  permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Change a saved recipient.', responses: ok, errors: ['validation', 'forbidden', 'not_found'],
+});
+export const deleteRecipient = route({
+  operationId: 'deleteRecipient', method: 'DELETE', path: '/recipients/{recipientId}', handler: planned, auth: 'key',
+  permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Delete a saved recipient.', responses: ok, errors: ['forbidden', 'not_found'],
+});
+
+// ---- Team and API keys -------------------------------------------------------------------
+
+export const listMembers = route({
+  operationId: 'listMembers', method: 'GET', path: '/members', handler: planned, auth: 'key',
+  permission: 'member.read', kyb: false, feature: 'team', summary: 'Team members.', responses: ok, errors: ['forbidden'],
+});
+export const inviteMember = route({
+  operationId: 'inviteMember', method: 'POST', path: '/members/invitations', handler: planned, auth: 'key',
+  permission: 'member.invite', kyb: false, feature: 'team', summary: 'Invite a member by e-mail.', responses: created, errors: ['validation', 'forbidden', 'conflict'],
+});
+export const resendInvitation = route({
+  operationId: 'resendInvitation', method: 'POST', path: '/members/{memberId}/invitations', handler: planned, auth: 'key',
+  permission: 'member.invite', kyb: false, feature: 'team', summary: 'Re-send an invitation with a fresh link.', responses: ok, errors: ['forbidden', 'not_found'],
+});
+export const acceptInvitation = route({
+  operationId: 'acceptInvitation', method: 'POST', path: '/invitations/accept', handler: planned, auth: 'open',
+  kyb: false, feature: 'team', summary: "Accept an invitation; returns the member's key once.", responses: ok, errors: ['invalid_invite', 'validation'],
+});
+export const updateMember = route({
+  operationId: 'updateMember', method: 'PATCH', path: '/members/{memberId}', handler: planned, auth: 'key',
+  permission: 'member.manage', kyb: false, feature: 'team', summary: "Change a member's role.", responses: ok, errors: ['validation', 'forbidden', 'not_found'],
+});
+export const removeMember = route({
+  operationId: 'removeMember', method: 'DELETE', path: '/members/{memberId}', handler: planned, auth: 'key',
+  permission: 'member.manage', kyb: false, feature: 'team', summary: 'Remove a member or rescind an invitation.', responses: ok, errors: ['forbidden', 'not_found'],
+});
+export const rotateMemberKey = route({
+  operationId: 'rotateMemberKey', method: 'POST', path: '/members/me/api-key', handler: planned, auth: 'key',
+  kyb: false, feature: 'api-keys', summary: "Reissue the calling member's key; the previous one stops at once.", responses: ok, errors: ['not_found', 'member_required'],
+});
+export const rotateOrganizationKey = route({
+  operationId: 'rotateOrganizationKey', method: 'POST', path: '/api-keys/rotate', handler: planned, auth: 'key',
+  ownerOnly: true, kyb: false, feature: 'api-keys', summary: 'Rotate the organization key; the calling key stops at once.', responses: ok, errors: ['forbidden', 'not_found'],
+});
+
+// ---- Webhooks and e-mail notifications ---------------------------------------------------
+
+export const getWebhookEndpoint = route({
+  operationId: 'getWebhookEndpoint', method: 'GET', path: '/webhooks/endpoint', handler: planned, auth: 'key',
+  kyb: false, feature: 'webhooks', summary: 'The registered webhook URL.', responses: ok,
+});
+export const putWebhookEndpoint = route({
+  operationId: 'putWebhookEndpoint', method: 'PUT', path: '/webhooks/endpoint', handler: planned, auth: 'key',
+  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Register or replace the webhook URL.', responses: ok, errors: ['validation', 'forbidden'],
+});
+export const deleteWebhookEndpoint = route({
+  operationId: 'deleteWebhookEndpoint', method: 'DELETE', path: '/webhooks/endpoint', handler: planned, auth: 'key',
+  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Stop webhook delivery.', responses: ok, errors: ['forbidden'],
+});
+export const getNotificationPreferences = route({
+  operationId: 'getNotificationPreferences', method: 'GET', path: '/notifications/preferences', handler: planned, auth: 'key',
+  kyb: false, feature: 'notifications', summary: "The calling member's e-mail preferences.", responses: ok, errors: ['member_required'],
+});
+export const putNotificationPreferences = route({
+  operationId: 'putNotificationPreferences', method: 'PUT', path: '/notifications/preferences', handler: planned, auth: 'key',
+  kyb: false, feature: 'notifications', summary: 'Choose which events are e-mailed.', responses: ok, errors: ['validation', 'member_required'],
+});
+export const sendEmailVerification = route({
+  operationId: 'sendEmailVerification', method: 'POST', path: '/notifications/verify/send', handler: planned, auth: 'key',
+  kyb: false, feature: 'notifications', summary: "E-mail a verification link to the caller's address.", responses: accepted, errors: ['member_required', 'no_member_email'],
+});
+
+// ---- Statements --------------------------------------------------------------------------
+
+export const getStatement = route({
+  operationId: 'getStatement', method: 'GET', path: '/statements', handler: planned, auth: 'key',
+  kyb: false, feature: 'statements', summary: 'Realized fees and volume for a period.', responses: ok, errors: ['invalid_period', 'invalid_query', 'validation'],
+});
+
+// ---- Sandbox tools -----------------------------------------------------------------------
+
+export const simulateOnRampPayment = route({
+  operationId: 'simulateOnRampPayment', method: 'POST', path: '/treasury/onramp/{onRampId}/simulate-payment', handler: planned, auth: 'key',
+  permission: 'treasury.move', kyb: false, feature: 'sandbox', summary: 'Pay an open deposit as a simulated payer.', responses: accepted, errors: ['forbidden', 'not_found', 'not_simulatable'],
+});
+export const simulateWire = route({
+  operationId: 'simulateWire', method: 'POST', path: '/treasury/onramps/simulate-wire', handler: planned, auth: 'key',
+  permission: 'treasury.move', kyb: true, feature: 'sandbox', summary: "Post an incoming wire quoting the organization's reference.", responses: accepted,
+  errors: ['unknown_currency', 'validation', 'forbidden', 'kyb_required'],
+});
+export const getSandboxPrefill = route({
+  operationId: 'getSandboxPrefill', method: 'GET', path: '/treasury/sandbox-prefill', handler: planned, auth: 'key',
+  kyb: false, feature: 'sandbox', summary: 'Inputs that the sandbox providers settle.', responses: ok,
+});
+export const topUpEurc = route({
+  operationId: 'topUpEurc', method: 'POST', path: '/wallets/{walletId}/topup-eurc', handler: planned, auth: 'key',
+  permission: 'treasury.move', kyb: true, feature: 'sandbox', summary: 'Credit a simulated EURC balance.', responses: ok,
+  errors: ['validation', 'forbidden', 'kyb_required', 'not_found', 'conflict'],
+});
+
+export const routes: RouteDefinition[] = [
+  getHealth, getCapabilities, getMe, getOpenApi,
+  createQuote, createTransaction, listTransactions, getTransaction,
+  createBatch, listBatches, getBatch,
+  getBalance, listWallets, getWallet, getWalletBalances, listIssuerAccounts, listIssuers,
+  createWalletTransfer, mintAtIssuer, createWireTransfer,
+  getDepositInstructions, getOnRampQuote, createOnRamp, listOnRamps, getOnRamp, getPixOnRampQuote, createPixOnRamp, getCryptoDeposit,
+  getWithdrawalQuote, createWithdrawal, listWithdrawals, getWithdrawal,
+  createBeneficiary, listBeneficiaries, getOffRampQuote, createOffRamp, listOffRamps, getOffRamp,
+  listRecipients, createRecipient, updateRecipient, deleteRecipient,
+  listMembers, inviteMember, resendInvitation, acceptInvitation, updateMember, removeMember, rotateMemberKey, rotateOrganizationKey,
+  getWebhookEndpoint, putWebhookEndpoint, deleteWebhookEndpoint,
+  getNotificationPreferences, putNotificationPreferences, sendEmailVerification,
+  getStatement,
+  simulateOnRampPayment, simulateWire, getSandboxPrefill, topUpEurc,
+];
+
+export function findRoute(key: string): RouteDefinition | undefined {
+  return routes.find((definition) => routeKey(definition) === key);
+}

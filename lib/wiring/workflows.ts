@@ -1,0 +1,45 @@
+/**
+ * The registry of workflows: one ASL file each, with the task handlers its Task states call.
+ * The CDK workflow stack makes one Standard state machine per entry (ASL loaded from the file,
+ * `${Placeholder}` substituted with each task Lambda's ARN); the local runner runs the same
+ * file and calls the same handler modules in process.
+ *
+ * In an ASL file a Task state calls a task like this:
+ *   "Resource": "arn:aws:states:::lambda:invoke",
+ *   "Parameters": { "FunctionName": "${CreateWallet}", "Payload.$": "$" },
+ *   "ResultSelector": { "result.$": "$.Payload" }   (or OutputPath "$.Payload")
+ * where `CreateWallet` is a key of `tasks` below.
+ */
+export interface TaskDefinition {
+  /** Module (relative to the project root) exporting `handler(input) => output`. */
+  handler: string;
+}
+
+export interface WorkflowDefinition {
+  /** Registry key, also the suffix of the state machine name. */
+  name: string;
+  /** ASL file relative to the project root. */
+  definition: string;
+  tasks: Record<string, TaskDefinition>;
+}
+
+export const workflows = {
+  walletProvisioning: {
+    name: 'walletProvisioning',
+    definition: 'statemachines/wallet-provisioning.asl.json',
+    tasks: {
+      CreateWallet: { handler: 'functions/tasks/walletProvisioning/createWallet.ts' },
+      ActivateWallet: { handler: 'functions/tasks/walletProvisioning/activateWallet.ts' },
+    },
+  },
+} as const satisfies Record<string, WorkflowDefinition>;
+
+export type WorkflowName = keyof typeof workflows;
+
+/**
+ * Execution names are derived from the organization and the operation id, so a second start
+ * of the same operation is refused by the engine itself (Step Functions: ExecutionAlreadyExists;
+ * locally: the conditional write of the execution record). Step Functions allows 80 characters
+ * from [A-Za-z0-9-_]; longer or foreign ids are hashed.
+ */
+export { executionName } from '#platform/workflow.ts';

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+/** Shapes shared by many endpoints. Names follow the contract (service-interface.md, "Resources"). */
+
+export const Timestamp = z.string().datetime({ precision: 3 }).meta({
+  id: 'Timestamp',
+  description: 'ISO 8601 in UTC with millisecond precision and a Z offset.',
+  example: '2026-11-23T09:30:00.000Z',
+});
+
+export const DecimalString = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, 'must be a decimal string such as "12.50"')
+  .max(40)
+  .meta({ id: 'DecimalString', description: 'An amount as a decimal string; more decimals than the currency allows is refused.' });
+
+export const IdempotencyKey = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{8,200}$/, 'must be 8 to 200 characters from letters, digits and _ . : -')
+  .meta({ id: 'IdempotencyKey', description: 'Becomes the id of the operation.' });
+
+export const CurrencyCode = z.string().min(1).max(10);
+
+export const Money = z
+  .object({
+    amount: z.string().regex(/^-?\d+$/).meta({ description: 'Integer in units of 10^-scale' }),
+    currency: z.string(),
+    scale: z.number().int().min(0).optional(),
+  })
+  .meta({ id: 'Money', description: 'MoneyJSON: an exact amount in minor units.' });
+
+export const Rate = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    numerator: z.string().regex(/^\d+$/),
+    denominator: z.string().regex(/^\d+$/),
+  })
+  .meta({ id: 'Rate', description: 'One whole unit of `from` buys numerator/denominator whole units of `to`.' });
+
+export const Corridor = z
+  .object({ from: z.string(), to: z.string(), destinationCountry: z.string().length(2) })
+  .meta({ id: 'Corridor' });
+
+/** Query parameters of the paginated lists. */
+export function pageQuery(maxLimit: number, cursor: z.ZodString = z.string().min(1).max(512)) {
+  return z.object({
+    limit: z.coerce.number().int().positive().max(maxLimit).optional(),
+    cursor: cursor.optional(),
+  });
+}
+
+export const PageFields = {
+  count: z.number().int().min(0).meta({ description: 'Rows in this page, not a total.' }),
+  nextCursor: z.string().nullable().meta({ description: 'Send back unchanged as `cursor`; null is the only end of list.' }),
+  hasMore: z.boolean(),
+};

@@ -1,0 +1,25 @@
+import type { TestProject } from 'vitest/node';
+import { startDynamoDbLocal, type RunningDynamoDb } from '../../lib/local/dynamodbLocal.ts';
+
+/** Starts one real DynamoDB Local (in memory, random free port) for the whole run, and stops it. */
+let dynamo: RunningDynamoDb | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+  if (endpoint) {
+    project.provide('dynamoEndpoint', endpoint);
+    return;
+  }
+  dynamo = await startDynamoDbLocal();
+  project.provide('dynamoEndpoint', dynamo.endpoint);
+}
+
+export async function teardown(): Promise<void> {
+  await dynamo?.stop();
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    dynamoEndpoint: string;
+  }
+}
