@@ -1,0 +1,83 @@
+/**
+ * The ops CLI, for what the public API cannot do (organizations, KYB).
+ *   npm run --silent admin -- org create --name <name> --kyb approved|pending
+ *   npm run --silent admin -- org kyb <organizationId> approved|pending
+ * It reaches the store at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000, the DynamoDB Local
+ * of a running `npm start`) and TABLE_NAME, and prints one JSON line.
+ */
+// Imports are dynamic so that these defaults are in place before any module reads the environment.
+export {};
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+process.env.LOG_LEVEL ??= 'WARN';
+process.env.AWS_ACCESS_KEY_ID ??= 'local';
+process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+if (!process.env.DYNAMODB_ENDPOINT && !process.env.WORKFLOW_ARN_PREFIX) process.env.DYNAMODB_ENDPOINT = 'http://127.0.0.1:8000';
+
+const { parseArgs } = await import('node:util');
+const { z } = await import('zod');
+const { setKybStatus } = await import('#store/organizations.ts');
+const { onboardOrganization } = await import('../lib/ops/onboarding.ts');
+const { useWorkflowEngine } = await import('#platform/workflow.ts');
+
+const usage = `usage:
+  admin org create --name <name> --kyb approved|pending
+  admin org kyb <organizationId> approved|pending`;
+
+function fail(message: string): never {
+  console.error(JSON.stringify({ error: message }));
+  console.error(usage);
+  process.exit(2);
+}
+
+const kyb = z.enum(['approved', 'pending']);
+const [group, command, ...rest] = process.argv.slice(2);
+
+try {
+  if (group === 'org' && command === 'create') {
+    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, kyb: { type: 'string', default: 'pending' } } });
+    const name = z.string().trim().min(1).max(200).safeParse(values.name);
+    const status = kyb.safeParse(values.kyb);
+    if (!name.success) fail('--name is required (1 to 200 characters)');
+    if (!status.success) fail('--kyb must be approved or pending');
+    // Locally the wallet workflow runs in this process (recorded in the table, so a running
+    // `npm start` would re-drive it if this process died); in AWS it starts on Step Functions.
+    let runner: import('../lib/local/workflowRunner.ts').LocalWorkflowRunner | undefined;
+    if (process.env.DYNAMODB_ENDPOINT) {
+      const { LocalWorkflowRunner } = await import('../lib/local/workflowRunner.ts');
+      runner = new LocalWorkflowRunner({ waitSecondsOverride: 0 });
+      useWorkflowEngine(runner);
+    }
+    const created = await onboardOrganization({ name: name.data, kybStatus: status.data });
+    if (runner) {
+      await runner.waitFor(created.walletExecution);
+      await runner.stop();
+    }
+    console.log(
+      JSON.stringify({
+        organizationId: created.organization.id,
+        name: created.organization.name,
+        kybStatus: created.organization.kybStatus,
+        apiKey: created.apiKey.apiKey,
+        role: 'owner',
+        homeWalletId: created.organization.homeWalletId,
+      }),
+    );
+  } else if (group === 'org' && command === 'kyb') {
+    const [organizationId, wanted] = rest;
+    const status = kyb.safeParse(wanted);
+    if (!organizationId || !status.success) fail('give an organization id and approved or pending');
+    const organization = await setKybStatus(organizationId, status.data);
+    if (!organization) fail(`no organization ${organizationId}`);
+    console.log(JSON.stringify({ organizationId, kybStatus: organization.kybStatus }));
+  } else {
+    fail('unknown command');
+  }
+  process.exit(0);
+} catch (error) {
+  const message = (error as Error).message;
+  const hint = /ECONNREFUSED|ResourceNotFound/.test(`${message} ${(error as Error).name}`)
+    ? ` (is the store running? start it with npm start, or set DYNAMODB_ENDPOINT and TABLE_NAME)`
+    : '';
+  console.error(JSON.stringify({ error: `${message}${hint}` }));
+  process.exit(1);
+}

@@ -1,0 +1,82 @@
+/**
+ * `npm start`: the whole service on this machine in the `simulated` environment.
+ * Configuration (all optional): PORT, DYNAMODB_LOCAL_PORT, DYNAMODB_ENDPOINT, DATA_DIR,
+ * TABLE_NAME, SERVICE_ENVIRONMENT, QUOTE_TTL_SECONDS. See README.md.
+ */
+// Imports are dynamic so that these defaults are in place before any module reads the environment.
+export {};
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const { existsSync, readFileSync, writeFileSync, mkdirSync } = await import('node:fs');
+const path = await import('node:path');
+const { startLocalService } = await import('../lib/local/service.ts');
+const { onboardOrganization } = await import('../lib/ops/onboarding.ts');
+const { getOrganization } = await import('#store/organizations.ts');
+const { hashApiKey } = await import('#core/apiKeys.ts');
+
+const started = Date.now();
+const port = Number(process.env.PORT ?? 3000);
+const dataDir = process.env.DATA_DIR ? path.resolve(process.env.DATA_DIR) : undefined;
+
+const service = await startLocalService({
+  port,
+  dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
+  dynamoPort: Number(process.env.DYNAMODB_LOCAL_PORT ?? 8000),
+  dataDir,
+}).catch((error: Error) => {
+  console.error(`Could not start: ${error.message}`);
+  process.exit(1);
+});
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping the service, the workflow runner and DynamoDB Local...`);
+  await service.stop();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+/**
+ * The demo organization: KYB approved, home wallet provisioned. With DATA_DIR its key is kept
+ * beside the data (the table holds only the hash), so a restart reuses it.
+ */
+interface Demo {
+  organizationId: string;
+  apiKey: string;
+  homeWalletId: string;
+}
+
+async function demoOrganization(): Promise<Demo> {
+  const saved = dataDir ? path.join(dataDir, 'demo-organization.json') : undefined;
+  if (saved && existsSync(saved)) {
+    const demo = JSON.parse(readFileSync(saved, 'utf8')) as Demo;
+    const organization = await getOrganization(demo.organizationId);
+    if (organization && Object.values(organization.keys).some((key) => key.hash === hashApiKey(demo.apiKey))) return demo;
+  }
+  const created = await onboardOrganization({ name: 'Demo Organization', kybStatus: 'approved' });
+  await service.runner.waitFor(created.walletExecution);
+  const demo = { organizationId: created.organization.id, apiKey: created.apiKey.apiKey, homeWalletId: created.organization.homeWalletId };
+  if (saved) {
+    mkdirSync(path.dirname(saved), { recursive: true });
+    writeFileSync(saved, JSON.stringify(demo, null, 2), { mode: 0o600 });
+  }
+  return demo;
+}
+
+const demo = await demoOrganization();
+const seconds = ((Date.now() - started) / 1000).toFixed(1);
+console.log(`
+Payments service running (environment: simulated) in ${seconds}s
+  Base URL:      ${service.url}
+  DynamoDB:      ${service.dynamoEndpoint} (table ${service.tableName}${dataDir ? `, data in ${dataDir}` : ', in memory'})
+  Demo org:      ${demo.organizationId} (KYB approved, home wallet ${demo.homeWalletId})
+  Demo API key:  ${demo.apiKey}
+
+Try:
+  curl ${service.url}/health
+  curl -H "Authorization: Bearer ${demo.apiKey}" ${service.url}/me
+
+Ctrl-C stops everything this started.`);

@@ -1,0 +1,14 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { getMe } from '#wiring/routes.ts';
+import { getMember } from '#store/members.ts';
+
+export const handler = endpoint(getMe, async ({ caller }) => {
+  const identity = { id: caller.organizationId, name: caller.organizationName, role: caller.role };
+  if (!caller.memberId) return ok(identity);
+  const member = await getMember(caller.organizationId, caller.memberId);
+  return ok({
+    ...identity,
+    memberId: caller.memberId,
+    actor: { name: member?.name ?? null, email: member?.email ?? '' },
+  });
+});

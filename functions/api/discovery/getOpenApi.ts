@@ -1,0 +1,11 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { config } from '#platform/config.ts';
+import { getOpenApi } from '#wiring/routes.ts';
+import { buildOpenApiDocument } from '#schemas/openapi.ts';
+
+let document: object | undefined;
+
+export const handler = endpoint(getOpenApi, async () => {
+  document ??= buildOpenApiDocument({ version: config().SERVICE_VERSION });
+  return ok(document, 200, { 'cache-control': 'public, max-age=300' });
+});

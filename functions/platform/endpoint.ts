@@ -1,0 +1,192 @@
+import middy, { type MiddlewareObj, type Request } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { parseApiKey } from '#core/apiKeys.ts';
+import { roleHasPermission } from '#core/permissions.ts';
+import { bucketOf, type RouteDefinition, type RouteRequest } from '#wiring/routes.ts';
+import { authorizeAndCharge, type Caller } from '#store/access.ts';
+import type { OrganizationItem } from '#store/organizations.ts';
+import { dynamoCallCount } from '#store/client.ts';
+import { config } from './config.ts';
+import { ApiError } from './errors.ts';
+import { logger } from './logger.ts';
+import { parseBody, parseParams, parseQuery } from './request.ts';
+
+/**
+ * Every API handler is `endpoint(route, fn)`: a plain async function wrapped by middy in a
+ * fixed list of concerns, in this order:
+ *   1. lifecycle  request id, structured log line, error → contract body, headers on every answer
+ *   2. access     API key → caller, rate bucket (one DynamoDB round trip), permission, KYB gate
+ *   3. input      body (content type, size, JSON) and zod validation of body, query, path
+ * The route row (lib/wiring/routes.ts) says which of them apply and with what.
+ */
+export interface ApiResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
+
+export interface ApiRequest<R extends RouteRequest> {
+  requestId: string;
+  event: APIGatewayProxyEventV2;
+  /** Set on keyed routes. */
+  caller: R extends unknown ? Caller : never;
+  /** The caller's organization as read while authenticating (no second read needed). */
+  organization: OrganizationItem;
+  body: Infer<R['body']>;
+  query: Infer<R['query']>;
+  params: Infer<R['params']>;
+}
+
+export type OpenApiRequest<R extends RouteRequest> = Omit<ApiRequest<R>, 'caller' | 'organization'>;
+
+interface RequestState {
+  requestId: string;
+  startedAt: number;
+  dynamoCallsAtStart: number;
+  headers: Record<string, string>;
+  caller?: Caller;
+  organization?: OrganizationItem;
+  body?: unknown;
+  query?: unknown;
+  params?: unknown;
+}
+
+type ApiEvent = APIGatewayProxyEventV2;
+type ApiResult = APIGatewayProxyStructuredResultV2;
+type ApiMiddleware = MiddlewareObj<ApiEvent, ApiResult, Error, Context>;
+
+const states = new WeakMap<object, RequestState>();
+
+function stateOf(request: Request<ApiEvent, ApiResult, Error, Context>): RequestState {
+  const state = states.get(request.event);
+  if (!state) throw new Error('request state missing: lifecycle middleware must run first');
+  return state;
+}
+
+export function ok(body: unknown, status = 200, headers?: Record<string, string>): ApiResponse {
+  return { status, body, ...(headers ? { headers } : {}) };
+}
+
+function lifecycle(definition: RouteDefinition): ApiMiddleware {
+  const finish = (request: Request<ApiEvent, ApiResult, Error, Context>, reply: ApiResponse) => {
+    const state = states.get(request.event);
+    const requestId = state?.requestId ?? randomUUID();
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+      'x-request-id': requestId,
+      ...state?.headers,
+      ...reply.headers,
+    };
+    request.response = {
+      statusCode: reply.status,
+      headers,
+      body: reply.body === undefined ? '' : JSON.stringify(reply.body),
+    };
+    logger.info('request', {
+      route: `${definition.method} ${definition.path}`,
+      status: reply.status,
+      durationMs: state ? Date.now() - state.startedAt : undefined,
+      dynamoCalls: state ? dynamoCallCount() - state.dynamoCallsAtStart : undefined,
+      organizationId: state?.caller?.organizationId,
+      requestId,
+    });
+  };
+  return {
+    before: async (request) => {
+      const requestId = request.event.requestContext?.requestId || randomUUID();
+      states.set(request.event, { requestId, startedAt: Date.now(), dynamoCallsAtStart: dynamoCallCount(), headers: {} });
+    },
+    after: async (request) => {
+      finish(request, request.response as unknown as ApiResponse);
+    },
+    onError: async (request) => {
+      const error = request.error;
+      if (error instanceof ApiError) {
+        finish(request, { status: error.status, body: error.body(), headers: error.headers });
+        return;
+      }
+      logger.error('unhandled error', { error, route: `${definition.method} ${definition.path}` });
+      finish(request, { status: 500, body: { error: 'internal', message: 'Something went wrong on our side; it has been logged.' } });
+    },
+  };
+}
+
+function access(definition: RouteDefinition): ApiMiddleware {
+  return {
+    before: async (request) => {
+      if (definition.auth === 'open') return;
+      const state = stateOf(request);
+      const header = request.event.headers?.authorization ?? '';
+      const match = /^Bearer ([^\s]+)$/.exec(header.trim());
+      const key = match ? parseApiKey(match[1]!, config().SERVICE_ENVIRONMENT) : undefined;
+      if (!key) throw unauthorized();
+      const result = await authorizeAndCharge(key, bucketOf(definition));
+      if (result.outcome === 'unauthorized') throw unauthorized();
+      Object.assign(state.headers, result.rate);
+      if (result.outcome === 'rate_limited') {
+        throw new ApiError(
+          'rate_limited',
+          `Too many requests; retry after ${result.retryAfterSeconds} seconds with the same idempotency key.`,
+          { retryAfterSeconds: result.retryAfterSeconds },
+          { 'retry-after': String(result.retryAfterSeconds) },
+        );
+      }
+      state.caller = result.caller;
+      state.organization = result.organization;
+      if (definition.permission && !roleHasPermission(result.caller.role, definition.permission)) {
+        throw new ApiError('forbidden', `The ${result.caller.role} role does not have the ${definition.permission} permission.`);
+      }
+      if (definition.ownerOnly && (result.caller.role !== 'owner' || result.caller.memberId)) {
+        throw new ApiError('forbidden', 'Only the organization key (role owner) may do this.');
+      }
+      if (definition.kyb && result.caller.kybStatus !== 'approved') {
+        throw new ApiError('kyb_required', 'The organization must pass KYB verification before it can do this.');
+      }
+    },
+  };
+}
+
+function unauthorized(): ApiError {
+  return new ApiError('unauthorized', 'Send a valid API key as Authorization: Bearer <key>.');
+}
+
+function input(definition: RouteDefinition): ApiMiddleware {
+  return {
+    before: async (request) => {
+      const state = stateOf(request);
+      const { body, query, params } = definition.request ?? {};
+      if (params) state.params = parseParams(params, request.event);
+      if (query) state.query = parseQuery(query, request.event);
+      if (body) state.body = parseBody(body, request.event);
+    },
+  };
+}
+
+export function endpoint<R extends RouteRequest>(
+  definition: RouteDefinition<R>,
+  fn: (request: ApiRequest<R>) => Promise<ApiResponse>,
+) {
+  return middy<ApiEvent, ApiResult, Error, Context>()
+    .use(lifecycle(definition))
+    .use(access(definition))
+    .use(input(definition))
+    .handler(async (event) => {
+      const state = states.get(event)!;
+      const reply = await fn({
+        requestId: state.requestId,
+        event,
+        caller: state.caller as never,
+        organization: state.organization as OrganizationItem,
+        body: state.body as Infer<R['body']>,
+        query: state.query as Infer<R['query']>,
+        params: state.params as Infer<R['params']>,
+      });
+      // middy treats an undefined result as "not answered"; a handler must always answer.
+      return reply as unknown as ApiResult;
+    });
+}

@@ -1,0 +1,146 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { sameHash, type ParsedApiKey } from '#core/apiKeys.ts';
+import { decide, defaultLimits, type BucketLimit, type BucketName, type RateHeaders } from '#core/rateLimit.ts';
+import type { Role } from '#core/permissions.ts';
+import { dynamo, tableName } from './client.ts';
+import { keys } from './keys.ts';
+import type { OrganizationItem } from './organizations.ts';
+
+/**
+ * Authentication and the rate bucket in one DynamoDB round trip: a conditional UpdateItem on
+ * the organization item that checks the key's hash and advances the bucket's TAT, returning the
+ * organization (name, KYB status, key roles). A wrong key changes nothing, so nobody can drain
+ * another organization's bucket by guessing. See docs/decisions/004-rate-limits.md.
+ */
+export interface Caller {
+  organizationId: string;
+  organizationName: string;
+  kybStatus: OrganizationItem['kybStatus'];
+  keyId: string;
+  role: Role;
+  /** Set for member keys; absent for the organization key. */
+  memberId?: string;
+}
+
+export type AccessResult =
+  | { outcome: 'allowed'; caller: Caller; organization: OrganizationItem; rate: RateHeaders }
+  | { outcome: 'rate_limited'; retryAfterSeconds: number; rate: RateHeaders }
+  | { outcome: 'unauthorized' };
+
+const tatAttribute: Record<BucketName, string> = { initiate: 'tatInitiate', write: 'tatWrite', read: 'tatRead' };
+
+/**
+ * Last TAT and limit this process saw per organization and bucket: they pick the likely update
+ * form first. A TAT only moves forward, so a stale one can only under-state the load: a 429
+ * decided from it without a round trip is never wrong for the limit it was decided with.
+ */
+const lastSeenTat = new Map<string, number>();
+const lastSeenLimit = new Map<string, BucketLimit>();
+
+/** Attempts under contention from other instances before answering 429. */
+const maxAttempts = 4;
+
+export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, now = Date.now(), cost = 1): Promise<AccessResult> {
+  const attribute = tatAttribute[bucket];
+  const cacheKey = `${key.organizationId}#${bucket}`;
+  let expected: number | undefined = lastSeenTat.get(cacheKey);
+  let limit: BucketLimit = lastSeenLimit.get(cacheKey) ?? defaultLimits[bucket];
+
+  for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
+    // Idle bucket (TAT in the past): the new TAT is now + cost, whatever the old value was.
+    // Busy bucket: the new TAT builds on the exact old value, so that is the condition.
+    const busy = expected !== undefined && expected > now;
+    const decision = decide(busy ? expected : undefined, now, limit, cost);
+    if (!decision.allowed) {
+      return { outcome: 'rate_limited', retryAfterSeconds: decision.retryAfterSeconds, rate: decision.headers };
+    }
+    try {
+      const result = await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.organization(key.organizationId),
+          UpdateExpression: 'SET #tat = :newTat',
+          ConditionExpression: busy
+            ? '#keys.#kid.#hash = :hash AND #tat = :expected'
+            : '#keys.#kid.#hash = :hash AND (attribute_not_exists(#tat) OR #tat <= :now)',
+          ExpressionAttributeNames: { '#tat': attribute, '#keys': 'keys', '#kid': key.keyId, '#hash': 'hash' },
+          ExpressionAttributeValues: {
+            ':newTat': decision.newTat,
+            ':hash': key.hash,
+            ...(busy ? { ':expected': expected } : { ':now': now }),
+          },
+          // The item before the update: everything but the TAT is unchanged by it, and the old
+          // TAT lets a decision made with a stale limit be corrected below.
+          ReturnValues: 'ALL_OLD',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      const organization = result.Attributes as OrganizationItem;
+      const caller = callerFrom(organization, key);
+      if (!caller) return { outcome: 'unauthorized' };
+      const actualLimit = organization.rateLimits?.[bucket] ?? defaultLimits[bucket];
+      lastSeenLimit.set(cacheKey, actualLimit);
+      lastSeenTat.set(cacheKey, decision.newTat);
+      if (sameLimit(actualLimit, limit)) {
+        return { outcome: 'allowed', caller, organization: { ...organization, [attribute]: decision.newTat }, rate: decision.headers };
+      }
+      // This process had not seen the organization's own limit yet: redo the decision with it.
+      const previousTat = typeof organization[attribute] === 'number' ? (organization[attribute] as number) : undefined;
+      const corrected = decide(previousTat, now, actualLimit, cost);
+      await correctTat(key.organizationId, attribute, decision.newTat, corrected.allowed ? corrected.newTat : previousTat);
+      lastSeenTat.set(cacheKey, corrected.allowed ? corrected.newTat : (previousTat ?? now));
+      if (!corrected.allowed) {
+        return { outcome: 'rate_limited', retryAfterSeconds: corrected.retryAfterSeconds, rate: corrected.headers };
+      }
+      return { outcome: 'allowed', caller, organization: { ...organization, [attribute]: corrected.newTat }, rate: corrected.headers };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!error.Item) return { outcome: 'unauthorized' };
+      const current = unmarshall(error.Item) as OrganizationItem;
+      if (!callerFrom(current, key)) return { outcome: 'unauthorized' };
+      // The key is good: the bucket moved under us. Retry on the value we now know.
+      limit = current.rateLimits?.[bucket] ?? defaultLimits[bucket];
+      lastSeenLimit.set(cacheKey, limit);
+      expected = typeof current[attribute] === 'number' ? (current[attribute] as number) : undefined;
+      if (expected !== undefined) lastSeenTat.set(cacheKey, expected);
+    }
+  }
+  return { outcome: 'rate_limited', retryAfterSeconds: 1, rate: decide(expected, now, limit, cost).headers };
+}
+
+function sameLimit(a: BucketLimit, b: BucketLimit): boolean {
+  return a.burst === b.burst && a.perSecond === b.perSecond;
+}
+
+/** Best effort: if another request moved the bucket meanwhile, its write stands. */
+async function correctTat(organizationId: string, attribute: string, written: number, wanted: number | undefined): Promise<void> {
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.organization(organizationId),
+        UpdateExpression: wanted === undefined ? 'REMOVE #tat' : 'SET #tat = :wanted',
+        ConditionExpression: '#tat = :written',
+        ExpressionAttributeNames: { '#tat': attribute },
+        ExpressionAttributeValues: { ':written': written, ...(wanted === undefined ? {} : { ':wanted': wanted }) },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+function callerFrom(organization: OrganizationItem, key: ParsedApiKey): Caller | undefined {
+  const entry = organization.keys?.[key.keyId];
+  if (!entry || !sameHash(entry.hash, key.hash)) return undefined;
+  return {
+    organizationId: organization.id,
+    organizationName: organization.name,
+    kybStatus: organization.kybStatus,
+    keyId: key.keyId,
+    role: entry.role,
+    ...(entry.memberId ? { memberId: entry.memberId } : {}),
+  };
+}

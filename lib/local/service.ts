@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { reloadConfig, config } from '#platform/config.ts';
+import { resetDynamoClient } from '#store/client.ts';
+import { useWorkflowEngine } from '#platform/workflow.ts';
+import { useEventBus } from '#platform/eventBus.ts';
+import { startDynamoDbLocal, ensureTable, type RunningDynamoDb } from './dynamodbLocal.ts';
+import { startHttpServer } from './httpServer.ts';
+import { LocalWorkflowRunner } from './workflowRunner.ts';
+import { LocalEventBus } from './eventBus.ts';
+import { startStreamPoller } from './streamPoller.ts';
+
+/**
+ * The whole service in one process: DynamoDB Local (unless DYNAMODB_ENDPOINT points elsewhere),
+ * the table from the shared definition, the ASL workflow runner, the stream poller and event
+ * bus, and the HTTP adapter over the route table. `npm start` and the end-to-end tests use it.
+ */
+export interface LocalServiceOptions {
+  /** HTTP port; 0 picks a free one. */
+  port: number;
+  /** Use this DynamoDB instead of spawning DynamoDB Local. */
+  dynamoEndpoint?: string;
+  /** Port for the spawned DynamoDB Local; 0 picks a free one. */
+  dynamoPort?: number;
+  /** Keep DynamoDB Local's data here (in memory when absent). */
+  dataDir?: string;
+  tableName?: string;
+  environment?: 'simulated' | 'sandbox' | 'production';
+  /** Seconds every Wait state lasts locally (short, so flows finish in seconds). */
+  waitSeconds?: number;
+}
+
+export interface LocalService {
+  url: string;
+  dynamoEndpoint: string;
+  tableName: string;
+  runner: LocalWorkflowRunner;
+  bus: LocalEventBus;
+  stop(): Promise<void>;
+}
+
+const projectRoot = path.resolve(import.meta.dirname, '../..');
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((error) => console.error('stopping:', error));
+  };
+  try {
+    let dynamo: RunningDynamoDb | undefined;
+    let dynamoEndpoint = options.dynamoEndpoint;
+    if (!dynamoEndpoint) {
+      dynamo = await startDynamoDbLocal({ port: options.dynamoPort || undefined, dataDir: options.dataDir });
+      stops.push(() => dynamo!.stop());
+      dynamoEndpoint = dynamo.endpoint;
+    }
+    process.env.DYNAMODB_ENDPOINT = dynamoEndpoint;
+    process.env.TABLE_NAME = options.tableName ?? process.env.TABLE_NAME ?? 'payments';
+    process.env.SERVICE_ENVIRONMENT = options.environment ?? process.env.SERVICE_ENVIRONMENT ?? 'simulated';
+    process.env.SERVICE_VERSION ??= packageVersion();
+    process.env.AWS_ACCESS_KEY_ID ??= 'local';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+    reloadConfig();
+    resetDynamoClient();
+    await ensureTable(dynamoEndpoint, config().TABLE_NAME, config().AWS_REGION);
+
+    const bus = new LocalEventBus();
+    useEventBus(bus);
+    const poller = await startStreamPoller({ tableName: config().TABLE_NAME, endpoint: dynamoEndpoint, intervalMs: 200 });
+    stops.push(() => poller.stop());
+
+    const runner = new LocalWorkflowRunner({ waitSecondsOverride: options.waitSeconds ?? 1 });
+    useWorkflowEngine(runner);
+    stops.push(async () => {
+      await runner.stop();
+      useWorkflowEngine(undefined);
+    });
+    await runner.resumeUnfinished();
+
+    const http = await startHttpServer({ port: options.port });
+    stops.push(() => http.close());
+
+    return {
+      url: http.url,
+      dynamoEndpoint,
+      tableName: config().TABLE_NAME,
+      runner,
+      bus,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

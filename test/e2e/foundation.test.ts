@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { LocalService } from '../../lib/local/service.ts';
+import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
+import { addApiKey, revokeApiKey, setRateLimit } from '#store/organizations.ts';
+import { parseApiKey, issueApiKey } from '#core/apiKeys.ts';
+import { dynamo, tableName } from '#store/client.ts';
+import { keys } from '#store/keys.ts';
+import { routes, routeKey, notImplementedHandler } from '#wiring/routes.ts';
+import { features } from '#wiring/features.ts';
+
+let service: LocalService;
+let org: TestOrganization;
+
+beforeAll(async () => {
+  service = await startTestService();
+  org = await createTestOrganization(service);
+});
+
+afterAll(async () => {
+  await service?.stop();
+});
+
+describe('discovery', () => {
+  it('GET /health is open and reports the workflow engine', async () => {
+    const { status, body, headers } = await call(service, 'GET', '/health');
+    expect(status).toBe(200);
+    expect(body).toEqual({ status: 'ok', version: expect.any(String), uptimeSeconds: expect.any(Number), checks: { workflow: 'ok' } });
+    expect(headers.get('content-type')).toBe('application/json');
+    expect(headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('GET /capabilities lists the environment and every feature with an honest status', async () => {
+    const { status, body } = await call(service, 'GET', '/capabilities');
+    expect(status).toBe(200);
+    expect(body.environment).toBe('simulated');
+    expect(body.version).toEqual(expect.any(String));
+    expect(Array.isArray(body.corridors)).toBe(true);
+    expect(body.features.map((f: { feature: string }) => f.feature).sort()).toEqual(Object.keys(features).sort());
+    for (const feature of body.features) {
+      expect(['live', 'partial', 'simulated', 'planned']).toContain(feature.status);
+      expect(feature.reason.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('GET /me names the organization and the role of the key, with rate-limit headers', async () => {
+    const { status, body, headers } = await call(service, 'GET', '/me', { apiKey: org.apiKey });
+    expect(status).toBe(200);
+    expect(body).toEqual({ id: org.organizationId, name: 'Test Org', role: 'owner' });
+    expect(headers.get('ratelimit-limit')).toBe('300');
+    expect(Number(headers.get('ratelimit-remaining'))).toBeLessThan(300);
+    expect(headers.get('ratelimit-reset')).toMatch(/^\d+$/);
+  });
+
+  it('the home wallet was provisioned by its workflow', async () => {
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.wallet(org.organizationId, org.homeWalletId) }));
+    expect(Item).toMatchObject({ status: 'active', address: expect.stringMatching(/^0x[0-9a-f]{40}$/) });
+  });
+});
+
+describe('authentication', () => {
+  it.each([
+    ['no header', {}],
+    ['not a bearer', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }],
+    ['malformed key', { authorization: 'Bearer sk_sim_nope' }],
+    ['empty bearer', { authorization: 'Bearer ' }],
+  ])('401 unauthorized with %s', async (_label, headers) => {
+    const { status, body, headers: responseHeaders } = await call(service, 'GET', '/me', { headers });
+    expect(status).toBe(401);
+    expect(body).toEqual({ error: 'unauthorized', message: expect.any(String) });
+    expect(responseHeaders.get('ratelimit-limit')).toBeNull();
+  });
+
+  it('401 for a well-formed key with the wrong secret, and it costs the organization no token', async () => {
+    const parsed = parseApiKey(org.apiKey, 'simulated')!;
+    const forged = `${org.apiKey.slice(0, -5)}${org.apiKey.endsWith('AAAAA') ? 'BBBBB' : 'AAAAA'}`;
+    const before = await call(service, 'GET', '/me', { apiKey: org.apiKey });
+    for (let i = 0; i < 5; i += 1) {
+      expect((await call(service, 'GET', '/me', { apiKey: forged })).status).toBe(401);
+    }
+    const after = await call(service, 'GET', '/me', { apiKey: org.apiKey });
+    // Only the legitimate request in between took a token (refill may add some back, never fewer).
+    expect(Number(after.headers.get('ratelimit-remaining'))).toBeGreaterThanOrEqual(Number(before.headers.get('ratelimit-remaining')) - 1);
+    expect(parsed.organizationId).toBe(org.organizationId);
+  });
+
+  it('401 for a key of an organization that does not exist', async () => {
+    const stranger = issueApiKey('simulated', 'org_01JDNOTEXISTNOTEXISTNOTEXI');
+    expect((await call(service, 'GET', '/me', { apiKey: stranger.apiKey })).status).toBe(401);
+  });
+
+  it('a revoked key stops at once', async () => {
+    const extra = await addApiKey(org.organizationId, { role: 'admin', environment: 'simulated' });
+    expect((await call(service, 'GET', '/me', { apiKey: extra.apiKey })).body.role).toBe('admin');
+    await revokeApiKey(org.organizationId, extra.keyId);
+    expect((await call(service, 'GET', '/me', { apiKey: extra.apiKey })).status).toBe(401);
+    expect((await call(service, 'GET', '/me', { apiKey: org.apiKey })).status).toBe(200);
+  });
+});
+
+describe('permissions and KYB', () => {
+  it('403 forbidden for a role without the permission, before the endpoint does anything', async () => {
+    const viewer = await addApiKey(org.organizationId, { role: 'viewer', environment: 'simulated' });
+    const quote = await call(service, 'POST', '/quotes', { apiKey: viewer.apiKey, body: {} });
+    expect(quote.status).toBe(403);
+    expect(quote.body).toEqual({ error: 'forbidden', message: expect.any(String) });
+    expect(quote.headers.get('ratelimit-limit')).toBe('60');
+    // recipient.read is granted to viewers: the request passes the gate and meets the unbuilt feature.
+    const recipients = await call(service, 'GET', '/recipients', { apiKey: viewer.apiKey });
+    expect(recipients.status).toBe(501);
+  });
+
+  it('403 forbidden for an owner-only route with a non-owner key', async () => {
+    const admin = await addApiKey(org.organizationId, { role: 'admin', environment: 'simulated' });
+    expect((await call(service, 'POST', '/api-keys/rotate', { apiKey: admin.apiKey })).status).toBe(403);
+  });
+
+  it('403 kyb_required on a KYB-gated endpoint until the organization is approved; reads stay open', async () => {
+    const pending = await createTestOrganization(service, 'pending', 'Pending Org');
+    const gated = await call(service, 'GET', '/treasury/deposit-instructions', { apiKey: pending.apiKey });
+    expect(gated.status).toBe(403);
+    expect(gated.body).toEqual({ error: 'kyb_required', message: expect.any(String) });
+    expect((await call(service, 'GET', '/me', { apiKey: pending.apiKey })).status).toBe(200);
+  });
+});
+
+describe('rate limits', () => {
+  it('429 rate_limited with Retry-After and retryAfterSeconds when the bucket is empty, and nothing is done', async () => {
+    const limited = await createTestOrganization(service, 'approved', 'Limited Org');
+    await setRateLimit(limited.organizationId, 'read', { burst: 3, perSecond: 0.2 });
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 5; i += 1) {
+      last = await call(service, 'GET', '/me', { apiKey: limited.apiKey });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    expect(last!.body).toEqual({ error: 'rate_limited', message: expect.any(String), retryAfterSeconds: expect.any(Number) });
+    expect(last!.body.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(last!.headers.get('retry-after')).toBe(String(last!.body.retryAfterSeconds));
+    expect(last!.headers.get('ratelimit-limit')).toBe('3');
+    expect(last!.headers.get('ratelimit-remaining')).toBe('0');
+    // Another bucket is untouched.
+    expect((await call(service, 'POST', '/quotes', { apiKey: limited.apiKey, body: {} })).status).not.toBe(429);
+  });
+
+  it('holds under concurrency: of 40 simultaneous requests against a burst of 10, exactly 10 pass', async () => {
+    const busy = await createTestOrganization(service, 'approved', 'Busy Org');
+    await setRateLimit(busy.organizationId, 'read', { burst: 10, perSecond: 0.01 });
+    await call(service, 'GET', '/me', { apiKey: busy.apiKey }); // this process learns the limit
+    const results = await Promise.all(Array.from({ length: 40 }, () => call(service, 'GET', '/me', { apiKey: busy.apiKey })));
+    const passed = results.filter((result) => result.status === 200).length;
+    expect(passed).toBe(9);
+    expect(results.filter((result) => result.status === 429).length).toBe(31);
+  });
+});
+
+describe('the whole surface', () => {
+  const unbuilt = routes.filter((definition) => definition.handler === notImplementedHandler);
+
+  it('every unbuilt endpoint answers 501 not_implemented naming its feature, after auth', async () => {
+    const owner = await createTestOrganization(service, 'approved', 'Surface Org');
+    await setRateLimit(owner.organizationId, 'write', { burst: 500, perSecond: 100 });
+    await setRateLimit(owner.organizationId, 'initiate', { burst: 500, perSecond: 100 });
+    for (const definition of unbuilt) {
+      const path = definition.path.replace(/\{[^}]+\}/g, 'some-id-123');
+      const unauthenticated = await call(service, definition.method, path, {});
+      if (definition.auth === 'key') expect(unauthenticated.status, routeKey(definition)).toBe(401);
+      const answered = await call(service, definition.method, path, { apiKey: owner.apiKey, body: validishBody(definition.method) });
+      if (answered.status === 400) continue; // the body schema is already enforced; 501 is shown with a valid body elsewhere
+      expect(answered.status, routeKey(definition)).toBe(501);
+      expect(answered.body, routeKey(definition)).toMatchObject({ error: 'not_implemented', feature: definition.feature, message: expect.any(String) });
+    }
+  });
+
+  it('an unknown path is 404 not_found and a known path with another method is 405', async () => {
+    const unknown = await call(service, 'GET', '/nope');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: 'not_found', message: expect.any(String) });
+    const wrongMethod = await call(service, 'DELETE', '/health');
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET');
+  });
+
+  it('GET /openapi.json serves the document with every route', async () => {
+    const { status, body } = await call(service, 'GET', '/openapi.json');
+    expect(status).toBe(200);
+    expect(body.openapi).toMatch(/^3\.1\./);
+    for (const definition of routes) {
+      expect(body.paths[definition.path]?.[definition.method.toLowerCase()], routeKey(definition)).toBeDefined();
+    }
+  });
+});
+
+function validishBody(method: string): unknown {
+  return method === 'GET' || method === 'DELETE' ? undefined : {};
+}
