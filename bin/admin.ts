@@ -2,6 +2,7 @@
  * The ops CLI, for what the public API cannot do (organizations, KYB).
  *   npm run --silent admin -- org create --name <name> --kyb approved|pending
  *   npm run --silent admin -- org kyb <organizationId> approved|pending
+ *   npm run --silent admin -- org limits <organizationId> <initiate|write|read> --burst N --per-second N  (or --default)
  * It reaches the store at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000, the DynamoDB Local
  * of a running `npm start`) and TABLE_NAME, and prints one JSON line.
  */
@@ -15,13 +16,15 @@ if (!process.env.DYNAMODB_ENDPOINT && !process.env.WORKFLOW_ARN_PREFIX) process.
 
 const { parseArgs } = await import('node:util');
 const { z } = await import('zod');
-const { setKybStatus } = await import('#store/organizations.ts');
+const { setKybStatus, setRateLimit } = await import('#store/organizations.ts');
+const { buckets, defaultLimits } = await import('#core/rateLimit.ts');
 const { onboardOrganization } = await import('../lib/ops/onboarding.ts');
 const { useWorkflowEngine } = await import('#platform/workflow.ts');
 
 const usage = `usage:
   admin org create --name <name> --kyb approved|pending
-  admin org kyb <organizationId> approved|pending`;
+  admin org kyb <organizationId> approved|pending
+  admin org limits <organizationId> <initiate|write|read> --burst N --per-second N   (or --default)`;
 
 function fail(message: string): never {
   console.error(JSON.stringify({ error: message }));
@@ -69,6 +72,23 @@ try {
     const organization = await setKybStatus(organizationId, status.data);
     if (!organization) fail(`no organization ${organizationId}`);
     console.log(JSON.stringify({ organizationId, kybStatus: organization.kybStatus }));
+  } else if (group === 'org' && command === 'limits') {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { burst: { type: 'string' }, 'per-second': { type: 'string' }, default: { type: 'boolean' } },
+    });
+    const [organizationId, bucketName] = positionals;
+    const bucket = z.enum(buckets).safeParse(bucketName);
+    if (!organizationId || !bucket.success) fail('give an organization id and a bucket: initiate, write or read');
+    const limit = values.default
+      ? undefined
+      : z
+          .object({ burst: z.coerce.number().int().min(1).max(100_000), perSecond: z.coerce.number().positive().max(10_000) })
+          .safeParse({ burst: values.burst, perSecond: values['per-second'] });
+    if (limit && !limit.success) fail('--burst must be a whole number from 1 and --per-second a positive number');
+    if (!(await setRateLimit(organizationId, bucket.data, limit?.data))) fail(`no organization ${organizationId}`);
+    console.log(JSON.stringify({ organizationId, bucket: bucket.data, limit: limit?.data ?? defaultLimits[bucket.data] }));
   } else {
     fail('unknown command');
   }

@@ -55,3 +55,38 @@ export const PageFields = {
   nextCursor: z.string().nullable().meta({ description: 'Send back unchanged as `cursor`; null is the only end of list.' }),
   hasMore: z.boolean(),
 };
+
+/** Two-letter country code; the contract bounds it by length only (ISO 3166-1 alpha-2 by intent). */
+export const CountryCode = z.string().length(2);
+
+/**
+ * `{amount, currency}` as sent in requests (`sendAmount`, `amount`): the amount is a decimal string,
+ * never a number, so no client float ever reaches the ledger. Unknown fields are stripped here, as in
+ * the lenient bodies that carry it; strict bodies use `.strict()` on a copy.
+ */
+export const DecimalAmount = z
+  .object({ amount: DecimalString, currency: z.string().min(1) })
+  .meta({ id: 'DecimalAmount', description: 'An amount to send: a decimal string and a currency code.' });
+export type DecimalAmount = z.infer<typeof DecimalAmount>;
+
+/** The corridor as a request names it: the source is always the stablecoin sent, so only `to` is given. */
+export const CorridorInput = z
+  .object({
+    to: z.string().min(1).meta({ description: 'Destination currency.' }),
+    destinationCountry: CountryCode.meta({ description: 'ISO 3166-1 alpha-2.' }),
+  })
+  .meta({ id: 'CorridorInput' });
+export type CorridorInput = z.infer<typeof CorridorInput>;
+
+/**
+ * A path segment naming one resource. Ids are at most 265 characters (a batch item's
+ * transaction id is `<batchId up to 200>:<itemRef up to 64>`); anything longer names nothing.
+ */
+export const PathId = z.string().min(1).max(265);
+
+export type Timestamp = z.infer<typeof Timestamp>;
+export type DecimalString = z.infer<typeof DecimalString>;
+export type IdempotencyKey = z.infer<typeof IdempotencyKey>;
+export type Money = z.infer<typeof Money>;
+export type Rate = z.infer<typeof Rate>;
+export type Corridor = z.infer<typeof Corridor>;

@@ -6,7 +6,7 @@ import type { BucketLimit, BucketName } from '#core/rateLimit.ts';
 import type { Role } from '#core/permissions.ts';
 import { dynamo, tableName } from './client.ts';
 import { keys } from './keys.ts';
-import { walletItem } from './wallets.ts';
+import { newWalletId, walletItem } from './wallets.ts';
 
 /**
  * The organization item holds what every request needs in one read: name, KYB status, the
@@ -53,9 +53,10 @@ export async function createOrganization(input: {
   environment: KeyEnvironment;
   now?: Date;
 }): Promise<CreatedOrganization> {
-  const now = (input.now ?? new Date()).toISOString();
+  const createdAt = input.now ?? new Date();
+  const now = createdAt.toISOString();
   const id = `org_${ulid()}`;
-  const homeWalletId = `wal_${ulid()}`;
+  const homeWalletId = newWalletId(createdAt);
   const apiKey = issueApiKey(input.environment, id);
   const organization: OrganizationItem = {
     ...keys.organization(id),
@@ -73,7 +74,7 @@ export async function createOrganization(input: {
     new TransactWriteCommand({
       TransactItems: [
         { Put: { TableName: tableName(), Item: organization, ConditionExpression: 'attribute_not_exists(pk)' } },
-        { Put: walletItem({ organizationId: id, walletId: homeWalletId, home: true, now }) },
+        walletItem({ organizationId: id, walletId: homeWalletId, home: true, now: createdAt }),
       ],
     }),
   );

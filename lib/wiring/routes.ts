@@ -2,6 +2,35 @@ import type { z } from 'zod';
 import type { Permission } from '#core/permissions.ts';
 import type { Feature } from './features.ts';
 import { Capabilities, Health, Me } from '#schemas/discovery.ts';
+import { CreateQuoteBody, QuotePreviewResult } from '#schemas/quotes.ts';
+import {
+  CreateTransactionBody, ListTransactionsQuery, TransactionAccepted, TransactionList, TransactionParams, TransactionStatus,
+} from '#schemas/transactions.ts';
+import { BatchAccepted, BatchDetail, BatchList, BatchParams, CreateBatchBody, GetBatchQuery, ListBatchesQuery } from '#schemas/batches.ts';
+import { Balance, IssuerList, IssuerParams, WalletAccount, WalletAccountList, WalletBalances, WalletParams } from '#schemas/wallets.ts';
+import {
+  CreateOnRampBody, CreatePixOnRampBody, CryptoDepositAddresses, DepositInstructions, ListOnRampsQuery, OnRampAccepted, OnRampList,
+  OnRampParams, OnRampQuote, OnRampQuoteQuery, OnRampStatus, PixOnRampAccepted, PixOnRampQuote, PixOnRampQuoteQuery,
+} from '#schemas/deposits.ts';
+import {
+  CreateWithdrawalBody, ListWithdrawalsQuery, WithdrawalAccepted, WithdrawalList, WithdrawalParams, WithdrawalQuote, WithdrawalQuoteQuery,
+  WithdrawalStatus,
+} from '#schemas/withdrawals.ts';
+import {
+  BeneficiaryList, BeneficiaryView, CreateBeneficiaryBody, CreateOffRampBody, ListOffRampsQuery, OffRampAccepted, OffRampList,
+  OffRampParams, OffRampQuote, OffRampQuoteQuery, OffRampStatus,
+} from '#schemas/offramps.ts';
+import { CreateRecipientBody, Recipient, RecipientList, RecipientParams, UpdateRecipientBody } from '#schemas/recipients.ts';
+import {
+  AcceptInvitationBody, AcceptedInvitation, InvitationResult, InviteMemberBody, MemberList, MemberParams, RemovedMember,
+  RotatedMemberKey, RotatedOrganizationKey, UpdateMemberBody, UpdatedMember,
+} from '#schemas/team.ts';
+import { DeletedWebhookEndpoint, PutWebhookEndpointBody, RegisteredWebhookEndpoint, WebhookEndpoint } from '#schemas/webhooks.ts';
+import { NotificationPreferences, PutNotificationPreferencesBody, VerificationSent } from '#schemas/notifications.ts';
+import { Statement, StatementQuery } from '#schemas/statements.ts';
+import {
+  EurcTopUp, SandboxPrefill, SimulateOnRampPaymentParams, SimulateWireBody, SimulatedOnRampPayment, SimulatedWire, TopUpEurcBody,
+} from '#schemas/sandbox.ts';
 
 /**
  * The route table: the one list of endpoints. The CDK API stack makes one Lambda and one
@@ -104,21 +133,21 @@ export const getOpenApi = route({
 export const createQuote = route({
   operationId: 'createQuote', method: 'POST', path: '/quotes', handler: planned, auth: 'key',
   permission: 'payment.initiate', kyb: false, feature: 'quotes', summary: 'Price a payment and lock the rate for about a minute.',
-  responses: ok, errors: ['validation', 'forbidden', 'no_route_for_chain', 'not_home_wallet', 'quote_unavailable'],
+  request: { body: CreateQuoteBody }, responses: { 200: { ...ok[200], schema: QuotePreviewResult } }, errors: ['validation', 'forbidden', 'no_route_for_chain', 'not_home_wallet', 'quote_unavailable'],
 });
 export const createTransaction = route({
   operationId: 'createTransaction', method: 'POST', path: '/transactions', handler: planned, auth: 'key',
   permission: 'payment.initiate', bucket: 'initiate', kyb: true, feature: 'payments', summary: 'Send a payment.',
-  responses: accepted,
+  request: { body: CreateTransactionBody }, responses: { 202: { ...accepted[202], schema: TransactionAccepted } },
   errors: ['beneficiary_incomplete', 'validation', 'compliance_hold', 'forbidden', 'kyb_required', 'ambiguous_home_wallet', 'insufficient_funds', 'no_home_wallet', 'not_home_wallet', 'quote_expired', 'quote_mismatch', 'quote_not_found', 'wallet_chain_unknown'],
 });
 export const listTransactions = route({
   operationId: 'listTransactions', method: 'GET', path: '/transactions', handler: planned, auth: 'key',
-  kyb: false, feature: 'payments', summary: 'Payments, newest first.', responses: ok, errors: ['invalid_cursor', 'validation'],
+  kyb: false, feature: 'payments', summary: 'Payments, newest first.', request: { query: ListTransactionsQuery }, responses: { 200: { ...ok[200], schema: TransactionList } }, errors: ['invalid_cursor', 'validation'],
 });
 export const getTransaction = route({
   operationId: 'getTransaction', method: 'GET', path: '/transactions/{transactionId}', handler: planned, auth: 'key',
-  kyb: false, feature: 'payments', summary: 'Status of one payment.', responses: ok, errors: ['not_found'],
+  kyb: false, feature: 'payments', summary: 'Status of one payment.', request: { params: TransactionParams }, responses: { 200: { ...ok[200], schema: TransactionStatus } }, errors: ['not_found'],
 });
 
 // ---- Batch payouts -----------------------------------------------------------------------
@@ -126,51 +155,51 @@ export const getTransaction = route({
 export const createBatch = route({
   operationId: 'createBatch', method: 'POST', path: '/batches', handler: planned, auth: 'key',
   permission: 'payment.initiate', bucket: 'initiate', kyb: true, feature: 'batches', summary: 'Send up to 1000 payments on one rail.',
-  responses: accepted,
+  request: { body: CreateBatchBody }, responses: { 202: { ...accepted[202], schema: BatchAccepted } },
   errors: ['duplicate_item_ref', 'invalid_send_amount', 'unknown_recipient', 'validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'ambiguous_home_wallet', 'no_home_wallet', 'not_home_wallet', 'wallet_chain_unknown'],
 });
 export const listBatches = route({
   operationId: 'listBatches', method: 'GET', path: '/batches', handler: planned, auth: 'key',
-  kyb: false, feature: 'batches', summary: 'Batches, newest first.', responses: ok, errors: ['invalid_cursor', 'validation'],
+  kyb: false, feature: 'batches', summary: 'Batches, newest first.', request: { query: ListBatchesQuery }, responses: { 200: { ...ok[200], schema: BatchList } }, errors: ['invalid_cursor', 'validation'],
 });
 export const getBatch = route({
   operationId: 'getBatch', method: 'GET', path: '/batches/{batchId}', handler: planned, auth: 'key',
-  kyb: false, feature: 'batches', summary: 'One batch with a page of its items.', responses: ok, errors: ['not_found', 'invalid_cursor', 'validation'],
+  kyb: false, feature: 'batches', summary: 'One batch with a page of its items.', request: { params: BatchParams, query: GetBatchQuery }, responses: { 200: { ...ok[200], schema: BatchDetail } }, errors: ['not_found', 'invalid_cursor', 'validation'],
 });
 
 // ---- Balance and wallets -----------------------------------------------------------------
 
 export const getBalance = route({
   operationId: 'getBalance', method: 'GET', path: '/balance', handler: planned, auth: 'key',
-  kyb: false, feature: 'balance', summary: 'USDC balance of the home wallet.', responses: ok,
+  kyb: false, feature: 'balance', summary: 'USDC balance of the home wallet.', responses: { 200: { ...ok[200], schema: Balance } },
 });
 export const listWallets = route({
   operationId: 'listWallets', method: 'GET', path: '/wallets', handler: planned, auth: 'key',
-  kyb: false, feature: 'wallets', summary: 'Wallet accounts (no balances).', responses: ok,
+  kyb: false, feature: 'wallets', summary: 'Wallet accounts (no balances).', responses: { 200: { ...ok[200], schema: WalletAccountList } },
 });
 export const getWallet = route({
   operationId: 'getWallet', method: 'GET', path: '/wallets/{walletId}', handler: planned, auth: 'key',
-  kyb: false, feature: 'wallets', summary: 'One wallet account, by service id or externalId.', responses: ok, errors: ['not_found'],
+  kyb: false, feature: 'wallets', summary: 'One wallet account, by service id or externalId.', request: { params: WalletParams }, responses: { 200: { ...ok[200], schema: WalletAccount } }, errors: ['not_found'],
 });
 export const getWalletBalances = route({
   operationId: 'getWalletBalances', method: 'GET', path: '/wallets/{walletId}/balances', handler: planned, auth: 'key',
-  kyb: false, feature: 'wallets', summary: "A wallet provider's balance report.", responses: ok, errors: ['not_found'],
+  kyb: false, feature: 'wallets', summary: "A wallet provider's balance report.", request: { params: WalletParams }, responses: { 200: { ...ok[200], schema: WalletBalances } }, errors: ['not_found'],
 });
 export const listIssuerAccounts = route({
   operationId: 'listIssuerAccounts', method: 'GET', path: '/issuers/accounts', handler: planned, auth: 'key',
-  kyb: false, feature: 'issuers', summary: 'Issuer accounts.', responses: ok,
+  kyb: false, feature: 'issuers', summary: 'Issuer accounts.', responses: { 200: { ...ok[200], schema: WalletAccountList } },
 });
 export const listIssuers = route({
   operationId: 'listIssuers', method: 'GET', path: '/issuers', handler: planned, auth: 'key',
-  kyb: false, feature: 'issuers', summary: 'Issuer catalogue.', responses: ok,
+  kyb: false, feature: 'issuers', summary: 'Issuer catalogue.', responses: { 200: { ...ok[200], schema: IssuerList } },
 });
 export const createWalletTransfer = route({
   operationId: 'createWalletTransfer', method: 'POST', path: '/wallets/{walletId}/transfers', handler: planned, auth: 'key',
-  kyb: false, feature: 'wallet-transfers', summary: 'Not offered.', responses: {},
+  kyb: false, feature: 'wallet-transfers', summary: 'Not offered.', request: { params: WalletParams }, responses: {},
 });
 export const mintAtIssuer = route({
   operationId: 'mintAtIssuer', method: 'POST', path: '/issuers/{issuerId}/mint', handler: planned, auth: 'key',
-  kyb: false, feature: 'issuer-mint', summary: 'Not offered.', responses: {},
+  kyb: false, feature: 'issuer-mint', summary: 'Not offered.', request: { params: IssuerParams }, responses: {},
 });
 export const createWireTransfer = route({
   operationId: 'createWireTransfer', method: 'POST', path: '/banking/wire-transfers', handler: planned, auth: 'key',
@@ -181,191 +210,191 @@ export const createWireTransfer = route({
 
 export const getDepositInstructions = route({
   operationId: 'getDepositInstructions', method: 'GET', path: '/treasury/deposit-instructions', handler: planned, auth: 'key',
-  kyb: true, feature: 'deposit-instructions', summary: 'Where to wire USD or EUR, with the organization reference.', responses: ok, errors: ['kyb_required'],
+  kyb: true, feature: 'deposit-instructions', summary: 'Where to wire USD or EUR, with the organization reference.', responses: { 200: { ...ok[200], schema: DepositInstructions } }, errors: ['kyb_required'],
 });
 export const getOnRampQuote = route({
   operationId: 'getOnRampQuote', method: 'GET', path: '/treasury/onramp/quote', handler: planned, auth: 'key',
-  kyb: false, feature: 'onramp', summary: 'Price a wire deposit.', responses: ok, errors: ['validation'],
+  kyb: false, feature: 'onramp', summary: 'Price a wire deposit.', request: { query: OnRampQuoteQuery }, responses: { 200: { ...ok[200], schema: OnRampQuote } }, errors: ['validation'],
 });
 export const createOnRamp = route({
   operationId: 'createOnRamp', method: 'POST', path: '/treasury/onramp', handler: planned, auth: 'key',
-  permission: 'treasury.move', kyb: true, feature: 'onramp', summary: 'Open a wire deposit.', responses: accepted,
+  permission: 'treasury.move', kyb: true, feature: 'onramp', summary: 'Open a wire deposit.', request: { body: CreateOnRampBody }, responses: { 202: { ...accepted[202], schema: OnRampAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'idempotency_key_reused', 'ambiguous_home_wallet', 'no_home_wallet'],
 });
 export const listOnRamps = route({
   operationId: 'listOnRamps', method: 'GET', path: '/treasury/onramps', handler: planned, auth: 'key',
-  kyb: false, feature: 'onramp', summary: 'Deposits, newest first.', responses: ok, errors: ['invalid_cursor', 'validation'],
+  kyb: false, feature: 'onramp', summary: 'Deposits, newest first.', request: { query: ListOnRampsQuery }, responses: { 200: { ...ok[200], schema: OnRampList } }, errors: ['invalid_cursor', 'validation'],
 });
 export const getOnRamp = route({
   operationId: 'getOnRamp', method: 'GET', path: '/treasury/onramp/{onRampId}', handler: planned, auth: 'key',
-  kyb: false, feature: 'onramp', summary: 'Status of one wire or PIX deposit.', responses: ok, errors: ['not_found'],
+  kyb: false, feature: 'onramp', summary: 'Status of one wire or PIX deposit.', request: { params: OnRampParams }, responses: { 200: { ...ok[200], schema: OnRampStatus } }, errors: ['not_found'],
 });
 export const getPixOnRampQuote = route({
   operationId: 'getPixOnRampQuote', method: 'GET', path: '/treasury/onramp/pix/quote', handler: planned, auth: 'key',
-  kyb: false, feature: 'onramp-pix', summary: 'Price a PIX deposit.', responses: ok, errors: ['validation'],
+  kyb: false, feature: 'onramp-pix', summary: 'Price a PIX deposit.', request: { query: PixOnRampQuoteQuery }, responses: { 200: { ...ok[200], schema: PixOnRampQuote } }, errors: ['validation'],
 });
 export const createPixOnRamp = route({
   operationId: 'createPixOnRamp', method: 'POST', path: '/treasury/onramp/pix', handler: planned, auth: 'key',
-  permission: 'treasury.move', kyb: true, feature: 'onramp-pix', summary: 'Open a PIX deposit (BR Code).', responses: accepted,
+  permission: 'treasury.move', kyb: true, feature: 'onramp-pix', summary: 'Open a PIX deposit (BR Code).', request: { body: CreatePixOnRampBody }, responses: { 202: { ...accepted[202], schema: PixOnRampAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'idempotency_key_reused', 'pix_onramp_unavailable'],
 });
 export const getCryptoDeposit = route({
   operationId: 'getCryptoDeposit', method: 'GET', path: '/treasury/crypto-deposit', handler: planned, auth: 'key',
-  kyb: false, feature: 'crypto-deposit', summary: 'Addresses for USDC sent on chain.', responses: ok, errors: ['no_home_wallet'],
+  kyb: false, feature: 'crypto-deposit', summary: 'Addresses for USDC sent on chain.', responses: { 200: { ...ok[200], schema: CryptoDepositAddresses } }, errors: ['no_home_wallet'],
 });
 
 // ---- Withdrawals and off-ramps -----------------------------------------------------------
 
 export const getWithdrawalQuote = route({
   operationId: 'getWithdrawalQuote', method: 'GET', path: '/treasury/withdrawals/quote', handler: planned, auth: 'key',
-  kyb: false, feature: 'withdrawals', summary: 'Price a USDC withdrawal.', responses: ok, errors: ['validation', 'quote_unavailable', 'unsupported_network'],
+  kyb: false, feature: 'withdrawals', summary: 'Price a USDC withdrawal.', request: { query: WithdrawalQuoteQuery }, responses: { 200: { ...ok[200], schema: WithdrawalQuote } }, errors: ['validation', 'quote_unavailable', 'unsupported_network'],
 });
 export const createWithdrawal = route({
   operationId: 'createWithdrawal', method: 'POST', path: '/treasury/withdrawals', handler: planned, auth: 'key',
-  permission: 'treasury.move', kyb: true, feature: 'withdrawals', summary: 'Send USDC to an own EVM address.', responses: accepted,
+  permission: 'treasury.move', kyb: true, feature: 'withdrawals', summary: 'Send USDC to an own EVM address.', request: { body: CreateWithdrawalBody }, responses: { 202: { ...accepted[202], schema: WithdrawalAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_reused', 'idempotency_key_conflict', 'ambiguous_home_wallet', 'no_home_wallet', 'quote_unavailable', 'unsupported_network'],
 });
 export const listWithdrawals = route({
   operationId: 'listWithdrawals', method: 'GET', path: '/treasury/withdrawals', handler: planned, auth: 'key',
-  kyb: false, feature: 'withdrawals', summary: 'Withdrawals, newest first.', responses: ok, errors: ['invalid_cursor', 'validation'],
+  kyb: false, feature: 'withdrawals', summary: 'Withdrawals, newest first.', request: { query: ListWithdrawalsQuery }, responses: { 200: { ...ok[200], schema: WithdrawalList } }, errors: ['invalid_cursor', 'validation'],
 });
 export const getWithdrawal = route({
   operationId: 'getWithdrawal', method: 'GET', path: '/treasury/withdrawals/{withdrawalId}', handler: planned, auth: 'key',
-  kyb: false, feature: 'withdrawals', summary: 'Status of one withdrawal.', responses: ok, errors: ['not_found'],
+  kyb: false, feature: 'withdrawals', summary: 'Status of one withdrawal.', request: { params: WithdrawalParams }, responses: { 200: { ...ok[200], schema: WithdrawalStatus } }, errors: ['not_found'],
 });
 export const createBeneficiary = route({
   operationId: 'createBeneficiary', method: 'POST', path: '/treasury/beneficiaries', handler: planned, auth: 'key',
-  permission: 'beneficiary.manage', kyb: true, feature: 'offramp', summary: 'Register an off-ramp bank account.', responses: created,
+  permission: 'beneficiary.manage', kyb: true, feature: 'offramp', summary: 'Register an off-ramp bank account.', request: { body: CreateBeneficiaryBody }, responses: { 201: { ...created[201], schema: BeneficiaryView } },
   errors: ['validation', 'forbidden', 'kyb_required'],
 });
 export const listBeneficiaries = route({
   operationId: 'listBeneficiaries', method: 'GET', path: '/treasury/beneficiaries', handler: planned, auth: 'key',
-  kyb: false, feature: 'offramp', summary: 'Registered off-ramp beneficiaries.', responses: ok,
+  kyb: false, feature: 'offramp', summary: 'Registered off-ramp beneficiaries.', responses: { 200: { ...ok[200], schema: BeneficiaryList } },
 });
 export const getOffRampQuote = route({
   operationId: 'getOffRampQuote', method: 'GET', path: '/treasury/offramp/quote', handler: planned, auth: 'key',
-  kyb: false, feature: 'offramp', summary: 'Price an off-ramp.', responses: ok, errors: ['validation'],
+  kyb: false, feature: 'offramp', summary: 'Price an off-ramp.', request: { query: OffRampQuoteQuery }, responses: { 200: { ...ok[200], schema: OffRampQuote } }, errors: ['validation'],
 });
 export const createOffRamp = route({
   operationId: 'createOffRamp', method: 'POST', path: '/treasury/offramp', handler: planned, auth: 'key',
-  permission: 'treasury.move', kyb: true, feature: 'offramp', summary: 'Pay USDC out as fiat to a beneficiary.', responses: accepted,
+  permission: 'treasury.move', kyb: true, feature: 'offramp', summary: 'Pay USDC out as fiat to a beneficiary.', request: { body: CreateOffRampBody }, responses: { 202: { ...accepted[202], schema: OffRampAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'not_home_chain', 'quote_already_used', 'quote_mismatch', 'quote_not_found'],
 });
 export const listOffRamps = route({
   operationId: 'listOffRamps', method: 'GET', path: '/treasury/offramps', handler: planned, auth: 'key',
-  kyb: false, feature: 'offramp', summary: 'Off-ramps, newest first.', responses: ok, errors: ['invalid_cursor', 'validation'],
+  kyb: false, feature: 'offramp', summary: 'Off-ramps, newest first.', request: { query: ListOffRampsQuery }, responses: { 200: { ...ok[200], schema: OffRampList } }, errors: ['invalid_cursor', 'validation'],
 });
 export const getOffRamp = route({
   operationId: 'getOffRamp', method: 'GET', path: '/treasury/offramp/{offRampId}', handler: planned, auth: 'key',
-  kyb: false, feature: 'offramp', summary: 'Status of one off-ramp.', responses: ok, errors: ['not_found'],
+  kyb: false, feature: 'offramp', summary: 'Status of one off-ramp.', request: { params: OffRampParams }, responses: { 200: { ...ok[200], schema: OffRampStatus } }, errors: ['not_found'],
 });
 
 // ---- Recipients --------------------------------------------------------------------------
 
 export const listRecipients = route({
   operationId: 'listRecipients', method: 'GET', path: '/recipients', handler: planned, auth: 'key',
-  permission: 'recipient.read', kyb: false, feature: 'recipients', summary: 'Saved recipients.', responses: ok, errors: ['forbidden'],
+  permission: 'recipient.read', kyb: false, feature: 'recipients', summary: 'Saved recipients.', responses: { 200: { ...ok[200], schema: RecipientList } }, errors: ['forbidden'],
 });
 export const createRecipient = route({
   operationId: 'createRecipient', method: 'POST', path: '/recipients', handler: planned, auth: 'key',
-  permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Save a recipient.', responses: created, errors: ['validation', 'forbidden'],
+  permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Save a recipient.', request: { body: CreateRecipientBody }, responses: { 201: { ...created[201], schema: Recipient } }, errors: ['validation', 'forbidden'],
 });
 export const updateRecipient = route({
   operationId: 'updateRecipient', method: 'PATCH', path: '/recipients/{recipientId}', handler: planned, auth: 'key',
-  permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Change a saved recipient.', responses: ok, errors: ['validation', 'forbidden', 'not_found'],
+  permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Change a saved recipient.', request: { params: RecipientParams, body: UpdateRecipientBody }, responses: { 200: { ...ok[200], schema: Recipient } }, errors: ['validation', 'forbidden', 'not_found'],
 });
 export const deleteRecipient = route({
   operationId: 'deleteRecipient', method: 'DELETE', path: '/recipients/{recipientId}', handler: planned, auth: 'key',
-  permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Delete a saved recipient.', responses: ok, errors: ['forbidden', 'not_found'],
+  permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Delete a saved recipient.', request: { params: RecipientParams }, responses: { 200: { ...ok[200], schema: Recipient } }, errors: ['forbidden', 'not_found'],
 });
 
 // ---- Team and API keys -------------------------------------------------------------------
 
 export const listMembers = route({
   operationId: 'listMembers', method: 'GET', path: '/members', handler: planned, auth: 'key',
-  permission: 'member.read', kyb: false, feature: 'team', summary: 'Team members.', responses: ok, errors: ['forbidden'],
+  permission: 'member.read', kyb: false, feature: 'team', summary: 'Team members.', responses: { 200: { ...ok[200], schema: MemberList } }, errors: ['forbidden'],
 });
 export const inviteMember = route({
   operationId: 'inviteMember', method: 'POST', path: '/members/invitations', handler: planned, auth: 'key',
-  permission: 'member.invite', kyb: false, feature: 'team', summary: 'Invite a member by e-mail.', responses: created, errors: ['validation', 'forbidden', 'conflict'],
+  permission: 'member.invite', kyb: false, feature: 'team', summary: 'Invite a member by e-mail.', request: { body: InviteMemberBody }, responses: { 201: { ...created[201], schema: InvitationResult } }, errors: ['validation', 'forbidden', 'conflict'],
 });
 export const resendInvitation = route({
   operationId: 'resendInvitation', method: 'POST', path: '/members/{memberId}/invitations', handler: planned, auth: 'key',
-  permission: 'member.invite', kyb: false, feature: 'team', summary: 'Re-send an invitation with a fresh link.', responses: ok, errors: ['forbidden', 'not_found'],
+  permission: 'member.invite', kyb: false, feature: 'team', summary: 'Re-send an invitation with a fresh link.', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: InvitationResult } }, errors: ['forbidden', 'not_found'],
 });
 export const acceptInvitation = route({
   operationId: 'acceptInvitation', method: 'POST', path: '/invitations/accept', handler: planned, auth: 'open',
-  kyb: false, feature: 'team', summary: "Accept an invitation; returns the member's key once.", responses: ok, errors: ['invalid_invite', 'validation'],
+  kyb: false, feature: 'team', summary: "Accept an invitation; returns the member's key once.", request: { body: AcceptInvitationBody }, responses: { 200: { ...ok[200], schema: AcceptedInvitation } }, errors: ['invalid_invite', 'validation'],
 });
 export const updateMember = route({
   operationId: 'updateMember', method: 'PATCH', path: '/members/{memberId}', handler: planned, auth: 'key',
-  permission: 'member.manage', kyb: false, feature: 'team', summary: "Change a member's role.", responses: ok, errors: ['validation', 'forbidden', 'not_found'],
+  permission: 'member.manage', kyb: false, feature: 'team', summary: "Change a member's role.", request: { params: MemberParams, body: UpdateMemberBody }, responses: { 200: { ...ok[200], schema: UpdatedMember } }, errors: ['validation', 'forbidden', 'not_found'],
 });
 export const removeMember = route({
   operationId: 'removeMember', method: 'DELETE', path: '/members/{memberId}', handler: planned, auth: 'key',
-  permission: 'member.manage', kyb: false, feature: 'team', summary: 'Remove a member or rescind an invitation.', responses: ok, errors: ['forbidden', 'not_found'],
+  permission: 'member.manage', kyb: false, feature: 'team', summary: 'Remove a member or rescind an invitation.', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: RemovedMember } }, errors: ['forbidden', 'not_found'],
 });
 export const rotateMemberKey = route({
   operationId: 'rotateMemberKey', method: 'POST', path: '/members/me/api-key', handler: planned, auth: 'key',
-  kyb: false, feature: 'api-keys', summary: "Reissue the calling member's key; the previous one stops at once.", responses: ok, errors: ['not_found', 'member_required'],
+  kyb: false, feature: 'api-keys', summary: "Reissue the calling member's key; the previous one stops at once.", responses: { 200: { ...ok[200], schema: RotatedMemberKey } }, errors: ['not_found', 'member_required'],
 });
 export const rotateOrganizationKey = route({
   operationId: 'rotateOrganizationKey', method: 'POST', path: '/api-keys/rotate', handler: planned, auth: 'key',
-  ownerOnly: true, kyb: false, feature: 'api-keys', summary: 'Rotate the organization key; the calling key stops at once.', responses: ok, errors: ['forbidden', 'not_found'],
+  ownerOnly: true, kyb: false, feature: 'api-keys', summary: 'Rotate the organization key; the calling key stops at once.', responses: { 200: { ...ok[200], schema: RotatedOrganizationKey } }, errors: ['forbidden', 'not_found'],
 });
 
 // ---- Webhooks and e-mail notifications ---------------------------------------------------
 
 export const getWebhookEndpoint = route({
   operationId: 'getWebhookEndpoint', method: 'GET', path: '/webhooks/endpoint', handler: planned, auth: 'key',
-  kyb: false, feature: 'webhooks', summary: 'The registered webhook URL.', responses: ok,
+  kyb: false, feature: 'webhooks', summary: 'The registered webhook URL.', responses: { 200: { ...ok[200], schema: WebhookEndpoint } },
 });
 export const putWebhookEndpoint = route({
   operationId: 'putWebhookEndpoint', method: 'PUT', path: '/webhooks/endpoint', handler: planned, auth: 'key',
-  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Register or replace the webhook URL.', responses: ok, errors: ['validation', 'forbidden'],
+  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Register or replace the webhook URL.', request: { body: PutWebhookEndpointBody }, responses: { 200: { ...ok[200], schema: RegisteredWebhookEndpoint } }, errors: ['validation', 'forbidden'],
 });
 export const deleteWebhookEndpoint = route({
   operationId: 'deleteWebhookEndpoint', method: 'DELETE', path: '/webhooks/endpoint', handler: planned, auth: 'key',
-  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Stop webhook delivery.', responses: ok, errors: ['forbidden'],
+  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Stop webhook delivery.', responses: { 200: { ...ok[200], schema: DeletedWebhookEndpoint } }, errors: ['forbidden'],
 });
 export const getNotificationPreferences = route({
   operationId: 'getNotificationPreferences', method: 'GET', path: '/notifications/preferences', handler: planned, auth: 'key',
-  kyb: false, feature: 'notifications', summary: "The calling member's e-mail preferences.", responses: ok, errors: ['member_required'],
+  kyb: false, feature: 'notifications', summary: "The calling member's e-mail preferences.", responses: { 200: { ...ok[200], schema: NotificationPreferences } }, errors: ['member_required'],
 });
 export const putNotificationPreferences = route({
   operationId: 'putNotificationPreferences', method: 'PUT', path: '/notifications/preferences', handler: planned, auth: 'key',
-  kyb: false, feature: 'notifications', summary: 'Choose which events are e-mailed.', responses: ok, errors: ['validation', 'member_required'],
+  kyb: false, feature: 'notifications', summary: 'Choose which events are e-mailed.', request: { body: PutNotificationPreferencesBody }, responses: { 200: { ...ok[200], schema: NotificationPreferences } }, errors: ['validation', 'member_required'],
 });
 export const sendEmailVerification = route({
   operationId: 'sendEmailVerification', method: 'POST', path: '/notifications/verify/send', handler: planned, auth: 'key',
-  kyb: false, feature: 'notifications', summary: "E-mail a verification link to the caller's address.", responses: accepted, errors: ['member_required', 'no_member_email'],
+  kyb: false, feature: 'notifications', summary: "E-mail a verification link to the caller's address.", responses: { 202: { ...accepted[202], schema: VerificationSent } }, errors: ['member_required', 'no_member_email'],
 });
 
 // ---- Statements --------------------------------------------------------------------------
 
 export const getStatement = route({
   operationId: 'getStatement', method: 'GET', path: '/statements', handler: planned, auth: 'key',
-  kyb: false, feature: 'statements', summary: 'Realized fees and volume for a period.', responses: ok, errors: ['invalid_period', 'invalid_query', 'validation'],
+  kyb: false, feature: 'statements', summary: 'Realized fees and volume for a period.', request: { query: StatementQuery }, responses: { 200: { ...ok[200], schema: Statement } }, errors: ['invalid_period', 'invalid_query', 'validation'],
 });
 
 // ---- Sandbox tools -----------------------------------------------------------------------
 
 export const simulateOnRampPayment = route({
   operationId: 'simulateOnRampPayment', method: 'POST', path: '/treasury/onramp/{onRampId}/simulate-payment', handler: planned, auth: 'key',
-  permission: 'treasury.move', kyb: false, feature: 'sandbox', summary: 'Pay an open deposit as a simulated payer.', responses: accepted, errors: ['forbidden', 'not_found', 'not_simulatable'],
+  permission: 'treasury.move', kyb: false, feature: 'sandbox', summary: 'Pay an open deposit as a simulated payer.', request: { params: SimulateOnRampPaymentParams }, responses: { 202: { ...accepted[202], schema: SimulatedOnRampPayment } }, errors: ['forbidden', 'not_found', 'not_simulatable'],
 });
 export const simulateWire = route({
   operationId: 'simulateWire', method: 'POST', path: '/treasury/onramps/simulate-wire', handler: planned, auth: 'key',
-  permission: 'treasury.move', kyb: true, feature: 'sandbox', summary: "Post an incoming wire quoting the organization's reference.", responses: accepted,
+  permission: 'treasury.move', kyb: true, feature: 'sandbox', summary: "Post an incoming wire quoting the organization's reference.", request: { body: SimulateWireBody }, responses: { 202: { ...accepted[202], schema: SimulatedWire } },
   errors: ['unknown_currency', 'validation', 'forbidden', 'kyb_required'],
 });
 export const getSandboxPrefill = route({
   operationId: 'getSandboxPrefill', method: 'GET', path: '/treasury/sandbox-prefill', handler: planned, auth: 'key',
-  kyb: false, feature: 'sandbox', summary: 'Inputs that the sandbox providers settle.', responses: ok,
+  kyb: false, feature: 'sandbox', summary: 'Inputs that the sandbox providers settle.', responses: { 200: { ...ok[200], schema: SandboxPrefill } },
 });
 export const topUpEurc = route({
   operationId: 'topUpEurc', method: 'POST', path: '/wallets/{walletId}/topup-eurc', handler: planned, auth: 'key',
-  permission: 'treasury.move', kyb: true, feature: 'sandbox', summary: 'Credit a simulated EURC balance.', responses: ok,
+  permission: 'treasury.move', kyb: true, feature: 'sandbox', summary: 'Credit a simulated EURC balance.', request: { params: WalletParams, body: TopUpEurcBody }, responses: { 200: { ...ok[200], schema: EurcTopUp } },
   errors: ['validation', 'forbidden', 'kyb_required', 'not_found', 'conflict'],
 });
 

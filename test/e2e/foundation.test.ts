@@ -155,6 +155,72 @@ describe('rate limits', () => {
   });
 });
 
+describe('hostile and malformed input', () => {
+  const quote = { corridor: { to: 'MXN', destinationCountry: 'MX' }, sendAmount: { amount: '100.00', currency: 'USDC' } };
+
+  it('a valid body reaches the (unbuilt) endpoint: 501, not a 4xx', async () => {
+    const { status, body } = await call(service, 'POST', '/quotes', { apiKey: org.apiKey, body: quote });
+    expect(status).toBe(501);
+    expect(body.feature).toBe('quotes');
+  });
+
+  it.each([
+    ['invalid JSON', '{"corridor": ', 'application/json', 400, 'invalid_json'],
+    ['a wrong content type', JSON.stringify({}), 'text/plain', 415, 'unsupported_media_type'],
+    ['no body at all', '', 'application/json', 400, 'bad_request'],
+    ['bytes that are not UTF-8', Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), 'application/json', 400, 'bad_request'],
+    ['a body over 1 MiB', JSON.stringify({ pad: 'x'.repeat(1024 * 1024 + 10) }), 'application/json', 413, 'payload_too_large'],
+  ])('%s is %i %s', async (_label, rawBody, contentType, status, error) => {
+    const response = await call(service, 'POST', '/quotes', { apiKey: org.apiKey, rawBody, headers: { 'content-type': contentType } });
+    expect(response.status).toBe(status);
+    expect(response.body).toMatchObject({ error, message: expect.any(String) });
+  });
+
+  it.each([
+    ['a JSON array', []],
+    ['a JSON string', 'hello'],
+    ['null', null],
+    ['wrong types', { corridor: 5, sendAmount: { amount: 100, currency: ['USDC'] } }],
+    ['an amount with a sign', { ...quote, sendAmount: { amount: '-1', currency: 'USDC' } }],
+    ['an amount in exponent form', { ...quote, sendAmount: { amount: '1e3', currency: 'USDC' } }],
+    ['a country of three letters', { ...quote, corridor: { to: 'MXN', destinationCountry: 'MEX' } }],
+    ['an oversized string', { ...quote, corridor: { to: 'M'.repeat(100_000), destinationCountry: 'MX' } }],
+    ['a prototype-pollution attempt', JSON.parse('{"__proto__": {"admin": true}, "corridor": {"constructor": {"prototype": {"x": 1}}}}')],
+  ])('%s is 400 validation with issues', async (_label, body) => {
+    const response = await call(service, 'POST', '/quotes', { apiKey: org.apiKey, rawBody: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('validation');
+    expect(response.body.issues.length).toBeGreaterThan(0);
+    for (const issue of response.body.issues) {
+      expect(issue).toEqual({ path: expect.any(Array), message: expect.any(String) });
+    }
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
+  it('a bad query is 400 validation naming the query parameter', async () => {
+    const response = await call(service, 'GET', '/transactions?limit=0', { apiKey: org.apiKey });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('validation');
+    expect(response.body.issues[0].path).toEqual(['query', 'limit']);
+  });
+
+  it('hostile headers and paths never produce a 500', async () => {
+    const attempts = [
+      call(service, 'GET', '/me', { headers: { authorization: `Bearer ${'A'.repeat(8000)}` } }),
+      call(service, 'GET', '/transactions/%E0%A4%A', { apiKey: org.apiKey }),
+      call(service, 'GET', `/transactions/${'x'.repeat(3000)}`, { apiKey: org.apiKey }),
+      call(service, 'GET', '/transactions/..%2F..%2Fetc%2Fpasswd', { apiKey: org.apiKey }),
+      call(service, 'GET', '/me?cursor=%00%01', { apiKey: org.apiKey }),
+    ];
+    for (const response of await Promise.all(attempts)) {
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.status).toBeLessThanOrEqual(501);
+      expect(response.status).not.toBe(500);
+      expect(response.body).toMatchObject({ error: expect.any(String), message: expect.any(String) });
+    }
+  });
+});
+
 describe('the whole surface', () => {
   const unbuilt = routes.filter((definition) => definition.handler === notImplementedHandler);
 

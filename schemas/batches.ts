@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { Corridor, CorridorInput, DecimalAmount, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery } from './common.ts';
+import { Beneficiary, Originator, PaymentState } from './transactions.ts';
+
+export const BatchItemInput = z
+  .object({
+    itemRef: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
+      .meta({ description: 'Unique within the batch; the item\'s transaction id is `<batchId>:<itemRef>`.' }),
+    sendAmount: DecimalAmount,
+    recipientReference: z.string().min(1),
+    beneficiary: Beneficiary.optional().meta({ description: 'Give this or `recipientId`.' }),
+    recipientId: z.string().min(1).max(200).optional().meta({
+      description: 'A saved recipient resolved by the service; give this or `beneficiary`.',
+    }),
+  })
+  // "Give this or recipientId": exactly one says where the item is paid; both would leave it ambiguous.
+  .superRefine((item, context) => {
+    if ((item.beneficiary === undefined) === (item.recipientId === undefined)) {
+      context.addIssue({
+        code: 'custom',
+        path: item.beneficiary === undefined ? ['beneficiary'] : ['recipientId'],
+        message: 'give exactly one of beneficiary or recipientId',
+      });
+    }
+  })
+  .meta({ id: 'BatchItemInput', description: 'Exactly one of `beneficiary` and `recipientId` (our reading of "give this or that").' });
+export type BatchItemInput = z.infer<typeof BatchItemInput>;
+
+/** POST /batches: unknown fields are ignored (stripped). Accepted or refused as a whole. */
+export const CreateBatchBody = z
+  .object({
+    batchId: IdempotencyKey.meta({ description: 'Becomes the batch id; resubmitting the same batch is safe.' }),
+    corridor: CorridorInput.meta({ description: 'Shared by all items.' }),
+    provider: z.string().min(1).max(64).meta({ description: 'The single rail of the batch.' }),
+    integratorWalletId: z.string().min(1).optional().meta({ description: 'Must be the home wallet.' }),
+    originator: Originator.optional().meta({ description: 'One per batch.' }),
+    items: z.array(BatchItemInput).min(1).max(1000).meta({ description: '1 to 1000 items, all in the same currency.' }),
+  })
+  .meta({ id: 'CreateBatchRequest' });
+export type CreateBatchBody = z.infer<typeof CreateBatchBody>;
+
+/**
+ * Batch states are not shown by the contract. Ours: ACCEPTED (stored, not yet funded), FUNDING (the single
+ * transfer from the home wallet), PROCESSING (items being paid, each on its own), COMPLETED (every item
+ * reached an end state, whatever it was), REJECTED (refused as a whole; `rejectedReason` says why).
+ */
+export const BatchState = z.enum(['ACCEPTED', 'FUNDING', 'PROCESSING', 'COMPLETED', 'REJECTED']).meta({
+  id: 'BatchState',
+  description:
+    'Batch states are not shown by the contract; these values are our choice (docs/decisions/030). COMPLETED means every item reached an end state, not that every item was paid.',
+});
+export type BatchState = z.infer<typeof BatchState>;
+
+/** An item is a payment with id `<batchId>:<itemRef>`, so its state is a payment state (our choice). */
+export const BatchItemState = PaymentState;
+
+export const BatchAccepted = z
+  .object({
+    batchId: z.string(),
+    state: BatchState,
+    itemCount: z.number().int().min(1),
+    note: z.string().meta({ description: 'Text for people.' }),
+  })
+  .meta({ id: 'BatchAccepted' });
+export type BatchAccepted = z.infer<typeof BatchAccepted>;
+
+const BatchTotal = Money.meta({ description: 'Sum of the items; `scale` may be omitted.' });
+
+export const BatchSummary = z
+  .object({
+    batchId: z.string(),
+    state: BatchState,
+    corridor: Corridor,
+    provider: z.string(),
+    itemCount: z.number().int().min(0),
+    totalSendAmount: BatchTotal,
+    createdAt: Timestamp,
+  })
+  .meta({ id: 'BatchSummary' });
+export type BatchSummary = z.infer<typeof BatchSummary>;
+
+export const ListBatchesQuery = pageQuery(500);
+export type ListBatchesQuery = z.infer<typeof ListBatchesQuery>;
+
+export const BatchList = z.object({ batches: z.array(BatchSummary), ...PageFields }).meta({ id: 'BatchList' });
+export type BatchList = z.infer<typeof BatchList>;
+
+export const BatchItem = z
+  .object({
+    itemRef: z.string(),
+    transactionId: z.string().meta({ description: '`<batchId>:<itemRef>`; readable with GET /transactions/{transactionId}.' }),
+    state: BatchItemState,
+    sendAmount: Money,
+    recipientReference: z.string(),
+    failureReason: z.string().optional(),
+  })
+  .meta({ id: 'BatchItem' });
+export type BatchItem = z.infer<typeof BatchItem>;
+
+export const BatchDetail = z
+  .object({
+    batchId: z.string(),
+    state: BatchState,
+    corridor: Corridor,
+    provider: z.string(),
+    chain: z.string(),
+    itemCount: z.number().int().min(0),
+    totalSendAmount: BatchTotal,
+    items: z
+      .partialRecord(BatchItemState, z.number().int().min(0))
+      .meta({ description: 'Count of items per item state; a state with no items is omitted.' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    page: z.object({
+      items: z.array(BatchItem),
+      nextCursor: PageFields.nextCursor,
+      hasMore: PageFields.hasMore,
+    }),
+    rejectedReason: z.string().optional(),
+  })
+  .meta({ id: 'BatchDetail' });
+export type BatchDetail = z.infer<typeof BatchDetail>;
+
+/** The page query of GET /batches/{batchId} applies to the items page. */
+export const GetBatchQuery = pageQuery(500);
+export type GetBatchQuery = z.infer<typeof GetBatchQuery>;
+
+export const BatchParams = z.object({ batchId: PathId });
+export type BatchParams = z.infer<typeof BatchParams>;

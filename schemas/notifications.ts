@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { Timestamp } from './common.ts';
+import { EventType } from './webhooks.ts';
+
+export const NotificationPreferences = z
+  .object({
+    events: z.array(EventType).meta({ description: 'Events e-mailed to this member.' }),
+    availableEvents: z.array(EventType),
+    emailVerified: z.boolean().meta({ description: 'Nothing is e-mailed until the address is verified.' }),
+    verificationAvailable: z.boolean(),
+    updatedAt: Timestamp,
+    email: z.string().optional(),
+    suppressionReason: z.string().optional(),
+    suppressedAt: Timestamp.optional(),
+  })
+  .meta({ id: 'NotificationPreferences' });
+export type NotificationPreferences = z.infer<typeof NotificationPreferences>;
+
+/** PUT /notifications/preferences: strict. The full wanted set; an empty list turns every e-mail off. */
+export const PutNotificationPreferencesBody = z
+  .object({ events: z.array(EventType).max(7) })
+  .strict()
+  .meta({
+    id: 'PutNotificationPreferencesRequest',
+    description: 'Send the full wanted set; an empty list turns every e-mail off.',
+  });
+export type PutNotificationPreferencesBody = z.infer<typeof PutNotificationPreferencesBody>;
+
+export const VerificationSent = z
+  .object({
+    sent: z.boolean(),
+    email: z.string().meta({ description: "The address on the caller's own member record." }),
+    expiresAt: Timestamp,
+  })
+  .meta({ id: 'VerificationSent' });
+export type VerificationSent = z.infer<typeof VerificationSent>;

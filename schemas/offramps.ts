@@ -1,0 +1,178 @@
+import { z } from 'zod';
+import { DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery } from './common.ts';
+
+// ---- Beneficiaries (off-ramp payees) ------------------------------------------------------
+
+/** POST /treasury/beneficiaries: unknown fields are ignored (stripped); every field is required. */
+export const CreateBeneficiaryBody = z
+  .object({
+    name: z.string().min(1).max(140),
+    accountId: z.string().min(1).max(140).meta({ description: 'IBAN or account number. Nothing verifies it.' }),
+    bic: z.string().min(8).max(11),
+    bankName: z.string().min(1).max(140),
+    city: z.string().min(1).max(140),
+    addressLine: z.string().min(1).max(140),
+    country: z.string().regex(/^[A-Za-z]{2}$/),
+    currency: z.string().length(3).meta({ description: 'The payout currency.' }),
+  })
+  .meta({
+    id: 'CreateBeneficiaryRequest',
+    description: 'No idempotency key: a retry registers twice. Beneficiaries cannot be edited or deleted.',
+  });
+export type CreateBeneficiaryBody = z.infer<typeof CreateBeneficiaryBody>;
+
+export const BeneficiaryView = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    accountId: z.string(),
+    bic: z.string(),
+    bankName: z.string(),
+    city: z.string(),
+    addressLine: z.string(),
+    country: z.string(),
+    currency: z.string(),
+    createdAt: Timestamp,
+  })
+  .meta({ id: 'BeneficiaryView', description: 'A registered off-ramp payee.' });
+export type BeneficiaryView = z.infer<typeof BeneficiaryView>;
+
+export const BeneficiaryList = z
+  .object({ beneficiaries: z.array(BeneficiaryView), count: z.number().int().min(0) })
+  .meta({ id: 'BeneficiaryList' });
+export type BeneficiaryList = z.infer<typeof BeneficiaryList>;
+
+// ---- Off-ramps ----------------------------------------------------------------------------
+
+export const OffRampQuoteId = z.string().regex(/^oq_[A-Za-z0-9-]{8,80}$/);
+
+export const OffRampQuoteQuery = z.object({
+  amount: DecimalString.meta({ description: 'USDC.' }),
+  beneficiaryId: z.uuid(),
+});
+export type OffRampQuoteQuery = z.infer<typeof OffRampQuoteQuery>;
+
+export const OffRampQuote = z
+  .object({
+    pulled: Money,
+    settlementCurrency: z.string(),
+    atPar: z.boolean(),
+    feeBps: z.number(),
+    deliveryFee: Money,
+    minimum: Money,
+    fee: Money.optional(),
+    net: Money.optional().meta({ description: 'What the beneficiary receives.' }),
+    fxBufferBps: z.number().optional().meta({
+      description: 'Held back from the expected rate when the rate is not yet known.',
+    }),
+    quoteId: OffRampQuoteId.optional().meta({ description: 'Present when `net` is.' }),
+    expiresAt: Timestamp.optional(),
+  })
+  .meta({ id: 'OffRampQuote' });
+export type OffRampQuote = z.infer<typeof OffRampQuote>;
+
+/** POST /treasury/offramp: unknown fields are ignored (stripped). */
+export const CreateOffRampBody = z
+  .object({
+    idempotencyKey: IdempotencyKey.meta({ description: 'Becomes the off-ramp id.' }),
+    amount: z.object({
+      amount: DecimalString,
+      currency: z.string().min(1).meta({ description: 'USDC.' }),
+    }),
+    beneficiaryId: z.uuid(),
+    chain: z
+      .string()
+      .regex(/^[a-z0-9-]{1,40}$/)
+      .optional()
+      .meta({ description: 'Only the home network is accepted; omit.' }),
+    quoteId: OffRampQuoteId.optional().meta({
+      description: 'Binds the payment to the quoted net; without it the payout is whatever the conversion produces.',
+    }),
+  })
+  .meta({ id: 'CreateOffRampRequest', description: 'Amount and beneficiary must match the quote.' });
+export type CreateOffRampBody = z.infer<typeof CreateOffRampBody>;
+
+/**
+ * Stages seen in one paid off-ramp, then the end states. REFUNDING (USDC on its way back) is not in the
+ * contract's list; it is our choice, the counterpart of a withdrawal's RETURNING.
+ */
+export const OffRampStage = z
+  .enum([
+    'PULLING',
+    'PULLED',
+    'DEPOSITING',
+    'CREDITED',
+    'CONVERTING',
+    'SETTLING',
+    'PAYING',
+    'PAID',
+    'REFUNDING',
+    'REFUNDED',
+    'FAILED',
+    'IN_DOUBT',
+  ])
+  .meta({
+    id: 'OffRampStage',
+    description: 'Where an off-ramp is now. REFUNDING is our addition (docs/decisions/030); the others are the contract\'s.',
+  });
+export type OffRampStage = z.infer<typeof OffRampStage>;
+
+export const OffRampState = z.enum(['PAID', 'REFUNDED', 'FAILED', 'IN_DOUBT']).meta({
+  id: 'OffRampState',
+  description: 'How an off-ramp ended.',
+});
+export type OffRampState = z.infer<typeof OffRampState>;
+
+export const OffRampAccepted = z
+  .object({ offRampId: z.string(), status: OffRampStage })
+  .meta({ id: 'OffRampAccepted', description: '`status` is the off-ramp\'s stage when answered (our choice of values).' });
+export type OffRampAccepted = z.infer<typeof OffRampAccepted>;
+
+export const OffRampStatus = z
+  .object({
+    offRampId: z.string(),
+    stage: OffRampStage,
+    state: OffRampState.optional(),
+    closedAs: z.string().optional(),
+    timeline: z.array(
+      z.object({
+        stage: OffRampStage,
+        at: z.number().int().min(0).meta({
+          description:
+            'Orders events; not a timestamp. The contract does not give its type: a sequence number is our choice (docs/decisions/030).',
+        }),
+        detail: z.string().optional(),
+      }),
+    ),
+    credited: Money.optional(),
+    net: Money.optional(),
+    fee: Money.optional(),
+    deliveryFee: Money.optional(),
+    slippage: Money.optional(),
+    fxBufferBps: z.number().optional(),
+  })
+  .meta({ id: 'OffRampStatus' });
+export type OffRampStatus = z.infer<typeof OffRampStatus>;
+
+export const ListOffRampsQuery = pageQuery(200, z.string().min(1));
+export type ListOffRampsQuery = z.infer<typeof ListOffRampsQuery>;
+
+/** Rows of GET /treasury/offramps are not shown by the contract; ours mirror payment rows (no state). */
+export const OffRampListItem = z
+  .object({
+    offRampId: z.string(),
+    amount: Money.meta({ description: 'The USDC pulled.' }),
+    beneficiaryId: z.string(),
+    createdAt: Timestamp,
+  })
+  .meta({
+    id: 'OffRampListItem',
+    description: 'Rows carry no state. Fields are not shown by the contract; this shape is our choice (docs/decisions/030).',
+  });
+export type OffRampListItem = z.infer<typeof OffRampListItem>;
+
+export const OffRampList = z.object({ offramps: z.array(OffRampListItem), ...PageFields }).meta({ id: 'OffRampList' });
+export type OffRampList = z.infer<typeof OffRampList>;
+
+export const OffRampParams = z.object({ offRampId: PathId });
+export type OffRampParams = z.infer<typeof OffRampParams>;

@@ -1,0 +1,383 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
+import { z } from 'zod';
+import packageJson from '../package.json' with { type: 'json' };
+import type { Feature } from '#wiring/features.ts';
+import { routes, type RouteDefinition } from '#wiring/routes.ts';
+import {
+  BeneficiaryIncompleteBody,
+  ComplianceHoldBody,
+  InsufficientFundsBody,
+  NotImplementedBody,
+  RateLimitedBody,
+  ValidationErrorBody,
+  errorCodeStatus,
+  type ErrorCode,
+} from './errors.ts';
+import { OffRampEvent, OnRampEvent, TransactionEvent } from './webhooks.ts';
+import * as batches from './batches.ts';
+import * as common from './common.ts';
+import * as deposits from './deposits.ts';
+import * as discovery from './discovery.ts';
+import * as errors from './errors.ts';
+import * as notifications from './notifications.ts';
+import * as offramps from './offramps.ts';
+import * as quotes from './quotes.ts';
+import * as recipients from './recipients.ts';
+import * as sandbox from './sandbox.ts';
+import * as statements from './statements.ts';
+import * as team from './team.ts';
+import * as transactions from './transactions.ts';
+import * as wallets from './wallets.ts';
+import * as webhooks from './webhooks.ts';
+
+/**
+ * The OpenAPI 3.1 document, generated from the route table and the zod schemas the handlers validate
+ * with, so the published contract cannot drift from what the service accepts and answers.
+ */
+
+const info = {
+  title: 'Cross-border payments and treasury API',
+  description: [
+    'Send a stablecoin amount (USDC) that is paid out in local currency, run batch payouts, hold a USDC balance, take deposits, withdrawals and off-ramps, and manage recipients, team, keys, webhooks and e-mail notifications.',
+    '',
+    '**Conventions**',
+    '',
+    '- JSON in and out; a response body is the payload itself, with no envelope. Errors are `{error, message}` plus extra fields for some codes; branch on `error`, never on `message`.',
+    '- Amounts in requests are decimal strings (`^\\d+(\\.\\d+)?$`) unless an endpoint gives another pattern; more decimals than the currency allows is refused, never rounded. Amounts in responses are money objects `{amount, currency, scale}` with `amount` an integer string in units of 10^-scale.',
+    '- Timestamps are ISO 8601 in UTC with millisecond precision and a `Z` offset.',
+    '- The organization always comes from the API key (`Authorization: Bearer <API_KEY>`). A resource of another organization answers 404, exactly like one that does not exist.',
+    '- Idempotency: every operation that moves money takes a key (`^[A-Za-z0-9_.:-]{8,200}$`) that becomes its id, so a retry of the same request never creates a second operation. 202 means started, not finished: read the outcome from the matching GET or learn it by webhook.',
+    '- Pagination: newest first; `limit` and `cursor` in, `count` (rows in this page, not a total), `nextCursor` and `hasMore` out. Send `nextCursor` back unchanged until it is null; null is the only end of the list. A cursor the service did not issue is 400 `invalid_cursor`.',
+    '- Rate limits: three token buckets per organization (initiate 30 burst / 5 per second for POST /transactions and POST /batches, one token per batch item; write 60 / 10; read 300 / 50). Every authenticated response carries `ratelimit-limit`, `ratelimit-remaining` and `ratelimit-reset`; when limited, 429 `rate_limited` with `Retry-After` and `retryAfterSeconds`. A 429 did nothing, so retry with the same idempotency key.',
+    '- A feature that is not wired on an environment answers 501 `not_implemented` with a reason; read `GET /capabilities` at startup and gate features and corridors on it.',
+    '- Some request bodies are strict (an unknown field gives 400 `validation`, marked `additionalProperties: false`); the others ignore unknown fields, so spell field names exactly.',
+  ].join('\n'),
+  license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+};
+
+/** One tag per feature, in the contract's order; the Record type makes a new feature need a description. */
+const tagDescriptions: Record<Feature, string> = {
+  discovery: 'Health, capabilities, the calling key and this document.',
+  quotes: 'Price a payment and lock the rate for about a minute.',
+  payments: 'Send a stablecoin amount that is paid out in the destination currency.',
+  batches: 'Up to 1000 payments on one rail, funded in a single transfer.',
+  balance: 'The USDC balance of the home wallet.',
+  wallets: 'Wallet accounts and their provider balance reports.',
+  issuers: 'Stablecoin issuers and the accounts held with them.',
+  'wallet-transfers': 'Not offered: moving USDC between wallets is done by withdrawals.',
+  'issuer-mint': 'Not offered: minting at an issuer is not exposed.',
+  'wire-transfers': 'Not offered: pay fiat out with an off-ramp.',
+  'deposit-instructions': 'Where to wire USD or EUR, with the organization reference.',
+  onramp: 'Bank wire deposits converted to USDC.',
+  'onramp-pix': 'PIX (BRL) deposits converted to USDC.',
+  'crypto-deposit': 'Addresses for USDC sent on chain.',
+  withdrawals: 'USDC sent to an own EVM address.',
+  offramp: 'USDC paid out as fiat to a registered bank account, and those accounts.',
+  recipients: 'Saved recipients, usable by batch items.',
+  team: 'Members, roles and invitations.',
+  'api-keys': 'Rotating the organization key and member keys.',
+  webhooks: 'The one webhook URL for signed event notifications.',
+  notifications: 'Per-member choice of e-mailed events.',
+  statements: 'Realized fees and volume for a period.',
+  sandbox: 'Tools that only a sandbox (or the simulated environment) answers.',
+};
+
+/** Discovery is the only feature wired on every environment; every other feature can answer 501. */
+const alwaysWired: ReadonlySet<Feature> = new Set(['discovery']);
+
+/** Error codes whose body carries fields beyond `{error, message}`. */
+const errorBodies: Partial<Record<ErrorCode, z.ZodType>> = {
+  validation: ValidationErrorBody,
+  beneficiary_incomplete: BeneficiaryIncompleteBody,
+  compliance_hold: ComplianceHoldBody,
+  insufficient_funds: InsufficientFundsBody,
+  rate_limited: RateLimitedBody,
+  not_implemented: NotImplementedBody,
+};
+
+const statusNames: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Missing or invalid credentials',
+  403: 'Authenticated but not allowed',
+  404: 'Absent or not owned by the organization',
+  409: 'Conflict',
+  413: 'Request body too large',
+  415: 'Request body is not JSON',
+  422: 'Understood but cannot be done as asked',
+  429: 'Rate limited; nothing was done, retry after `Retry-After` seconds with the same idempotency key',
+  500: 'Internal error',
+  501: 'Feature not wired on this environment',
+  503: 'A dependency is unavailable; retry with backoff',
+};
+
+const rateLimitHeaders = {
+  'ratelimit-limit': { $ref: '#/components/headers/RateLimitLimit' },
+  'ratelimit-remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+  'ratelimit-reset': { $ref: '#/components/headers/RateLimitReset' },
+};
+
+function registerHeaders(registry: OpenAPIRegistry): void {
+  registry.registerComponent('headers', 'RateLimitLimit', {
+    description: "Capacity of the request's rate-limit bucket.",
+    schema: { type: 'integer', minimum: 0 },
+  });
+  registry.registerComponent('headers', 'RateLimitRemaining', {
+    description: 'Tokens left in the bucket.',
+    schema: { type: 'integer', minimum: 0 },
+  });
+  registry.registerComponent('headers', 'RateLimitReset', {
+    description: 'Seconds until the bucket is refilled.',
+    schema: { type: 'integer', minimum: 0 },
+  });
+  registry.registerComponent('headers', 'RetryAfter', {
+    description: 'Seconds to wait before retrying.',
+    schema: { type: 'integer', minimum: 1 },
+  });
+}
+
+/** Every code a row can answer: its own list plus the ones its auth, gates, input and feature imply. */
+function errorCodesOf(definition: RouteDefinition): ErrorCode[] {
+  const codes = new Set<ErrorCode>();
+  for (const code of definition.errors ?? []) {
+    if (!(code in errorCodeStatus)) throw new Error(`${definition.operationId}: unknown error code ${code}`);
+    codes.add(code as ErrorCode);
+  }
+  const { body, query, params } = definition.request ?? {};
+  if (definition.auth === 'key') codes.add('unauthorized').add('rate_limited');
+  if (definition.permission || definition.ownerOnly) codes.add('forbidden');
+  if (definition.kyb) codes.add('kyb_required');
+  if (body || query) codes.add('validation');
+  // Refusals of the raw body come before validation (content type, size, JSON syntax).
+  if (body) codes.add('invalid_json').add('bad_request').add('payload_too_large').add('unsupported_media_type');
+  if (params) codes.add('not_found');
+  if (!alwaysWired.has(definition.feature)) codes.add('not_implemented');
+  codes.add('internal').add('unavailable');
+  return [...codes];
+}
+
+/** Error bodies with extra fields are components of their own; every other code is `Error` with its code. */
+function errorSchema(codes: ErrorCode[]): SchemaObject | ReferenceObject {
+  const alternatives: (SchemaObject | ReferenceObject)[] = codes.flatMap((code) => {
+    const body = errorBodies[code];
+    return body ? [{ $ref: `#/components/schemas/${body.meta()?.id}` }] : [];
+  });
+  const plain = codes.filter((code) => !errorBodies[code]);
+  if (plain.length > 0) {
+    alternatives.push({
+      allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', properties: { error: { type: 'string', enum: plain } } }],
+    });
+  }
+  return alternatives.length === 1 ? alternatives[0]! : { anyOf: alternatives };
+}
+
+/**
+ * Statuses whose answer is the same on every keyed operation are one response component each, so the
+ * document states them once instead of sixty times.
+ */
+const sharedResponseNames: Partial<Record<number, string>> = {
+  401: 'Unauthorized',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  429: 'TooManyRequests',
+  500: 'InternalServerError',
+  501: 'NotImplemented',
+  503: 'ServiceUnavailable',
+};
+
+function errorResponses(
+  definition: RouteDefinition,
+  sharedResponses: Map<string, ResponseObject>,
+): Record<string, ResponseObject | ReferenceObject> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodesOf(definition)) {
+    const status = errorCodeStatus[code];
+    // A status the row documents as a success-shaped answer (health's 503) keeps the row's own shape.
+    if (definition.responses[status]) continue;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, ResponseObject | ReferenceObject> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    codes.sort();
+    const headers = {
+      // The bucket is charged only after the key is accepted, so a 401 carries no rate-limit headers.
+      ...(definition.auth === 'key' && status !== 401 ? rateLimitHeaders : {}),
+      ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+    };
+    const response: ResponseObject = {
+      description: `${statusNames[status] ?? 'Error'}: ${codes.map((code) => `\`${code}\``).join(', ')}.`,
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      content: { 'application/json': { schema: errorSchema(codes) } },
+    };
+    const sharedName = sharedResponseNames[status];
+    if (sharedName && definition.auth === 'key' && codes.length === 1) {
+      const earlier = sharedResponses.get(sharedName);
+      if (earlier && JSON.stringify(earlier) !== JSON.stringify(response)) {
+        throw new Error(`${definition.operationId}: ${status} differs from the shared ${sharedName} response`);
+      }
+      sharedResponses.set(sharedName, response);
+      responses[status] = { $ref: `#/components/responses/${sharedName}` };
+    } else {
+      responses[status] = response;
+    }
+  }
+  return responses;
+}
+
+function operationOf(definition: RouteDefinition, sharedResponses: Map<string, ResponseObject>): RouteConfig {
+  const { body, query, params } = definition.request ?? {};
+  const successResponses: Record<string, ResponseConfig> = {};
+  for (const [status, response] of Object.entries(definition.responses)) {
+    successResponses[status] = {
+      description: response.description,
+      ...(definition.auth === 'key' ? { headers: rateLimitHeaders } : {}),
+      ...(response.schema ? { content: { 'application/json': { schema: response.schema } } } : {}),
+    };
+  }
+  return {
+    method: definition.method.toLowerCase() as RouteConfig['method'],
+    path: definition.path,
+    operationId: definition.operationId,
+    summary: definition.summary,
+    tags: [definition.feature],
+    security: definition.auth === 'open' ? [] : [{ bearerAuth: [] }],
+    ...(definition.permission || definition.ownerOnly || definition.kyb
+      ? { description: accessNote(definition) }
+      : {}),
+    request: {
+      // The route table types these as any zod schema; the generator needs objects, which they are.
+      ...(params ? { params: params as z.ZodObject } : {}),
+      ...(query ? { query: query as z.ZodObject } : {}),
+      ...(body ? { body: { required: true, content: { 'application/json': { schema: body } } } } : {}),
+    },
+    responses: { ...successResponses, ...errorResponses(definition, sharedResponses) },
+  };
+}
+
+function accessNote(definition: RouteDefinition): string {
+  const notes = [
+    definition.permission ? `Needs permission \`${definition.permission}\`.` : '',
+    definition.ownerOnly ? 'Owner only, with the organization key.' : '',
+    definition.kyb ? 'Answers 403 `kyb_required` until the organization is verified (KYB).' : '',
+  ];
+  return notes.filter(Boolean).join(' ');
+}
+
+function registerWebhooks(registry: OpenAPIRegistry): void {
+  const headers = z.object({
+    'webhook-id': z.string().meta({ description: 'The event id; the same on every retry of one event.' }),
+    'webhook-timestamp': z.string().regex(/^\d+$/).meta({ description: 'Unix seconds when this attempt was signed.' }),
+    'webhook-signature': z.string().meta({
+      description:
+        'Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the `whsec_` secret; several space-separated while a secret rotates.',
+    }),
+  });
+  const receiverResponses = {
+    200: { description: 'Any 2xx acknowledges the event. 3xx is a failure and is never followed.' },
+    410: { description: 'Disables the endpoint; no further events are sent.' },
+  };
+  const events = [
+    { name: 'transactionEvent', schema: TransactionEvent, summary: 'A payment reached PAID_OUT, RECONCILED, REFUNDED or IN_DOUBT.' },
+    { name: 'onRampEvent', schema: OnRampEvent, summary: 'A deposit ended as DELIVERED or REFUNDED.' },
+    { name: 'offRampEvent', schema: OffRampEvent, summary: 'An off-ramp reached PAID.' },
+  ];
+  for (const event of events) {
+    registry.registerWebhook({
+      method: 'post',
+      path: event.name,
+      operationId: event.name,
+      summary: event.summary,
+      description:
+        'POSTed to the registered webhook URL, at least once: dedupe on `id`. Retries follow the Standard Webhooks schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, with jitter), honour `Retry-After`, and time out after 15 s. Shapes, signature and schedule are our choice (docs/decisions/030).',
+      tags: ['webhooks'],
+      security: [],
+      request: { headers, body: { required: true, content: { 'application/json': { schema: event.schema } } } },
+      responses: receiverResponses,
+    });
+  }
+}
+
+/**
+ * Every schema the schema modules name with `.meta({id})` is a component, even where only an annotated
+ * copy of it is used (which the generator would inline; referenceInlineCopies points those back here) or
+ * where it is referenced by name from a raw schema (the error bodies of errorSchema).
+ */
+function namedSchemas() {
+  const modules = [common, errors, discovery, quotes, transactions, batches, wallets, deposits, offramps, recipients, team, webhooks, notifications, statements, sandbox];
+  return modules
+    .flatMap((module) => Object.values(module))
+    .filter((value): value is z.ZodType => value instanceof z.ZodType && typeof value.meta()?.id === 'string')
+    .map((schema) => ({ type: 'schema' as const, schema }));
+}
+
+export interface OpenApiOptions {
+  /** The customer's base address; without it the document carries a `{baseUrl}` server variable. */
+  serverUrl?: string;
+  /** The running service's version (`SERVICE_VERSION`); defaults to the package version. */
+  version?: string;
+}
+
+export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The organization key or a member key: `Authorization: Bearer <API_KEY>`.',
+  });
+  registerHeaders(registry);
+  const sharedResponses = new Map<string, ResponseObject>();
+  for (const definition of routes) registry.registerPath(operationOf(definition, sharedResponses));
+  for (const [name, response] of sharedResponses) registry.registerComponent('responses', name, response);
+  registerWebhooks(registry);
+
+  const generator = new OpenApiGeneratorV31([...namedSchemas(), ...registry.definitions], { sortComponents: 'alphabetically' });
+  const document = generator.generateDocument({
+    openapi: '3.1.0',
+    info: { ...info, version: options.version ?? packageJson.version },
+    servers: [
+      options.serverUrl
+        ? { url: options.serverUrl }
+        : {
+            url: '{baseUrl}',
+            description: 'Issued per customer.',
+            variables: { baseUrl: { default: 'http://localhost:3000', description: 'The base address issued to you.' } },
+          },
+    ],
+    security: [{ bearerAuth: [] }],
+    tags: Object.entries(tagDescriptions).map(([name, description]) => ({ name, description })),
+  });
+  return referenceInlineCopies(document);
+}
+
+/**
+ * zod's `.meta({description})` on a named schema makes an unnamed copy, which the generator inlines.
+ * Where an inline schema is exactly a named component apart from its description, point to the
+ * component instead and keep the description beside the `$ref` (allowed in OpenAPI 3.1), so every
+ * money object, beneficiary or status in the document is the one component, not a copy of it.
+ */
+function referenceInlineCopies(document: OpenAPIObject): OpenAPIObject {
+  const components = Object.entries(document.components?.schemas ?? {});
+  const withoutDescription = (schema: Record<string, unknown>) => JSON.stringify({ ...schema, description: undefined });
+  const named = new Map<string, string[]>();
+  for (const [name, schema] of components) {
+    const key = withoutDescription(schema as Record<string, unknown>);
+    named.set(key, [...(named.get(key) ?? []), name]);
+  }
+  const visit = (node: unknown, isComponentRoot: boolean): unknown => {
+    if (Array.isArray(node)) return node.map((item) => visit(item, false));
+    if (node === null || typeof node !== 'object') return node;
+    const schema = node as Record<string, unknown>;
+    const looksLikeSchema = 'type' in schema || 'anyOf' in schema || 'allOf' in schema;
+    if (!isComponentRoot && looksLikeSchema) {
+      // Only an unambiguous match: two components with the same structure would make the choice arbitrary.
+      const matches = named.get(withoutDescription(schema));
+      if (matches?.length === 1) {
+        return { $ref: `#/components/schemas/${matches[0]}`, ...(schema.description ? { description: schema.description } : {}) };
+      }
+    }
+    return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, visit(value, false)]));
+  };
+  const schemas = Object.fromEntries(components.map(([name, schema]) => [name, visit(schema, true) as SchemaObject]));
+  const rest = visit({ ...document, components: { ...document.components, schemas: {} } }, false) as OpenAPIObject;
+  return { ...rest, components: { ...rest.components, schemas } };
+}

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { CountryCode, PathId, Timestamp } from './common.ts';
+
+export const RecipientType = z.enum(['wallet', 'bank']).meta({ id: 'RecipientType', description: 'Cannot change after creation.' });
+export type RecipientType = z.infer<typeof RecipientType>;
+
+/** The optional fields of a saved recipient with their bounds; create and update share them. */
+const recipientFields = {
+  account: z.string().min(1).max(140),
+  bankCode: z.string().min(1).max(40),
+  bic: z.string().min(8).max(11),
+  bankName: z.string().min(1).max(200),
+  country: CountryCode,
+  city: z.string().min(1).max(120),
+  addressLine: z.string().min(1).max(280),
+  state: z.string().min(1).max(100),
+  postalCode: z.string().min(1).max(20),
+  phoneCallingCode: z.string().regex(/^\+?\d{1,4}$/),
+  phoneNumber: z.string().regex(/^\d{4,15}$/),
+  address: z.string().min(1).max(200).meta({ description: 'Wallet address.' }),
+  networkId: z.string().min(1).max(60),
+};
+type RecipientField = keyof typeof recipientFields;
+
+const RecipientName = z.string().min(1).max(200);
+
+/** POST /recipients: strict (an unknown field gives 400). */
+export const CreateRecipientBody = z
+  .object({
+    name: RecipientName,
+    type: RecipientType,
+    ...(Object.fromEntries(Object.entries(recipientFields).map(([key, schema]) => [key, schema.optional()])) as {
+      [K in RecipientField]: z.ZodOptional<(typeof recipientFields)[K]>;
+    }),
+  })
+  .strict()
+  // The contract's own rule; without it a saved recipient could not be paid.
+  .superRefine((body, context) => {
+    if (body.type === 'bank' && body.account === undefined) {
+      context.addIssue({ code: 'custom', path: ['account'], message: 'a bank recipient needs an account' });
+    }
+    if (body.type === 'wallet' && body.address === undefined) {
+      context.addIssue({ code: 'custom', path: ['address'], message: 'a wallet recipient needs an address' });
+    }
+  })
+  .meta({
+    id: 'CreateRecipientRequest',
+    description: 'Strict: an unknown field gives 400. A bank recipient needs `account`; a wallet recipient needs `address`.',
+  });
+export type CreateRecipientBody = z.infer<typeof CreateRecipientBody>;
+
+/** PATCH /recipients/{recipientId}: strict; only the fields to change; null clears; `type` is refused. */
+export const UpdateRecipientBody = z
+  .object({
+    name: RecipientName.optional(),
+    ...(Object.fromEntries(Object.entries(recipientFields).map(([key, schema]) => [key, schema.nullable().optional()])) as {
+      [K in RecipientField]: z.ZodOptional<z.ZodNullable<(typeof recipientFields)[K]>>;
+    }),
+  })
+  .strict()
+  .meta({
+    id: 'UpdateRecipientRequest',
+    description: 'Strict: only the fields to change; `null` clears a field; `type` cannot change (sending it gives 400).',
+  });
+export type UpdateRecipientBody = z.infer<typeof UpdateRecipientBody>;
+
+export const Recipient = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: RecipientType,
+    ...(Object.fromEntries(Object.keys(recipientFields).map((key) => [key, z.string().nullable()])) as {
+      [K in RecipientField]: z.ZodNullable<z.ZodString>;
+    }),
+    lastUsedAt: Timestamp.nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .meta({ id: 'Recipient', description: 'A saved recipient. Every field is present; an unset one is null.' });
+export type Recipient = z.infer<typeof Recipient>;
+
+export const RecipientList = z
+  .object({ recipients: z.array(Recipient), count: z.number().int().min(0) })
+  .meta({ id: 'RecipientList' });
+export type RecipientList = z.infer<typeof RecipientList>;
+
+export const RecipientParams = z.object({ recipientId: PathId });
+export type RecipientParams = z.infer<typeof RecipientParams>;

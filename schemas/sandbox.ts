@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { CountryCode, DecimalAmount, DecimalString, Money, PathId } from './common.ts';
+import { CreateBeneficiaryBody } from './offramps.ts';
+import { Beneficiary } from './transactions.ts';
+
+/** Sandbox tools answer 501 on any environment other than a sandbox. */
+
+export const SimulateOnRampPaymentParams = z.object({ onRampId: PathId });
+export type SimulateOnRampPaymentParams = z.infer<typeof SimulateOnRampPaymentParams>;
+
+export const SimulatedOnRampPayment = z
+  .object({ onRampId: z.string(), simulated: z.boolean(), detail: z.string() })
+  .meta({ id: 'SimulatedOnRampPayment', description: 'Only the payer is faked; the deposit runs as a real one.' });
+export type SimulatedOnRampPayment = z.infer<typeof SimulatedOnRampPayment>;
+
+/** POST /treasury/onramps/simulate-wire: strict, nested amount included. */
+export const SimulateWireBody = z
+  .object({ amount: DecimalAmount.strict() })
+  .strict()
+  .meta({ id: 'SimulateWireRequest' });
+export type SimulateWireBody = z.infer<typeof SimulateWireBody>;
+
+export const SimulatedWire = z
+  .object({
+    simulated: z.boolean(),
+    reference: z.string().meta({ description: "The organization's reference the wire quoted." }),
+    amount: Money,
+    statementLineId: z.string(),
+    onRampId: z.string().nullable().meta({
+      description: 'The deposit the wire started or matched; null while none is attributed (`parked`). Nullability is our choice.',
+    }),
+    disposition: z.enum(['pending', 'attributed', 'parked']),
+    detail: z.string(),
+  })
+  .meta({ id: 'SimulatedWire', description: 'Matched and converted as a real wire.' });
+export type SimulatedWire = z.infer<typeof SimulatedWire>;
+
+/**
+ * The sandbox outcome band is not shown by the contract. Ours: which operation, in which currency and
+ * amount range, ends in which final state, so a tester can aim at a refund or an in-doubt on purpose.
+ */
+export const SandboxOutcomeBand = z
+  .object({
+    operation: z.enum(['payment', 'onramp', 'withdrawal', 'offramp']),
+    currency: z.string(),
+    min: DecimalString.meta({ description: 'Inclusive.' }),
+    max: DecimalString.meta({ description: 'Exclusive.' }),
+    outcome: z.string().meta({ description: "The final state an operation in this band reaches, e.g. `REFUNDED`, `IN_DOUBT`." }),
+    detail: z.string(),
+  })
+  .meta({
+    id: 'SandboxOutcomeBand',
+    description: 'Fields are not shown by the contract; this shape is our choice (docs/decisions/030).',
+  });
+export type SandboxOutcomeBand = z.infer<typeof SandboxOutcomeBand>;
+
+export const SandboxPrefill = z
+  .object({
+    payouts: z.array(
+      z.object({
+        corridor: z.object({ to: z.string(), destinationCountry: CountryCode }),
+        sendAmount: DecimalAmount,
+        beneficiary: Beneficiary.meta({
+          description: 'The sandbox beneficiary: not shown by the contract; ours is the payment beneficiary, ready to send (docs/decisions/030).',
+        }),
+        recipientReference: z.string(),
+      }),
+    ),
+    offrampBeneficiaries: z.array(CreateBeneficiaryBody).meta({
+      description:
+        'Sandbox off-ramp beneficiaries: not shown by the contract; ours are bodies for POST /treasury/beneficiaries (docs/decisions/030).',
+    }),
+    bands: z.array(SandboxOutcomeBand),
+    notes: z.array(z.string()),
+  })
+  .meta({ id: 'SandboxPrefill', description: 'Values are not real.' });
+export type SandboxPrefill = z.infer<typeof SandboxPrefill>;
+
+/** POST /wallets/{walletId}/topup-eurc: strict. */
+export const TopUpEurcBody = z
+  .object({ amount: z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be an amount with at most two decimals') })
+  .strict()
+  .meta({ id: 'TopUpEurcRequest', description: 'Credits a simulated EURC balance one-for-one.' });
+export type TopUpEurcBody = z.infer<typeof TopUpEurcBody>;
+
+export const EurcTopUp = z
+  .object({
+    walletId: z.string(),
+    balance: z.object({
+      asset: z.string(),
+      amount: z.string().regex(/^\d+$/).meta({ description: 'Integer in units of 10^-scale.' }),
+      scale: z.literal(6),
+    }),
+  })
+  .meta({ id: 'EurcTopUp' });
+export type EurcTopUp = z.infer<typeof EurcTopUp>;

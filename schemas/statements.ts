@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { Corridor, Money, Timestamp } from './common.ts';
+
+/** Query times carry an offset (any offset, not only Z); the echoed period is in UTC. */
+const QueryTime = z.iso.datetime({ offset: true });
+
+export const StatementQuery = z.object({
+  from: QueryTime.optional().meta({ description: 'Inclusive; defaults to 30 days before `to`; must be strictly before `to`.' }),
+  to: QueryTime.optional().meta({ description: 'Exclusive; defaults to now.' }),
+});
+export type StatementQuery = z.infer<typeof StatementQuery>;
+
+export const StatementLine = z
+  .object({
+    transactionId: z.string(),
+    corridor: Corridor,
+    sendAmount: Money,
+    recipientReference: z.string(),
+    fee: z.array(Money).meta({ description: 'Realized fee per currency; empty when nothing was realized.' }),
+    initiatedAt: Timestamp,
+  })
+  .meta({ id: 'StatementLine' });
+export type StatementLine = z.infer<typeof StatementLine>;
+
+export const Statement = z
+  .object({
+    integratorId: z.string(),
+    period: z
+      .object({ from: Timestamp, to: Timestamp })
+      .meta({ description: 'The half-open period `[from, to)` actually used.' }),
+    lines: z.array(StatementLine),
+    totals: z.object({
+      transactionCount: z.number().int().min(0),
+      initiatedVolume: z.array(Money),
+      feesEarned: z.array(Money),
+    }),
+    generatedAt: Timestamp,
+  })
+  .meta({
+    id: 'Statement',
+    description:
+      'A recomputed snapshot, not an invoice: fees are realized fees, and figures can change when a payment in the window later reconciles or refunds.',
+  });
+export type Statement = z.infer<typeof Statement>;

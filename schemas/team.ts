@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { PathId, Timestamp } from './common.ts';
+
+export const Role = z.enum(['owner', 'admin', 'member', 'viewer']).meta({
+  id: 'Role',
+  description: '`owner` is the organization key and is never assigned to a member.',
+});
+export type Role = z.infer<typeof Role>;
+
+/**
+ * The contract types the requested role as a string. Refusing names that are not roles at all is
+ * validation (400); a real role at or above the caller's own (including `owner`) is the handler's 403.
+ */
+const RequestedRole = Role.meta({ description: 'Only a role below the caller\'s own may be granted; `owner` never.' });
+
+/**
+ * Values of a member's status are not shown by the contract. Ours: `invited` (invitation issued, not yet
+ * accepted), `active` (accepted; holds a key), `removed` (removed, or invitation rescinded; key revoked).
+ */
+export const MemberStatus = z.enum(['invited', 'active', 'removed']).meta({
+  id: 'MemberStatus',
+  description: 'Values are not shown by the contract; these are our choice (docs/decisions/030).',
+});
+export type MemberStatus = z.infer<typeof MemberStatus>;
+
+export const Member = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    name: z.string().nullable(),
+    role: Role,
+    status: MemberStatus,
+    invitedAt: Timestamp.nullable(),
+    acceptedAt: Timestamp.nullable(),
+    createdAt: Timestamp,
+  })
+  .meta({ id: 'Member', description: 'A team member.' });
+export type Member = z.infer<typeof Member>;
+
+export const MemberList = z.object({ members: z.array(Member), count: z.number().int().min(0) }).meta({ id: 'MemberList' });
+export type MemberList = z.infer<typeof MemberList>;
+
+/** POST /members/invitations: strict. */
+export const InviteMemberBody = z
+  .object({
+    email: z.email().max(320),
+    name: z.string().min(1).max(200).optional(),
+    role: RequestedRole,
+  })
+  .strict()
+  .meta({ id: 'InviteMemberRequest' });
+export type InviteMemberBody = z.infer<typeof InviteMemberBody>;
+
+/** 201 of POST /members/invitations and 200 of POST /members/{memberId}/invitations. */
+export const InvitationResult = z
+  .object({
+    emailDelivered: z.boolean(),
+    emailError: z.string().optional(),
+    member: Member,
+  })
+  .meta({ id: 'InvitationResult' });
+export type InvitationResult = z.infer<typeof InvitationResult>;
+
+/** POST /invitations/accept: strict; the token is the credential. */
+export const AcceptInvitationBody = z
+  .object({ token: z.string().min(1).max(200) })
+  .strict()
+  .meta({ id: 'AcceptInvitationRequest' });
+export type AcceptInvitationBody = z.infer<typeof AcceptInvitationBody>;
+
+const ApiKeyShownOnce = z.string().meta({ description: 'Shown once; store it now.' });
+
+export const AcceptedInvitation = z
+  .object({ apiKey: ApiKeyShownOnce, member: Member })
+  .meta({ id: 'AcceptedInvitation' });
+export type AcceptedInvitation = z.infer<typeof AcceptedInvitation>;
+
+/** PATCH /members/{memberId}: strict. */
+export const UpdateMemberBody = z.object({ role: RequestedRole }).strict().meta({ id: 'UpdateMemberRequest' });
+export type UpdateMemberBody = z.infer<typeof UpdateMemberBody>;
+
+export const UpdatedMember = z.object({ member: Member }).meta({ id: 'UpdatedMember' });
+export type UpdatedMember = z.infer<typeof UpdatedMember>;
+
+export const RemovedMember = z
+  .object({
+    member: Member,
+    rescinded: z.boolean().meta({ description: 'True when what was removed was an invitation not yet accepted.' }),
+  })
+  .meta({ id: 'RemovedMember' });
+export type RemovedMember = z.infer<typeof RemovedMember>;
+
+export const RotatedMemberKey = z
+  .object({ apiKey: ApiKeyShownOnce, member: Member, rotatedAt: Timestamp })
+  .meta({ id: 'RotatedMemberKey', description: 'The previous member key stopped working.' });
+export type RotatedMemberKey = z.infer<typeof RotatedMemberKey>;
+
+export const RotatedOrganizationKey = z
+  .object({ apiKey: ApiKeyShownOnce, rotatedAt: Timestamp })
+  .meta({ id: 'RotatedOrganizationKey', description: 'The key that made the request stopped working immediately.' });
+export type RotatedOrganizationKey = z.infer<typeof RotatedOrganizationKey>;
+
+export const MemberParams = z.object({ memberId: PathId });
+export type MemberParams = z.infer<typeof MemberParams>;

@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import {
+  Corridor,
+  CorridorInput,
+  CountryCode,
+  DecimalAmount,
+  IdempotencyKey,
+  Money,
+  PageFields,
+  PathId,
+  Timestamp,
+  pageQuery,
+} from './common.ts';
+import { Margin } from './quotes.ts';
+
+/** Beneficiary of a payment (payment and batch item bodies). Which fields a corridor needs varies. */
+export const Beneficiary = z
+  .object({
+    name: z.string().min(1).max(200),
+    account: z.string().min(1).max(140),
+    bankCode: z.string().min(1).max(35).optional(),
+    bic: z.string().min(8).max(11).optional(),
+    bankName: z.string().min(1).max(200).optional(),
+    country: CountryCode.optional(),
+    city: z.string().min(1).max(100).optional(),
+    addressLine: z.string().min(1).max(280).optional(),
+    state: z.string().min(1).max(100).optional(),
+    postalCode: z.string().min(1).max(20).optional(),
+    phone: z
+      .object({
+        callingCode: z.string().regex(/^\+?\d{1,4}$/),
+        number: z.string().regex(/^\d{4,15}$/),
+      })
+      .optional(),
+  })
+  .meta({
+    id: 'Beneficiary',
+    description: 'A field the corridor needs and the request lacks gives 400 `beneficiary_incomplete` naming it in `missing`.',
+  });
+export type Beneficiary = z.infer<typeof Beneficiary>;
+
+/** Travel Rule sender; every field is optional. Identifiers are references, never full numbers. */
+export const Originator = z
+  .object({
+    name: z.string().min(1).max(200),
+    account: z.string().min(1).max(140).meta({ description: 'A reference, masked or last-four; never a full identifier.' }),
+    address: z.string().min(1).max(280),
+    country: CountryCode,
+    bic: z.string().min(8).max(11),
+    institution: z.string().min(1).max(200),
+    idNumber: z.string().min(1).max(80).meta({ description: 'A reference, masked or last-four.' }),
+    dateOfBirth: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  })
+  .partial()
+  .meta({ id: 'Originator', description: 'Travel Rule sender.' });
+export type Originator = z.infer<typeof Originator>;
+
+export const PayoutMode = z.enum(['regular', 'instant']);
+
+/** POST /transactions: unknown fields are ignored (stripped). There is no organization field. */
+export const CreateTransactionBody = z
+  .object({
+    idempotencyKey: IdempotencyKey.meta({ description: 'Becomes the transaction id.' }),
+    corridor: CorridorInput,
+    sendAmount: DecimalAmount,
+    integratorWalletId: z.string().min(1).optional().meta({ description: 'Must be the home wallet; funding is always from it.' }),
+    recipientReference: z
+      .string()
+      .min(1)
+      .meta({ description: "The caller's own reference, echoed back, never shown to the recipient." }),
+    originator: Originator.optional(),
+    beneficiary: Beneficiary.optional().meta({
+      description: 'Optional in the schema, but a payment without one has nowhere to pay.',
+    }),
+    payoutMode: PayoutMode.optional().meta({ description: 'Accepted for compatibility; every payment runs as regular.' }),
+    quoteId: z.string().min(1).max(200).optional().meta({ description: 'Executes at the locked price.' }),
+  })
+  .meta({ id: 'CreateTransactionRequest' });
+export type CreateTransactionBody = z.infer<typeof CreateTransactionBody>;
+
+export const PaymentState = z
+  .enum([
+    'INITIATED',
+    'QUOTED',
+    'FUNDED',
+    'ROUTING',
+    'SETTLING',
+    'PAID_OUT',
+    'RECONCILED',
+    'REFUNDING',
+    'PENDING_RETRY',
+    'NEEDS_ATTENTION',
+    'REFUNDED',
+    'FAILED',
+    'IN_DOUBT',
+  ])
+  .meta({
+    id: 'PaymentState',
+    description: 'RECONCILED, REFUNDED, FAILED are terminal; IN_DOUBT and NEEDS_ATTENTION need a person; the others are in flight.',
+  });
+export type PaymentState = z.infer<typeof PaymentState>;
+
+/** 202 of POST /transactions. */
+export const TransactionAccepted = z
+  .object({
+    transactionId: z.string().meta({ description: 'Equals the idempotency key.' }),
+    status: PaymentState.meta({
+      description:
+        'The payment state when the request was answered (our choice: the contract names the field without its values). Read the outcome from GET /transactions/{transactionId}.',
+    }),
+  })
+  .meta({ id: 'TransactionAccepted' });
+export type TransactionAccepted = z.infer<typeof TransactionAccepted>;
+
+/**
+ * The payout delta object. Its fields are not shown by the contract: we chose the quoted and the paid
+ * receive amounts and their signed difference, all in the destination currency.
+ */
+export const PayoutDelta = z
+  .object({
+    quoted: Money.meta({ description: 'The receive amount that was quoted.' }),
+    paid: Money.meta({ description: 'What the recipient was actually paid.' }),
+    difference: Money.meta({ description: '`paid` minus `quoted`; negative when less was paid.' }),
+  })
+  .meta({
+    id: 'PayoutDelta',
+    description:
+      'Present only when what was paid differs from what was quoted. Its fields are not shown by the contract; this shape is our choice (docs/decisions/030).',
+  });
+export type PayoutDelta = z.infer<typeof PayoutDelta>;
+
+export const PaymentTimelineEntry = z
+  .object({
+    state: PaymentState,
+    detail: z.string().optional().meta({ description: 'Text for people, not to be parsed.' }),
+  })
+  .meta({ id: 'PaymentTimelineEntry' });
+
+export const TransactionStatus = z
+  .object({
+    transactionId: z.string().meta({ description: 'Equals the idempotency key used at creation.' }),
+    running: z.boolean().meta({ description: 'True while in flight; poll about every couple of seconds while true.' }),
+    failure: z.string().optional().meta({ description: 'Set when the payment ended without a result.' }),
+    state: PaymentState.optional(),
+    provider: z.string().optional().meta({ description: 'Opaque route label.' }),
+    payoutMode: PayoutMode.optional(),
+    receiveAmount: Money.optional().meta({ description: 'What the recipient received, once known.' }),
+    payoutDelta: PayoutDelta.optional(),
+    margin: Margin.optional(),
+    timeline: z.array(PaymentTimelineEntry).optional().meta({ description: 'Ordered history.' }),
+  })
+  .meta({ id: 'TransactionStatus' });
+export type TransactionStatus = z.infer<typeof TransactionStatus>;
+
+/** A row of GET /transactions. Rows carry no state: read it from GET /transactions/{transactionId}. */
+export const TransactionListItem = z
+  .object({
+    transactionId: z.string(),
+    corridor: Corridor,
+    sendAmount: Money,
+    recipientReference: z.string(),
+    createdAt: Timestamp,
+  })
+  .meta({ id: 'TransactionListItem', description: 'Rows carry no state.' });
+export type TransactionListItem = z.infer<typeof TransactionListItem>;
+
+export const ListTransactionsQuery = pageQuery(500);
+export type ListTransactionsQuery = z.infer<typeof ListTransactionsQuery>;
+
+export const TransactionList = z
+  .object({ transactions: z.array(TransactionListItem), ...PageFields })
+  .meta({ id: 'TransactionList' });
+export type TransactionList = z.infer<typeof TransactionList>;
+
+export const TransactionParams = z.object({ transactionId: PathId });
+export type TransactionParams = z.infer<typeof TransactionParams>;

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { PathId, Timestamp } from './common.ts';
+
+/** An integer amount in units of 10^-scale, as in money objects, without the currency beside it. */
+const MinorUnits = z.string().regex(/^\d+$/);
+
+export const Balance = z
+  .object({
+    currency: z.string(),
+    scale: z.literal(6).meta({ description: 'Always 6.' }),
+    available: MinorUnits.meta({ description: 'Spendable now.' }),
+    settling: MinorUnits.meta({
+      description: 'USDC that arrived on another network and is moving to the home wallet.',
+    }),
+    total: MinorUnits.meta({ description: '`available` plus `settling`.' }),
+    complete: z.boolean().meta({ description: 'False means a read failed and the figures are a floor.' }),
+    reportedAt: Timestamp,
+  })
+  .meta({ id: 'Balance' });
+export type Balance = z.infer<typeof Balance>;
+
+/**
+ * Values of the account kind are not shown by the contract. Ours name where the account is held:
+ * `wallet` at a wallet provider (GET /wallets), `issuer_account` at a stablecoin issuer (GET /issuers/accounts).
+ */
+export const WalletAccountKind = z.enum(['wallet', 'issuer_account']).meta({
+  id: 'WalletAccountKind',
+  description:
+    'Values are not shown by the contract; ours (docs/decisions/030): `wallet` is held at a wallet provider, `issuer_account` at a stablecoin issuer.',
+});
+export type WalletAccountKind = z.infer<typeof WalletAccountKind>;
+
+export const WalletAccount = z
+  .object({
+    id: z.string(),
+    kind: WalletAccountKind,
+    provider: z.string(),
+    externalId: z.string(),
+    label: z.string().nullable(),
+    currencies: z.array(z.string()),
+    address: z.string().nullable(),
+    chain: z.string().nullable(),
+    status: z.enum(['active', 'disabled']),
+    createdAt: Timestamp,
+  })
+  .meta({ id: 'WalletAccount', description: 'A wallet or issuer account.' });
+export type WalletAccount = z.infer<typeof WalletAccount>;
+
+export const WalletAccountList = z
+  .object({ accounts: z.array(WalletAccount), count: z.number().int().min(0) })
+  .meta({ id: 'WalletAccountList' });
+export type WalletAccountList = z.infer<typeof WalletAccountList>;
+
+/**
+ * Entries of a wallet's reported balances are not shown by the contract. Ours follow the balance that
+ * POST /wallets/{walletId}/topup-eurc returns (`asset`, `amount`, `scale`), plus the chain it is held on.
+ */
+export const WalletBalanceEntry = z
+  .object({
+    asset: z.string().meta({ description: 'Currency or stablecoin code.' }),
+    amount: MinorUnits.meta({ description: 'Integer in units of 10^-scale.' }),
+    scale: z.number().int().min(0),
+    chain: z.string().nullable().meta({ description: 'Network the asset is held on; null for off-chain balances.' }),
+  })
+  .meta({
+    id: 'WalletBalanceEntry',
+    description: 'Fields are not shown by the contract; this shape is our choice (docs/decisions/030).',
+  });
+export type WalletBalanceEntry = z.infer<typeof WalletBalanceEntry>;
+
+export const WalletBalances = z
+  .object({
+    walletId: z.string(),
+    balances: z.array(WalletBalanceEntry).meta({ description: "The wallet provider's report, as reported." }),
+  })
+  .meta({ id: 'WalletBalances' });
+export type WalletBalances = z.infer<typeof WalletBalances>;
+
+/** Issuer catalogue entries are not shown by the contract; ours say who issues what, and where. */
+export const Issuer = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    currencies: z.array(z.string()).meta({ description: 'Stablecoins the issuer mints.' }),
+    chains: z.array(z.string()).meta({ description: 'Networks those stablecoins are issued on.' }),
+  })
+  .meta({
+    id: 'Issuer',
+    description: 'Issuer catalogue entry. Fields are not shown by the contract; this shape is our choice (docs/decisions/030).',
+  });
+export type Issuer = z.infer<typeof Issuer>;
+
+export const IssuerList = z.object({ issuers: z.array(Issuer), count: z.number().int().min(0) }).meta({ id: 'IssuerList' });
+export type IssuerList = z.infer<typeof IssuerList>;
+
+export const WalletParams = z.object({
+  walletId: PathId.meta({ description: "The service's id or the wallet's `externalId`." }),
+});
+export type WalletParams = z.infer<typeof WalletParams>;
+
+export const IssuerParams = z.object({ issuerId: PathId });
+export type IssuerParams = z.infer<typeof IssuerParams>;

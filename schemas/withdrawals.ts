@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery } from './common.ts';
+
+/** A network name as the crypto deposit list gives it. */
+const Chain = z.string().min(1).max(40);
+
+export const WithdrawalQuoteQuery = z.object({
+  amount: DecimalString.meta({ description: 'USDC.' }),
+  chain: Chain.meta({ description: 'One of the networks of GET /treasury/crypto-deposit.' }),
+});
+export type WithdrawalQuoteQuery = z.infer<typeof WithdrawalQuoteQuery>;
+
+export const WithdrawalQuote = z
+  .object({
+    amount: Money,
+    network: z.string(),
+    fee: Money,
+    net: Money.meta({ description: 'What arrives.' }),
+  })
+  .meta({ id: 'WithdrawalQuote' });
+export type WithdrawalQuote = z.infer<typeof WithdrawalQuote>;
+
+/** POST /treasury/withdrawals: unknown fields are ignored (stripped). */
+export const CreateWithdrawalBody = z
+  .object({
+    idempotencyKey: IdempotencyKey.meta({ description: 'Becomes the withdrawal id.' }),
+    amount: z.object({
+      amount: DecimalString,
+      currency: z.string().min(3).max(5).meta({ description: 'USDC.' }),
+    }),
+    chain: Chain,
+    toAddress: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/)
+      .meta({ description: 'An own EVM address. An on-chain send cannot be reversed.' }),
+  })
+  .meta({
+    id: 'CreateWithdrawalRequest',
+    description: 'Re-priced at send time with no quote id; the fee includes gas headroom.',
+  });
+export type CreateWithdrawalBody = z.infer<typeof CreateWithdrawalBody>;
+
+export const WithdrawalAccepted = z
+  .object({
+    withdrawalId: z.string(),
+    amount: Money,
+    network: z.string(),
+    fee: Money.meta({ description: 'The figure that applied.' }),
+    net: Money,
+  })
+  .meta({ id: 'WithdrawalAccepted' });
+export type WithdrawalAccepted = z.infer<typeof WithdrawalAccepted>;
+
+export const WithdrawalState = z
+  .enum([
+    'INITIATED',
+    'PULLING',
+    'HELD',
+    'CROSSING',
+    'SENDING',
+    'SENT',
+    'PENDING_RETRY',
+    'NEEDS_ATTENTION',
+    'RETURNING',
+    'RETURNED',
+    'FAILED',
+    'IN_DOUBT',
+  ])
+  .meta({
+    id: 'WithdrawalState',
+    description:
+      'SENT: confirmed on chain, done. IN_DOUBT: cannot tell whether the send landed; a replacement must not be sent. RETURNING/RETURNED: cancelled, USDC going or gone back.',
+  });
+export type WithdrawalState = z.infer<typeof WithdrawalState>;
+
+export const WithdrawalStatus = z
+  .object({
+    withdrawalId: z.string(),
+    state: WithdrawalState,
+    running: z.boolean(),
+    timeline: z.array(z.object({ state: WithdrawalState, detail: z.string().optional() })),
+    net: Money.optional().meta({ description: 'What arrives.' }),
+    txHash: z.string().optional().meta({ description: 'Present once confirmed on chain.' }),
+  })
+  .meta({ id: 'WithdrawalStatus' });
+export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
+
+export const ListWithdrawalsQuery = pageQuery(200, z.string().min(1));
+export type ListWithdrawalsQuery = z.infer<typeof ListWithdrawalsQuery>;
+
+/** Rows of GET /treasury/withdrawals are not shown by the contract; ours mirror payment rows (no state). */
+export const WithdrawalListItem = z
+  .object({
+    withdrawalId: z.string(),
+    amount: Money,
+    network: z.string(),
+    toAddress: z.string(),
+    createdAt: Timestamp,
+  })
+  .meta({
+    id: 'WithdrawalListItem',
+    description: 'Rows carry no state. Fields are not shown by the contract; this shape is our choice (docs/decisions/030).',
+  });
+export type WithdrawalListItem = z.infer<typeof WithdrawalListItem>;
+
+export const WithdrawalList = z
+  .object({ withdrawals: z.array(WithdrawalListItem), ...PageFields })
+  .meta({ id: 'WithdrawalList' });
+export type WithdrawalList = z.infer<typeof WithdrawalList>;
+
+export const WithdrawalParams = z.object({ withdrawalId: PathId });
+export type WithdrawalParams = z.infer<typeof WithdrawalParams>;

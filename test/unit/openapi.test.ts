@@ -1,0 +1,113 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '#schemas/openapi.ts';
+import { routeKey, routes } from '#wiring/routes.ts';
+
+const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+interface Operation {
+  operationId: string;
+  security?: unknown[];
+  parameters?: { in: string; name: string }[];
+  requestBody?: unknown;
+  responses: Record<string, { $ref?: string; headers?: Record<string, unknown> }>;
+}
+interface Document {
+  openapi: string;
+  info: { version: string };
+  servers: { url: string }[];
+  paths: Record<string, Partial<Record<(typeof methods)[number], Operation>>>;
+  components: { responses: Record<string, { headers?: Record<string, unknown> }> };
+}
+
+const document = buildOpenApiDocument() as Document;
+
+const operations = Object.entries(document.paths).flatMap(([pathName, item]) =>
+  methods.flatMap((method) => (item[method] ? [{ key: `${method.toUpperCase()} ${pathName}`, operation: item[method]! }] : [])),
+);
+const byKey = new Map(operations.map(({ key, operation }) => [key, operation]));
+
+/** A response as written, or the shared component it points to. */
+function resolved(operation: Operation, status: string) {
+  const response = operation.responses[status];
+  const ref = response?.$ref;
+  return ref ? document.components.responses[ref.replace('#/components/responses/', '')] : response;
+}
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1.x', () => {
+    expect(document.openapi).toMatch(/^3\.1\.\d+$/);
+  });
+
+  it('has exactly one operation per route row', () => {
+    const rowKeys = routes.map(routeKey);
+    expect(new Set(rowKeys).size).toBe(rowKeys.length);
+    expect(operations.map(({ key }) => key).sort()).toEqual([...rowKeys].sort());
+    for (const definition of routes) {
+      expect(byKey.get(routeKey(definition))?.operationId).toBe(definition.operationId);
+    }
+  });
+
+  it('documents 401 and 429 (with Retry-After and rate-limit headers) on every keyed operation', () => {
+    for (const definition of routes.filter((row) => row.auth === 'key')) {
+      const operation = byKey.get(routeKey(definition))!;
+      expect(operation.security, definition.operationId).toEqual([{ bearerAuth: [] }]);
+      expect(resolved(operation, '401'), definition.operationId).toBeDefined();
+      const limited = resolved(operation, '429');
+      expect(Object.keys(limited?.headers ?? {}).sort(), definition.operationId).toEqual(
+        ['Retry-After', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].sort(),
+      );
+    }
+  });
+
+  it('asks no credential on the open operations', () => {
+    for (const definition of routes.filter((row) => row.auth === 'open')) {
+      expect(byKey.get(routeKey(definition))?.security, definition.operationId).toEqual([]);
+    }
+  });
+
+  it('declares every path parameter and every request body of the route table', () => {
+    for (const definition of routes) {
+      const operation = byKey.get(routeKey(definition))!;
+      const pathParameters = [...definition.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+      const declared = (operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
+      expect(declared.sort(), definition.operationId).toEqual(pathParameters.sort());
+      expect(operation.requestBody !== undefined, definition.operationId).toBe(definition.request?.body !== undefined);
+      if (definition.request?.body || definition.request?.query) expect(operation.responses['400'], definition.operationId).toBeDefined();
+      if (definition.feature !== 'discovery') expect(operation.responses['501'], definition.operationId).toBeDefined();
+      expect(operation.responses['500'], definition.operationId).toBeDefined();
+    }
+  });
+
+  it('takes the server address and version from its options', () => {
+    const custom = buildOpenApiDocument({ serverUrl: 'https://acme.payments.test', version: '9.9.9' }) as Document;
+    expect(custom.servers).toEqual([{ url: 'https://acme.payments.test' }]);
+    expect(custom.info.version).toBe('9.9.9');
+  });
+
+  it('passes redocly lint with no errors', async () => {
+    const directory = await mkdtemp(path.join(tmpdir(), 'openapi-'));
+    try {
+      const file = path.join(directory, 'openapi.json');
+      await writeFile(file, JSON.stringify(document));
+      const cli = path.join(repositoryRoot, 'node_modules/@redocly/cli/bin/cli.js');
+      // cwd is the repository root so that redocly.yaml applies; lint exits non-zero on errors, which is the finding.
+      const { stdout } = await promisify(execFile)(process.execPath, [cli, 'lint', file, '--format=json'], {
+        cwd: repositoryRoot,
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+      const report = JSON.parse(stdout) as { totals: { errors: number }; problems: { ruleId: string; message: string; severity: string }[] };
+      expect(report.problems.filter((problem) => problem.severity === 'error')).toEqual([]);
+      expect(report.totals.errors).toBe(0);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
