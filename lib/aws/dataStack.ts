@@ -1,0 +1,63 @@
+import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { table as tableDefinition } from '#wiring/table.ts';
+import type { StageSettings } from './environment.ts';
+
+export interface DataStackProps extends StackProps {
+  settings: StageSettings;
+}
+
+/**
+ * The stateful part: the single table and the cursor key. Kept apart from the functions so that
+ * redeploying code never touches data, and so that outside `simulated` the data outlives even a
+ * deleted stack (RETAIN plus deletion protection).
+ */
+export class DataStack extends Stack {
+  readonly table: Table;
+  readonly cursorSecret: Secret;
+
+  constructor(scope: Construct, id: string, props: DataStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+    const string = (name: string) => ({ name, type: AttributeType.STRING });
+
+    // Built from the same definition as DynamoDB Local's table (lib/wiring/table.ts): one truth.
+    this.table = new Table(this, 'Table', {
+      tableName: settings.prefix,
+      partitionKey: string(tableDefinition.partitionKey),
+      sortKey: string(tableDefinition.sortKey),
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      stream: StreamViewType[tableDefinition.streamViewType],
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: settings.stateful.deletionProtection,
+      removalPolicy: settings.stateful.removalPolicy,
+    });
+    for (const index of tableDefinition.globalIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: string(index.partitionKey),
+        sortKey: string(index.sortKey),
+        projectionType: ProjectionType.ALL,
+      });
+    }
+
+    // Cursors are HMAC-signed (functions/store/cursors.ts); the key never appears in a template
+    // or an environment variable, only its ARN does.
+    this.cursorSecret = new Secret(this, 'CursorKey', {
+      secretName: `${settings.prefix}/cursor-hmac-key`,
+      description: 'HMAC key that signs pagination cursors',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      removalPolicy: settings.stateful.removalPolicy,
+    });
+    Validations.of(this.cursorSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'Rotating the cursor key invalidates every cursor in flight (clients get 400 invalid_cursor mid-listing); '
+        + 'it is rotated by hand when needed (docs/deployment.md), not on a schedule.',
+    });
+
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+  }
+}

@@ -1,0 +1,76 @@
+import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+
+/**
+ * The stage a deployment is for, from CDK context (`cdk deploy -c environment=sandbox`), and the
+ * few settings that differ between stages. Everything else is the same on every stage, so what
+ * `simulated` proves is what `production` runs.
+ */
+export const serviceEnvironments = ['simulated', 'sandbox', 'production'] as const;
+export type ServiceEnvironment = (typeof serviceEnvironments)[number];
+
+export function isServiceEnvironment(value: unknown): value is ServiceEnvironment {
+  return typeof value === 'string' && (serviceEnvironments as readonly string[]).includes(value);
+}
+
+/** A typo must not deploy a stage nobody asked for: anything outside the list stops synth. */
+export function environmentFromContext(scope: Construct): ServiceEnvironment {
+  const value: unknown = scope.node.tryGetContext('environment') ?? 'simulated';
+  if (!isServiceEnvironment(value)) {
+    throw new Error(`CDK context "environment" must be one of ${serviceEnvironments.join(', ')}; got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export interface StageSettings {
+  environment: ServiceEnvironment;
+  /** Prefix of every named resource: `payments-<environment>`, so stages can share an account. */
+  prefix: string;
+  /** `simulated` holds nothing of value and is torn down freely; real stages keep their data. */
+  stateful: { removalPolicy: RemovalPolicy; deletionProtection: boolean };
+  logRetention: RetentionDays;
+  logRemovalPolicy: RemovalPolicy;
+  /** Stage-wide default throttling of the HTTP API, before any per-organization bucket. */
+  apiThrottle: { rateLimit: number; burstLimit: number };
+}
+
+export function stageSettings(environment: ServiceEnvironment): StageSettings {
+  const disposable = environment === 'simulated';
+  return {
+    environment,
+    prefix: `payments-${environment}`,
+    stateful: disposable
+      ? { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false }
+      : { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true },
+    // Production logs are evidence for disputes and audits; a simulation's are not.
+    logRetention: environment === 'production' ? RetentionDays.ONE_YEAR : RetentionDays.ONE_MONTH,
+    logRemovalPolicy: disposable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    // The per-organization buckets (functions/core/rateLimit.ts) are the contract's limits; this is
+    // only a ceiling that protects the account's Lambda concurrency from a flood.
+    apiThrottle: environment === 'production' ? { rateLimit: 500, burstLimit: 1000 } : { rateLimit: 100, burstLimit: 200 },
+  };
+}
+
+/**
+ * State machine names are fixed (`payments-<environment>-<workflow>`), so any stack can name a
+ * state machine's ARN without a cross-stack reference: the API functions find theirs as
+ * WORKFLOW_ARN_PREFIX + workflow name, and IAM grants name the exact ARNs.
+ */
+export function stateMachineName(settings: StageSettings, workflow: string): string {
+  return `${settings.prefix}-${workflow}`;
+}
+
+/** `arn:<partition>:states:<region>:<account>:stateMachine:payments-<environment>-` in the stack's own account and region. */
+export function workflowArnPrefix(scope: Construct, settings: StageSettings): string {
+  return stateMachineArn(scope, settings, '');
+}
+
+export function stateMachineArn(scope: Construct, settings: StageSettings, workflow: string): string {
+  return Stack.of(scope).formatArn({
+    service: 'states',
+    resource: 'stateMachine',
+    resourceName: stateMachineName(settings, workflow),
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+}

@@ -1,0 +1,114 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { table as tableDefinition } from '#wiring/table.ts';
+import type { LambdaBundle } from '../build/lambdaBundles.ts';
+import { workflowArnPrefix, type StageSettings } from './environment.ts';
+
+/**
+ * Item reads and writes, as TransactWriteItems and TransactGetItems need them too (they are
+ * authorized per item action). Indexes are named one by one, not `index/*`.
+ */
+const tableItemActions = [
+  'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem',
+  'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem',
+  'dynamodb:DescribeTable',
+];
+
+/** What every function of the service is given, whatever stack it lives in. */
+export interface FunctionContext {
+  settings: StageSettings;
+  table: ITable;
+  cursorSecret: ISecret;
+}
+
+export interface ServiceFunctionProps {
+  context: FunctionContext;
+  bundle: LambdaBundle;
+  /** @default 10 seconds: an API answer; longer for tasks and queue consumers. */
+  timeout?: Duration;
+  /**
+   * @default true. False for the two functions that never touch an item: the unmatched-route
+   * answer and the outbox forwarder (which reads the stream, granted by its event source).
+   */
+  tableAccess?: boolean;
+  /** Variables beyond the ones every function gets. */
+  environment?: Record<string, string>;
+}
+
+/**
+ * One Lambda of the service with the same defaults everywhere: Node 22 on arm64, 512 MB, active
+ * tracing, JSON logs into a log group of its own with the stage's retention, and the code from
+ * its pre-built bundle (lib/build/lambdaBundles.ts).
+ *
+ * The role is made here without the AWSLambdaBasicExecutionRole managed policy: that policy lets
+ * a function write to any log group in the account; this one may write only to its own.
+ */
+export class ServiceFunction extends Construct {
+  readonly function: LambdaFunction;
+  readonly role: Role;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const { settings, table, cursorSecret } = props.context;
+
+    const logGroup = new LogGroup(this, 'Logs', {
+      retention: settings.logRetention,
+      removalPolicy: settings.logRemovalPolicy,
+    });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs ${props.bundle.entry} (${settings.environment})`,
+    });
+    logGroup.grantWrite(this.role);
+
+    this.function = new LambdaFunction(this, 'Function', {
+      description: `${props.bundle.entry} (${settings.environment})`,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      code: Code.fromAsset(props.bundle.outdir),
+      handler: 'index.handler',
+      role: this.role,
+      tracing: Tracing.ACTIVE,
+      loggingFormat: LoggingFormat.JSON,
+      logGroup,
+      environment: {
+        TABLE_NAME: table.tableName,
+        SERVICE_ENVIRONMENT: settings.environment,
+        WORKFLOW_ARN_PREFIX: workflowArnPrefix(this, settings),
+        CURSOR_SECRET_ARN: cursorSecret.secretArn,
+        NODE_OPTIONS: '--enable-source-maps',
+        // The bundled SDK warns about Node versions it will drop; the runtime is chosen here, not at run time.
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        ...props.environment,
+      },
+    });
+
+    // Read/write on the table for every function that touches items, even read endpoints: every
+    // keyed request charges the caller's rate bucket (an UpdateItem) before any work, tasks move
+    // operations with conditional writes, event targets record deliveries. Narrower per-function
+    // grants would split on little more than DeleteItem. Scan is left out: no access pattern of
+    // the single table scans.
+    if (props.tableAccess ?? true) {
+      this.role.addToPolicy(new PolicyStatement({
+        actions: tableItemActions,
+        resources: [table.tableArn, ...tableDefinition.globalIndexes.map((index) => `${table.tableArn}/index/${index.name}`)],
+      }));
+    }
+
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords have no resource-level permissions, so their resource is "*".',
+    });
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'nodejs22.x is deliberate: the bundles are built for node22 and the suite runs on Node 22 semantics; moving to nodejs24.x is a decision of its own, with its own test run.',
+    });
+  }
+}

@@ -1,0 +1,82 @@
+import { join } from 'node:path';
+import { Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
+import type { Construct } from 'constructs';
+import { workflows } from '#wiring/workflows.ts';
+import { projectRoot, type LambdaBundle } from '../build/lambdaBundles.ts';
+import { entryName } from './handlers.ts';
+import { stateMachineName, type StageSettings } from './environment.ts';
+import { ServiceFunction, type FunctionContext } from './serviceFunction.ts';
+
+export interface WorkflowStackProps extends StackProps {
+  context: FunctionContext;
+  bundleOf: (entry: string) => LambdaBundle;
+}
+
+/**
+ * One Standard state machine per entry of the workflow registry (lib/wiring/workflows.ts). The
+ * definition is the very ASL file the local runner executes; only the `${Task}` placeholders are
+ * filled in, with the ARN of the Lambda built from that task's handler module.
+ */
+export class WorkflowStack extends Stack {
+  readonly stateMachines = new Map<string, StateMachine>();
+
+  constructor(scope: Construct, id: string, props: WorkflowStackProps) {
+    super(scope, id, props);
+    const { settings } = props.context;
+
+    // A task module named by two workflows is still one function.
+    const taskFunctions = new Map<string, ServiceFunction>();
+    const taskFunction = (handler: string) => {
+      let built = taskFunctions.get(handler);
+      if (!built) {
+        built = new ServiceFunction(this, entryName(handler), {
+          context: props.context,
+          bundle: props.bundleOf(handler),
+          // Below the ASL's 60 s task timeout, so a stuck call fails as a Lambda error the
+          // state machine's Retry sees, not as States.Timeout on an invocation still running.
+          timeout: Duration.seconds(30),
+        });
+        taskFunctions.set(handler, built);
+      }
+      return built.function;
+    };
+
+    for (const workflow of Object.values(workflows)) {
+      const tasks = Object.entries(workflow.tasks).map(([key, task]) => ({ key, fn: taskFunction(task.handler) }));
+      const machine = new StateMachine(this, workflow.name, {
+        stateMachineName: stateMachineName(settings, workflow.name),
+        stateMachineType: StateMachineType.STANDARD,
+        definitionBody: DefinitionBody.fromFile(join(projectRoot, workflow.definition)),
+        definitionSubstitutions: Object.fromEntries(tasks.map(({ key, fn }) => [key, fn.functionArn])),
+        tracingEnabled: true,
+        logs: {
+          destination: new LogGroup(this, `${workflow.name}Logs`, {
+            // The vendedlogs prefix keeps Step Functions' log delivery from growing the account's
+            // CloudWatch Logs resource policy with one statement per log group.
+            logGroupName: `/aws/vendedlogs/states/${stateMachineName(settings, workflow.name)}`,
+            retention: settings.logRetention,
+            removalPolicy: settings.logRemovalPolicy,
+          }),
+          level: LogLevel.ALL,
+          // Inputs and outputs carry account numbers and amounts: state transitions are logged, payloads are not.
+          includeExecutionData: false,
+        },
+      });
+      // The ASL calls each task by its unqualified ARN, so the unqualified ARN is all the role
+      // needs (fn.grantInvoke would add "<arn>:*", every version and alias).
+      machine.addToRolePolicy(new PolicyStatement({
+        actions: ['lambda:InvokeFunction'],
+        resources: tasks.map(({ fn }) => fn.functionArn),
+      }));
+      Validations.of(machine).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'Log delivery (logs:CreateLogDelivery, logs:PutResourcePolicy, ...) and X-Ray (xray:PutTraceSegments, ...) '
+          + 'have no resource-level permissions, so their resource is "*".',
+      });
+      this.stateMachines.set(workflow.name, machine);
+    }
+  }
+}

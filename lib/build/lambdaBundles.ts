@@ -1,0 +1,92 @@
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
+import { entryName, lambdaEntries } from '../aws/handlers.ts';
+
+/**
+ * Every Lambda bundle in one esbuild call (docs/decisions/010-one-esbuild-call-for-all-lambdas.md).
+ * NodejsFunction would start one esbuild per function: with 70+ functions synth would spend most
+ * of its time starting bundlers that each re-read the same dependency graph.
+ *
+ * Each entry gets a directory of its own (`<outRoot>/<name>/index.mjs`), so `Code.fromAsset(outdir)`
+ * packages exactly one handler and an unchanged handler keeps its asset hash.
+ */
+export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+export const defaultBundleRoot = join(projectRoot, 'cdk.out', '.bundles');
+
+export interface LambdaBundle {
+  /** The handler module, relative to the project root (as the wiring tables name it). */
+  entry: string;
+  /** Directory name and construct id, e.g. `api-discovery-getHealth`. */
+  name: string;
+  /** Absolute directory holding `index.mjs` and its source map: the function's asset. */
+  outdir: string;
+  /** Size of the minified `index.mjs`, in bytes. */
+  bytes: number;
+}
+
+export interface BundleOptions {
+  /** Where the per-entry directories go; emptied first so no stale bundle is deployed. */
+  outRoot?: string;
+}
+
+/**
+ * Defines `require` for the CommonJS dependencies that esbuild leaves as `require(...)` calls
+ * inside an ES module (Node built-ins reached from CJS code, e.g. in the AWS SDK's dependencies).
+ */
+const requireBanner = "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
+
+export function bundleLambdas(entries: string[] = lambdaEntries(), options: BundleOptions = {}): LambdaBundle[] {
+  const outRoot = resolve(options.outRoot ?? defaultBundleRoot);
+  const distinct = [...new Set(entries)];
+
+  // Fail with the whole list at once: esbuild would stop at the first unresolved entry.
+  const missing = distinct.filter((entry) => !existsSync(join(projectRoot, entry)));
+  if (missing.length > 0) {
+    throw new Error(`Lambda handler modules not found (named in lib/wiring): ${missing.join(', ')}`);
+  }
+
+  const names = new Map<string, string>();
+  for (const entry of distinct) {
+    const name = entryName(entry);
+    const clash = names.get(name);
+    if (clash) throw new Error(`Lambda handler modules ${clash} and ${entry} would share the bundle name ${name}`);
+    names.set(name, entry);
+  }
+
+  rmSync(outRoot, { recursive: true, force: true });
+  buildSync({
+    absWorkingDir: projectRoot,
+    entryPoints: Object.fromEntries([...names].map(([name, entry]) => [`${name}/index`, join(projectRoot, entry)])),
+    outdir: outRoot,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    // Each entry must be self-contained: shared chunks would make one asset depend on another.
+    splitting: false,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    banner: { js: requireBanner },
+    // ESM builds of dependencies first: they tree-shake, CJS builds do not.
+    mainFields: ['module', 'main'],
+    // The AWS SDK is bundled, not taken from the runtime: the runtime's copy changes under us
+    // between deploys, a bundled one is the version the tests ran against.
+    external: [],
+    minify: true,
+    treeShaking: true,
+    // Stack traces map back to the TypeScript (NODE_OPTIONS=--enable-source-maps on every
+    // function); without embedded sources the maps stay small and no source ships in the asset.
+    sourcemap: true,
+    sourcesContent: false,
+    // Licence texts go to a file beside the bundle rather than into the code that is loaded.
+    legalComments: 'external',
+    logLevel: 'error',
+  });
+
+  return [...names].map(([name, entry]) => {
+    const outdir = join(outRoot, name);
+    return { entry, name, outdir, bytes: statSync(join(outdir, 'index.mjs')).size };
+  });
+}
