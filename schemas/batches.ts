@@ -9,7 +9,7 @@ export const BatchItemInput = z
       .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
       .meta({ description: 'Unique within the batch; the item\'s transaction id is `<batchId>:<itemRef>`.' }),
     sendAmount: DecimalAmount,
-    recipientReference: z.string().min(1),
+    recipientReference: z.string().min(1).max(200),
     beneficiary: Beneficiary.optional().meta({ description: 'Give this or `recipientId`.' }),
     recipientId: z.string().min(1).max(200).optional().meta({
       description: 'A saved recipient resolved by the service; give this or `beneficiary`.',
@@ -34,7 +34,7 @@ export const CreateBatchBody = z
     batchId: IdempotencyKey.meta({ description: 'Becomes the batch id; resubmitting the same batch is safe.' }),
     corridor: CorridorInput.meta({ description: 'Shared by all items.' }),
     provider: z.string().min(1).max(64).meta({ description: 'The single rail of the batch.' }),
-    integratorWalletId: z.string().min(1).optional().meta({ description: 'Must be the home wallet.' }),
+    integratorWalletId: z.string().min(1).max(265).optional().meta({ description: 'Must be the home wallet.' }),
     originator: Originator.optional().meta({ description: 'One per batch.' }),
     items: z.array(BatchItemInput).min(1).max(1000).meta({ description: '1 to 1000 items, all in the same currency.' }),
   })

@@ -65,14 +65,14 @@ export const CountryCode = z.string().length(2);
  * the lenient bodies that carry it; strict bodies use `.strict()` on a copy.
  */
 export const DecimalAmount = z
-  .object({ amount: DecimalString, currency: z.string().min(1) })
+  .object({ amount: DecimalString, currency: z.string().min(1).max(16) })
   .meta({ id: 'DecimalAmount', description: 'An amount to send: a decimal string and a currency code.' });
 export type DecimalAmount = z.infer<typeof DecimalAmount>;
 
 /** The corridor as a request names it: the source is always the stablecoin sent, so only `to` is given. */
 export const CorridorInput = z
   .object({
-    to: z.string().min(1).meta({ description: 'Destination currency.' }),
+    to: z.string().min(1).max(16).meta({ description: 'Destination currency.' }),
     destinationCountry: CountryCode.meta({ description: 'ISO 3166-1 alpha-2.' }),
   })
   .meta({ id: 'CorridorInput' });

@@ -35,7 +35,7 @@ export type DepositInstructions = z.infer<typeof DepositInstructions>;
 
 export const OnRampQuoteQuery = z.object({
   amount: DecimalString,
-  currency: z.string().min(1).meta({ description: 'The fiat wired.' }),
+  currency: z.string().min(1).max(16).meta({ description: 'The fiat wired.' }),
 });
 export type OnRampQuoteQuery = z.infer<typeof OnRampQuoteQuery>;
 
@@ -64,7 +64,7 @@ export const CreateOnRampBody = z
     idempotencyKey: IdempotencyKey.meta({ description: 'Becomes the on-ramp id.' }),
     amount: DecimalAmount.meta({ description: 'At least the quoted minimum; below it gives 400 `validation`.' }),
     targetStablecoin: z.literal('USDC').default('USDC'),
-    destinationAddress: z.string().min(1).optional().meta({
+    destinationAddress: z.string().min(1).max(200).optional().meta({
       description: 'Ignored: USDC always goes to the home wallet.',
     }),
   })

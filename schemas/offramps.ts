@@ -77,7 +77,7 @@ export const CreateOffRampBody = z
     idempotencyKey: IdempotencyKey.meta({ description: 'Becomes the off-ramp id.' }),
     amount: z.object({
       amount: DecimalString,
-      currency: z.string().min(1).meta({ description: 'USDC.' }),
+      currency: z.string().min(1).max(16).meta({ description: 'USDC.' }),
     }),
     beneficiaryId: z.uuid(),
     chain: z
@@ -154,7 +154,7 @@ export const OffRampStatus = z
   .meta({ id: 'OffRampStatus' });
 export type OffRampStatus = z.infer<typeof OffRampStatus>;
 
-export const ListOffRampsQuery = pageQuery(200, z.string().min(1));
+export const ListOffRampsQuery = pageQuery(200, z.string().min(1).max(1024));
 export type ListOffRampsQuery = z.infer<typeof ListOffRampsQuery>;
 
 /** Rows of GET /treasury/offramps are not shown by the contract; ours mirror payment rows (no state). */

@@ -6,7 +6,7 @@ export const CreateQuoteBody = z
   .object({
     corridor: CorridorInput,
     sendAmount: DecimalAmount.meta({ description: '`amount` is a decimal string; `currency` is the stablecoin sent.' }),
-    integratorWalletId: z.string().min(1).optional().meta({ description: 'Must be the home wallet; omit to use it.' }),
+    integratorWalletId: z.string().min(1).max(265).optional().meta({ description: 'Must be the home wallet; omit to use it.' }),
     idempotencyKey: IdempotencyKey.optional().meta({
       description: 'The id the payment will carry; accepting the quote then requires the same key.',
     }),

@@ -63,10 +63,11 @@ export const CreateTransactionBody = z
     idempotencyKey: IdempotencyKey.meta({ description: 'Becomes the transaction id.' }),
     corridor: CorridorInput,
     sendAmount: DecimalAmount,
-    integratorWalletId: z.string().min(1).optional().meta({ description: 'Must be the home wallet; funding is always from it.' }),
+    integratorWalletId: z.string().min(1).max(265).optional().meta({ description: 'Must be the home wallet; funding is always from it.' }),
     recipientReference: z
       .string()
       .min(1)
+      .max(200)
       .meta({ description: "The caller's own reference, echoed back, never shown to the recipient." }),
     originator: Originator.optional(),
     beneficiary: Beneficiary.optional().meta({

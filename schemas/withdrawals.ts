@@ -85,7 +85,7 @@ export const WithdrawalStatus = z
   .meta({ id: 'WithdrawalStatus' });
 export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
 
-export const ListWithdrawalsQuery = pageQuery(200, z.string().min(1));
+export const ListWithdrawalsQuery = pageQuery(200, z.string().min(1).max(1024));
 export type ListWithdrawalsQuery = z.infer<typeof ListWithdrawalsQuery>;
 
 /** Rows of GET /treasury/withdrawals are not shown by the contract; ours mirror payment rows (no state). */

@@ -218,11 +218,12 @@ describe('pages and queries', () => {
     expect(accepts(ListWithdrawalsQuery, { limit: '201' })).toBe(false);
   });
 
-  it('bounds the cursor: 1..512 for transactions, non-empty for withdrawals', () => {
+  it('bounds the cursor: 1..512 for transactions; non-empty (at most 1024, decision 007) for withdrawals', () => {
     expect(accepts(ListTransactionsQuery, { cursor: 'c'.repeat(512) })).toBe(true);
     expect(accepts(ListTransactionsQuery, { cursor: 'c'.repeat(513) })).toBe(false);
     expect(accepts(ListTransactionsQuery, { cursor: '' })).toBe(false);
-    expect(accepts(ListWithdrawalsQuery, { cursor: 'c'.repeat(2000) })).toBe(true);
+    expect(accepts(ListWithdrawalsQuery, { cursor: 'c'.repeat(1024) })).toBe(true);
+    expect(accepts(ListWithdrawalsQuery, { cursor: 'c'.repeat(1025) })).toBe(false);
     expect(accepts(ListWithdrawalsQuery, { cursor: '' })).toBe(false);
   });
 
