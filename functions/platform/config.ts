@@ -13,6 +13,13 @@ const environmentSchema = z.object({
   /** HMAC key for pagination cursors. Locally generated and kept in the table; in AWS a Secrets Manager secret. */
   CURSOR_SECRET: z.string().min(32).optional(),
   CURSOR_SECRET_ARN: z.string().optional(),
+  /** AWS only: state machine ARN = prefix + workflow name (lib/aws/environment.ts sets it). */
+  WORKFLOW_ARN_PREFIX: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]*$/)
+    .optional(),
+  /** AWS only: the EventBridge bus the outbox forwarder publishes to. */
+  EVENT_BUS_NAME: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
   SERVICE_VERSION: z.string().default('0.1.0'),
 });

@@ -7,7 +7,7 @@ import { roleHasPermission } from '#core/permissions.ts';
 import { bucketOf, type RouteDefinition, type RouteRequest } from '#wiring/routes.ts';
 import { authorizeAndCharge, type Caller } from '#store/access.ts';
 import type { OrganizationItem } from '#store/organizations.ts';
-import { dynamoCallCount } from '#store/client.ts';
+import { countRequestCalls } from '#store/client.ts';
 import { config } from './config.ts';
 import { ApiError } from './errors.ts';
 import { logger } from './logger.ts';
@@ -46,7 +46,7 @@ export type OpenApiRequest<R extends RouteRequest> = Omit<ApiRequest<R>, 'caller
 interface RequestState {
   requestId: string;
   startedAt: number;
-  dynamoCallsAtStart: number;
+  dynamoCalls: { calls: number };
   headers: Record<string, string>;
   caller?: Caller;
   organization?: OrganizationItem;
@@ -91,7 +91,7 @@ function lifecycle(definition: RouteDefinition): ApiMiddleware {
       route: `${definition.method} ${definition.path}`,
       status: reply.status,
       durationMs: state ? Date.now() - state.startedAt : undefined,
-      dynamoCalls: state ? dynamoCallCount() - state.dynamoCallsAtStart : undefined,
+      dynamoCalls: state?.dynamoCalls.calls,
       organizationId: state?.caller?.organizationId,
       requestId,
     });
@@ -99,7 +99,7 @@ function lifecycle(definition: RouteDefinition): ApiMiddleware {
   return {
     before: async (request) => {
       const requestId = request.event.requestContext?.requestId || randomUUID();
-      states.set(request.event, { requestId, startedAt: Date.now(), dynamoCallsAtStart: dynamoCallCount(), headers: {} });
+      states.set(request.event, { requestId, startedAt: Date.now(), dynamoCalls: countRequestCalls(), headers: {} });
     },
     after: async (request) => {
       finish(request, request.response as unknown as ApiResponse);

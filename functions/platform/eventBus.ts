@@ -1,5 +1,5 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { z } from 'zod';
+import { config } from './config.ts';
 
 /**
  * The event-bus port: the outbox forwarder publishes through it and never knows whose bus it
@@ -39,8 +39,6 @@ export function eventBus(): EventBus {
 /** PutEvents takes at most 10 entries per call. */
 const putEventsLimit = 10;
 
-const environmentSchema = z.object({ EVENT_BUS_NAME: z.string().min(1) });
-
 /** Built once per Lambda container, on first publish. */
 let client: EventBridgeClient | undefined;
 
@@ -48,7 +46,9 @@ export class EventBridgeBus implements EventBus {
   private readonly busName: string;
 
   constructor(busName?: string, private readonly eventBridge?: EventBridgeClient) {
-    this.busName = busName ?? environmentSchema.parse(process.env).EVENT_BUS_NAME;
+    const configured = busName ?? config().EVENT_BUS_NAME;
+    if (!configured) throw new Error('EVENT_BUS_NAME is not set: the EventBridge bus adapter has nowhere to publish');
+    this.busName = configured;
   }
 
   async publish(entries: BusEntry[]): Promise<PublishResult> {

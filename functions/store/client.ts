@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '#platform/config.ts';
@@ -9,6 +10,9 @@ import { config } from '#platform/config.ts';
  */
 let documentClient: DynamoDBDocumentClient | undefined;
 let calls = 0;
+
+/** Per-request tally: concurrent requests in one process each count only their own calls. */
+const requestTally = new AsyncLocalStorage<{ calls: number }>();
 
 export function dynamo(): DynamoDBDocumentClient {
   if (!documentClient) {
@@ -23,6 +27,8 @@ export function dynamo(): DynamoDBDocumentClient {
     base.middlewareStack.add(
       (next) => async (args) => {
         calls += 1;
+        const tally = requestTally.getStore();
+        if (tally) tally.calls += 1;
         return next(args);
       },
       { step: 'initialize', name: 'countDynamoCalls' },
@@ -42,6 +48,16 @@ export function tableName(): string {
 /** Calls made by this process since it started (read by the bench and by request logs). */
 export function dynamoCallCount(): number {
   return calls;
+}
+
+/**
+ * Start counting the DynamoDB calls of the current request (everything that follows in this
+ * async context); read the tally from the returned object.
+ */
+export function countRequestCalls(): { calls: number } {
+  const tally = { calls: 0 };
+  requestTally.enterWith(tally);
+  return tally;
 }
 
 /** Drop the client so the next call builds one from the current configuration. */

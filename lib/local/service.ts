@@ -70,10 +70,18 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 
     const bus = new LocalEventBus();
     useEventBus(bus);
-    const poller = await startStreamPoller({ tableName: config().TABLE_NAME, endpoint: dynamoEndpoint, intervalMs: 200 });
+    // From the start of what the stream holds: events written while no process polled (by the
+    // admin CLI, or before a restart with DATA_DIR) are delivered too; receivers dedupe on the id.
+    const poller = await startStreamPoller({
+      tableName: config().TABLE_NAME,
+      endpoint: dynamoEndpoint,
+      intervalMs: 200,
+      startingPosition: 'TRIM_HORIZON',
+    });
     stops.push(() => poller.stop());
 
-    const runner = new LocalWorkflowRunner({ waitSecondsOverride: options.waitSeconds ?? 1 });
+    // The sweep re-drives executions another process abandoned (an admin CLI killed mid-run).
+    const runner = new LocalWorkflowRunner({ waitSecondsOverride: options.waitSeconds ?? 1, resumeIntervalMs: 5_000 });
     useWorkflowEngine(runner);
     stops.push(async () => {
       await runner.stop();

@@ -1,0 +1,59 @@
+import { DescribeStateMachineCommand, ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { config } from './config.ts';
+import type { StartResult, WorkflowEngine } from './workflow.ts';
+import { workflows, type WorkflowName } from '#wiring/workflows.ts';
+
+/**
+ * The workflow port on Step Functions. The CDK workflow stack names each state machine
+ * `payments-<env>-<registry name>` and gives every Lambda that starts workflows
+ * WORKFLOW_ARN_PREFIX = `arn:aws:states:<region>:<account>:stateMachine:payments-<env>-`,
+ * so the ARN is the prefix plus the registry name and no lookup is needed.
+ */
+export function stateMachineArn(prefix: string, workflow: WorkflowName): string {
+  return `${prefix}${workflow}`;
+}
+
+/** Built once per Lambda container, on first use. */
+let client: SFNClient | undefined;
+
+export class StepFunctionsEngine implements WorkflowEngine {
+  private readonly arnPrefix: string;
+
+  constructor(arnPrefix?: string, private readonly stepFunctions?: SFNClient) {
+    const configured = arnPrefix ?? config().WORKFLOW_ARN_PREFIX;
+    if (!configured) throw new Error('WORKFLOW_ARN_PREFIX is not set: the Step Functions adapter cannot name a state machine');
+    this.arnPrefix = configured;
+  }
+
+  private sfn(): SFNClient {
+    return this.stepFunctions ?? (client ??= new SFNClient({}));
+  }
+
+  async start(workflow: WorkflowName, executionName: string, input: Record<string, unknown>): Promise<StartResult> {
+    try {
+      await this.sfn().send(
+        new StartExecutionCommand({
+          stateMachineArn: stateMachineArn(this.arnPrefix, workflow),
+          name: executionName,
+          input: JSON.stringify(input),
+        }),
+      );
+      return { executionName, started: true };
+    } catch (error) {
+      // The name is derived from the operation: a second start of it is refused here, by Step Functions.
+      if (error instanceof ExecutionAlreadyExists) return { executionName, started: false };
+      throw error;
+    }
+  }
+
+  async reachable(): Promise<boolean> {
+    const [anyWorkflow] = Object.keys(workflows) as WorkflowName[];
+    if (!anyWorkflow) return false;
+    try {
+      await this.sfn().send(new DescribeStateMachineCommand({ stateMachineArn: stateMachineArn(this.arnPrefix, anyWorkflow) }));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,231 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from './client.ts';
+import { keys } from './keys.ts';
+
+/**
+ * Workflow execution records of the local runner (lib/local/workflowRunner.ts): what Step
+ * Functions keeps for us in AWS. The conditional Put on the execution name is what refuses a
+ * second start; the owner and its lease say which process is driving it, so that after a
+ * crash another process can take it over, and never two at once.
+ */
+export const executionEntity = 'workflowExecution';
+
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED';
+
+/** gsi2 partition of unfinished executions; removed when they finish, so the index holds only those. */
+export const runningExecutionsKey = 'EXECUTION_STATUS#RUNNING';
+
+export interface ExecutionOwner {
+  /** One id per runner instance: what the conditions compare. */
+  id: string;
+  host: string;
+  pid: number;
+}
+
+export interface ExecutionRecord {
+  name: string;
+  workflow: string;
+  input: Record<string, unknown>;
+  status: ExecutionStatus;
+  owner: ExecutionOwner;
+  /** Epoch milliseconds; the owner renews it while it drives the execution. */
+  leaseExpiresAt: number;
+  /** How many times a runner has driven it from the start (1 unless re-driven). */
+  drives: number;
+  startedAt: string;
+  updatedAt: string;
+  finishedAt?: string;
+  output?: unknown;
+  error?: string;
+  cause?: string;
+  /** States the final drive entered, in order. */
+  history?: string[];
+}
+
+function fromItem(item: Record<string, unknown>): ExecutionRecord {
+  return {
+    name: item.name as string,
+    workflow: item.workflow as string,
+    input: (item.input as Record<string, unknown>) ?? {},
+    status: item.status as ExecutionStatus,
+    owner: { id: item.ownerId as string, host: item.ownerHost as string, pid: Number(item.ownerPid) },
+    leaseExpiresAt: Number(item.leaseExpiresAt),
+    drives: Number(item.drives ?? 1),
+    startedAt: item.startedAt as string,
+    updatedAt: item.updatedAt as string,
+    ...(item.finishedAt ? { finishedAt: item.finishedAt as string } : {}),
+    ...(item.output !== undefined ? { output: item.output } : {}),
+    ...(item.error ? { error: item.error as string } : {}),
+    ...(item.cause ? { cause: item.cause as string } : {}),
+    ...(Array.isArray(item.history) ? { history: item.history as string[] } : {}),
+  };
+}
+
+async function conditionally(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** False when an execution of that name exists already (in whatever state): nothing new runs. */
+export async function createExecution(input: {
+  name: string;
+  workflow: string;
+  input: Record<string, unknown>;
+  owner: ExecutionOwner;
+  leaseExpiresAt: number;
+  now?: Date;
+}): Promise<boolean> {
+  const now = (input.now ?? new Date()).toISOString();
+  return conditionally(
+    dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.execution(input.name),
+          entity: executionEntity,
+          name: input.name,
+          workflow: input.workflow,
+          input: input.input,
+          status: 'RUNNING' satisfies ExecutionStatus,
+          ownerId: input.owner.id,
+          ownerHost: input.owner.host,
+          ownerPid: input.owner.pid,
+          leaseExpiresAt: input.leaseExpiresAt,
+          drives: 1,
+          startedAt: now,
+          updatedAt: now,
+          gsi2pk: runningExecutionsKey,
+          gsi2sk: `${now}#${input.name}`,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ),
+  );
+}
+
+export async function getExecution(name: string): Promise<ExecutionRecord | undefined> {
+  const { Item } = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: keys.execution(name), ConsistentRead: true }),
+  );
+  return Item ? fromItem(Item) : undefined;
+}
+
+/** Names of executions still RUNNING (the index is eventually consistent: re-read each one before acting). */
+export async function listRunningExecutionNames(): Promise<string[]> {
+  const names: string[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :running',
+        ExpressionAttributeValues: { ':running': runningExecutionsKey },
+        ProjectionExpression: '#name',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) names.push(item.name as string);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return names;
+}
+
+/** The owner extends its lease; false when it is no longer the owner (another process took over). */
+export async function renewLease(name: string, ownerId: string, leaseExpiresAt: number, now = new Date()): Promise<boolean> {
+  return conditionally(
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.execution(name),
+        UpdateExpression: 'SET leaseExpiresAt = :lease, updatedAt = :now',
+        ConditionExpression: '#status = :running AND ownerId = :owner',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':lease': leaseExpiresAt, ':now': now.toISOString(), ':running': 'RUNNING', ':owner': ownerId },
+      }),
+    ),
+  );
+}
+
+/**
+ * Takes over an execution whose owner is gone. The condition is on the owner and lease just
+ * read: if that owner renewed meanwhile, or another process claimed first, this claim fails.
+ */
+export async function claimExecution(
+  seen: ExecutionRecord,
+  owner: ExecutionOwner,
+  leaseExpiresAt: number,
+  now = new Date(),
+): Promise<boolean> {
+  return conditionally(
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.execution(seen.name),
+        UpdateExpression:
+          'SET ownerId = :owner, ownerHost = :host, ownerPid = :pid, leaseExpiresAt = :lease, updatedAt = :now ADD drives :one',
+        ConditionExpression: '#status = :running AND ownerId = :seenOwner AND leaseExpiresAt = :seenLease',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':owner': owner.id,
+          ':host': owner.host,
+          ':pid': owner.pid,
+          ':lease': leaseExpiresAt,
+          ':now': now.toISOString(),
+          ':one': 1,
+          ':running': 'RUNNING',
+          ':seenOwner': seen.owner.id,
+          ':seenLease': seen.leaseExpiresAt,
+        },
+      }),
+    ),
+  );
+}
+
+/** Records the end; only the owner may. Leaves the index of running executions. */
+export async function finishExecution(
+  name: string,
+  ownerId: string,
+  outcome: { status: 'SUCCEEDED'; output: unknown } | { status: 'FAILED'; error: string; cause: string },
+  history: string[] = [],
+  now = new Date(),
+): Promise<boolean> {
+  const values: Record<string, unknown> = {
+    ':status': outcome.status,
+    ':now': now.toISOString(),
+    ':running': 'RUNNING',
+    ':owner': ownerId,
+    ':history': history,
+  };
+  let set = '#status = :status, finishedAt = :now, updatedAt = :now, history = :history';
+  if (outcome.status === 'SUCCEEDED') {
+    set += ', #output = :output';
+    values[':output'] = outcome.output ?? null;
+  } else {
+    set += ', #error = :error, #cause = :cause';
+    values[':error'] = outcome.error;
+    values[':cause'] = outcome.cause;
+  }
+  return conditionally(
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.execution(name),
+        UpdateExpression: `SET ${set} REMOVE gsi2pk, gsi2sk`,
+        ConditionExpression: '#status = :running AND ownerId = :owner',
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          ...(outcome.status === 'SUCCEEDED' ? { '#output': 'output' } : { '#error': 'error', '#cause': 'cause' }),
+        },
+        ExpressionAttributeValues: values,
+      }),
+    ),
+  );
+}

@@ -1,0 +1,272 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { BusEntry, EventBus, PublishResult } from '#platform/eventBus.ts';
+import { config } from '#platform/config.ts';
+import { logger } from '#platform/logger.ts';
+import { eventRules, type EventPattern, type EventRule } from '#wiring/events.ts';
+
+/**
+ * EventBridge on this machine: the same rules (lib/wiring/events.ts), the same pattern
+ * semantics for the subset we use, the same targets called with the SQS-shaped event their
+ * queue would hand them in AWS. Delivery is asynchronous, as with PutEvents: `publish`
+ * answers once the bus has accepted the entries. A delivery that fails is retried a few times,
+ * then kept in `deadLetters` (the queue's dead-letter queue in AWS) and logged.
+ */
+export interface BusEvent {
+  version: '0';
+  id: string;
+  'detail-type': string;
+  source: string;
+  account: string;
+  time: string;
+  region: string;
+  resources: string[];
+  detail: unknown;
+}
+
+export interface DeadLetter {
+  rule: string;
+  event: BusEvent;
+  error: string;
+  attempts: number;
+  failedAt: string;
+}
+
+export interface LocalEventBusOptions {
+  rules?: EventRule[];
+  /** Deliveries per event and rule before it is dead-lettered (the queue's maxReceiveCount). */
+  maxAttempts?: number;
+  /** Pause between attempts; the queue's visibility timeout in AWS. */
+  retryDelayMs?: number;
+}
+
+const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+const localAccount = '000000000000';
+
+type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+
+export class LocalEventBus implements EventBus {
+  readonly deadLetters: DeadLetter[] = [];
+  private readonly rules: EventRule[];
+  private readonly maxAttempts: number;
+  private readonly retryDelayMs: number;
+  private readonly deliveries = new Set<Promise<void>>();
+  private readonly handlers = new Map<string, Promise<SqsHandler>>();
+  private readonly stopping = new AbortController();
+
+  constructor(options: LocalEventBusOptions = {}) {
+    this.rules = options.rules ?? eventRules;
+    // Refuse a pattern we cannot evaluate now, not by silently never matching it later.
+    for (const rule of this.rules) validatePattern(rule.pattern, rule.name);
+    this.maxAttempts = options.maxAttempts ?? 3;
+    this.retryDelayMs = options.retryDelayMs ?? 1_000;
+  }
+
+  async publish(entries: BusEntry[]): Promise<PublishResult> {
+    const failed: PublishResult['failed'] = [];
+    entries.forEach((entry, index) => {
+      if (this.stopping.signal.aborted) {
+        failed.push({ index, error: 'BusStopped: the local bus is stopping' });
+        return;
+      }
+      let detail: unknown;
+      try {
+        detail = JSON.parse(entry.Detail);
+      } catch {
+        failed.push({ index, error: 'MalformedDetail: Detail is not valid JSON' });
+        return;
+      }
+      const event: BusEvent = {
+        version: '0',
+        id: randomUUID(),
+        'detail-type': entry.DetailType,
+        source: entry.Source,
+        account: localAccount,
+        time: (entry.Time ?? new Date()).toISOString(),
+        region: config().AWS_REGION,
+        resources: [],
+        detail,
+      };
+      for (const rule of this.rules) {
+        if (matchesPattern(rule.pattern, event as unknown as Record<string, unknown>)) this.track(this.deliver(rule, event));
+      }
+    });
+    return { failed };
+  }
+
+  /** Resolves when every accepted event has been delivered or dead-lettered (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.deliveries.size > 0) await Promise.allSettled([...this.deliveries]);
+  }
+
+  /** Refuses new entries, cuts pending retry pauses short and waits for deliveries to end. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.idle();
+  }
+
+  private track(delivery: Promise<void>): void {
+    this.deliveries.add(delivery);
+    void delivery.finally(() => this.deliveries.delete(delivery));
+  }
+
+  private async deliver(rule: EventRule, event: BusEvent): Promise<void> {
+    const body = JSON.stringify(event);
+    // One message id for every attempt, as SQS keeps it across redeliveries.
+    const messageId = randomUUID();
+    const sentAt = Date.now();
+    let lastError = '';
+    for (let attempt = 1; attempt <= this.maxAttempts; attempt += 1) {
+      if (attempt > 1) {
+        if (this.stopping.signal.aborted) break;
+        await pause(this.retryDelayMs, this.stopping.signal);
+      }
+      try {
+        const handler = await this.handler(rule.target);
+        const result = await handler({
+          Records: [
+            {
+              messageId,
+              receiptHandle: `${messageId}#${attempt}`,
+              body,
+              attributes: {
+                ApproximateReceiveCount: String(attempt),
+                SentTimestamp: String(sentAt),
+                SenderId: localAccount,
+                ApproximateFirstReceiveTimestamp: String(sentAt),
+              },
+              messageAttributes: {},
+              md5OfBody: createHash('md5').update(body).digest('hex'),
+              eventSource: 'aws:sqs',
+              eventSourceARN: `arn:aws:sqs:${event.region}:${localAccount}:${rule.name}`,
+              awsRegion: event.region,
+            },
+          ],
+        });
+        if (!result?.batchItemFailures?.some((failure) => failure.itemIdentifier === messageId)) return;
+        lastError = 'the target reported the message as failed';
+      } catch (error) {
+        lastError = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      }
+      logger.warn('event delivery failed', { rule: rule.name, eventId: event.id, attempt, error: lastError });
+    }
+    const deadLetter: DeadLetter = {
+      rule: rule.name,
+      event,
+      error: lastError || 'the bus stopped before delivery',
+      attempts: this.maxAttempts,
+      failedAt: new Date().toISOString(),
+    };
+    this.deadLetters.push(deadLetter);
+    logger.error('event dead-lettered', { rule: rule.name, eventId: event.id, detailType: event['detail-type'], error: deadLetter.error });
+  }
+
+  private handler(target: string): Promise<SqsHandler> {
+    let loaded = this.handlers.get(target);
+    if (!loaded) {
+      loaded = import(pathToFileURL(resolve(projectRoot, target)).href).then((module: { handler?: unknown }) => {
+        if (typeof module.handler !== 'function') throw new Error(`${target} exports no handler`);
+        return module.handler as SqsHandler;
+      });
+      // A failed import is retried on the next delivery rather than cached forever.
+      loaded.catch(() => this.handlers.delete(target));
+      this.handlers.set(target, loaded);
+    }
+    return loaded;
+  }
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((done) => {
+    if (signal.aborted) return done();
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), done()), { once: true });
+  });
+}
+
+// ---- EventBridge pattern matching (the subset the rules use) ------------------------------
+
+const supportedOperators = new Set(['prefix', 'anything-but', 'exists']);
+
+/** Throws on what EventBridge would refuse or what this bus does not implement. */
+export function validatePattern(pattern: EventPattern, where = 'pattern'): void {
+  if (typeof pattern !== 'object' || pattern === null || Array.isArray(pattern)) {
+    throw new Error(`${where}: a pattern is an object`);
+  }
+  for (const [field, condition] of Object.entries(pattern)) {
+    const path = `${where}.${field}`;
+    if (Array.isArray(condition)) {
+      if (condition.length === 0) throw new Error(`${path}: an empty array matches nothing`);
+      for (const matcher of condition) validateMatcher(matcher, path);
+    } else if (typeof condition === 'object' && condition !== null) {
+      validatePattern(condition as EventPattern, path);
+    } else {
+      throw new Error(`${path}: a leaf must be an array of values or matchers`);
+    }
+  }
+}
+
+function validateMatcher(matcher: unknown, path: string): void {
+  if (matcher === null || ['string', 'number', 'boolean'].includes(typeof matcher)) return;
+  if (typeof matcher !== 'object' || Array.isArray(matcher)) throw new Error(`${path}: unsupported matcher`);
+  const entries = Object.entries(matcher as Record<string, unknown>);
+  const [operator, operand] = entries[0] ?? [];
+  if (entries.length !== 1 || !operator || !supportedOperators.has(operator)) {
+    throw new Error(`${path}: unsupported matcher ${JSON.stringify(matcher)} (the local bus knows ${[...supportedOperators].join(', ')})`);
+  }
+  if (operator === 'prefix' && typeof operand !== 'string') throw new Error(`${path}: prefix takes a string`);
+  if (operator === 'exists' && typeof operand !== 'boolean') throw new Error(`${path}: exists takes a boolean`);
+  if (operator === 'anything-but') {
+    const ok =
+      isScalar(operand) ||
+      (Array.isArray(operand) && operand.length > 0 && operand.every(isScalar)) ||
+      (isPlainObject(operand) && Object.keys(operand).length === 1 && typeof operand.prefix === 'string');
+    if (!ok) throw new Error(`${path}: anything-but takes a value, a list of values or {prefix}`);
+  }
+}
+
+/**
+ * EventBridge semantics: every field of the pattern must match (AND); a leaf array matches
+ * when any of its entries matches (OR); an array in the event matches when any of its
+ * elements does; a nested object descends into the event's object; an absent field matches
+ * only `{exists: false}`.
+ */
+export function matchesPattern(pattern: EventPattern, event: Record<string, unknown>): boolean {
+  return Object.entries(pattern).every(([field, condition]) => {
+    const value = event[field];
+    if (Array.isArray(condition)) return matchesLeaf(condition, value);
+    if (value === undefined) return matchesPattern(condition as EventPattern, {});
+    return isPlainObject(value) && matchesPattern(condition as EventPattern, value);
+  });
+}
+
+function matchesLeaf(matchers: unknown[], value: unknown): boolean {
+  return matchers.some((matcher) => {
+    if (isPlainObject(matcher) && 'exists' in matcher) return (value !== undefined) === matcher.exists;
+    if (value === undefined) return false;
+    const candidates = Array.isArray(value) ? value : [value];
+    return candidates.some((candidate) => matchesValue(matcher, candidate));
+  });
+}
+
+function matchesValue(matcher: unknown, value: unknown): boolean {
+  if (!isPlainObject(matcher)) return matcher === value;
+  if ('prefix' in matcher) return typeof value === 'string' && value.startsWith(matcher.prefix as string);
+  if ('anything-but' in matcher) {
+    const excluded = matcher['anything-but'];
+    if (isPlainObject(excluded)) return !(typeof value === 'string' && value.startsWith(excluded.prefix as string));
+    const list = Array.isArray(excluded) ? excluded : [excluded];
+    return !list.includes(value);
+  }
+  return false;
+}
+
+function isScalar(value: unknown): boolean {
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,432 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  ExecutionAbortedError,
+  ExecutionError,
+  ExecutionTimeoutError,
+  StateMachine,
+  type RunOptions,
+  type StateMachineDefinition,
+} from 'aws-local-stepfunctions';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { StartResult, WorkflowEngine } from '#platform/workflow.ts';
+import { logger } from '#platform/logger.ts';
+import { dynamo, tableName } from '#store/client.ts';
+import {
+  claimExecution,
+  createExecution,
+  finishExecution,
+  getExecution,
+  listRunningExecutionNames,
+  renewLease,
+  type ExecutionOwner,
+  type ExecutionRecord,
+  type ExecutionStatus,
+} from '#store/executions.ts';
+import { keys } from '#store/keys.ts';
+import { workflows as registry, type WorkflowDefinition } from '#wiring/workflows.ts';
+
+// aws-local-stepfunctions calls Promise.withResolvers (Node 22+) inside every Task state.
+// It is only reached at run time, so installing it here, before any run, is early enough.
+const promiseStatics = Promise as unknown as { withResolvers?: () => unknown };
+if (typeof promiseStatics.withResolvers !== 'function') {
+  promiseStatics.withResolvers = function withResolvers<T>() {
+    let resolvePromise!: (value: T | PromiseLike<T>) => void;
+    let rejectPromise!: (reason?: unknown) => void;
+    const promise = new Promise<T>((res, rej) => {
+      resolvePromise = res;
+      rejectPromise = rej;
+    });
+    return { promise, resolve: resolvePromise, reject: rejectPromise };
+  };
+}
+
+/**
+ * Step Functions on this machine. Runs the very ASL files the CDK deploys, with each Task
+ * state calling the task handler its `${Placeholder}` names in the registry, answered in the
+ * shape `lambda:invoke` gives (`{Payload, StatusCode}`) so the same paths work. A task's
+ * thrown error reaches Retry and Catch under the error's `name`, as Lambda reports it.
+ *
+ * Every execution is recorded in the table (functions/store/executions.ts): the conditional
+ * Put refuses a second start of the same name, and the record's owner and lease let a later
+ * process re-drive what a crashed one left RUNNING. A re-drive starts over from StartAt with
+ * the same input, which is safe because every task is idempotent.
+ */
+export interface LocalWorkflowRunnerOptions {
+  /** Every Wait state lasts this many seconds instead of its own (tests, demos). */
+  waitSecondsOverride?: number;
+  /** Every Retry pauses this many milliseconds between attempts instead of its own interval. */
+  retryIntervalOverrideMs?: number;
+  /** How long an owner's claim on an execution lasts without renewal; renewed at a third of it. */
+  leaseMs?: number;
+  /**
+   * Also sweep for abandoned executions this often, not only when resumeUnfinished() is called:
+   * picks up what another process on the same table (an admin CLI run, a second `npm start`)
+   * left behind when it died. Off unless set.
+   */
+  resumeIntervalMs?: number;
+  /** The workflow registry; lib/wiring/workflows.ts unless told otherwise. */
+  workflows?: Record<string, WorkflowDefinition>;
+}
+
+export interface ExecutionOutcome {
+  name: string;
+  status: ExecutionStatus;
+  output?: unknown;
+  error?: string;
+  cause?: string;
+  drives: number;
+  /** States the final drive went through. */
+  history: string[];
+}
+
+interface LoadedWorkflow {
+  machine: StateMachine;
+  overrides: NonNullable<RunOptions['overrides']>;
+}
+
+interface Running {
+  done: Promise<void>;
+  abort: () => void;
+  currentState?: string;
+  /** States entered, in order: recorded with the outcome, so a failure shows the path it took. */
+  history: string[];
+}
+
+type TaskHandler = (input: unknown) => Promise<unknown>;
+
+const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+const lambdaInvoke = 'arn:aws:states:::lambda:invoke';
+
+/** Runner instances alive in this process: an owner of this pid that is not here has stopped. */
+const liveRunners = new Set<string>();
+
+export class LocalWorkflowRunner implements WorkflowEngine {
+  readonly owner: ExecutionOwner = { id: randomUUID(), host: hostname(), pid: process.pid };
+  private readonly options: LocalWorkflowRunnerOptions;
+  private readonly registry: Record<string, WorkflowDefinition>;
+  private readonly leaseMs: number;
+  private readonly loaded = new Map<string, Promise<LoadedWorkflow>>();
+  private readonly running = new Map<string, Running>();
+  private stopped = false;
+  private sweeping: Promise<unknown> | undefined;
+  private readonly sweeper: NodeJS.Timeout | undefined;
+
+  constructor(options: LocalWorkflowRunnerOptions = {}) {
+    this.options = options;
+    this.registry = options.workflows ?? registry;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    liveRunners.add(this.owner.id);
+    if (options.resumeIntervalMs) {
+      this.sweeper = setInterval(() => {
+        if (this.sweeping) return;
+        this.sweeping = this.resumeUnfinished()
+          .catch((error: unknown) => logger.warn('sweep for abandoned executions failed', { error: error as Error }))
+          .finally(() => (this.sweeping = undefined));
+      }, options.resumeIntervalMs);
+      this.sweeper.unref();
+    }
+  }
+
+  async start(workflow: string, executionName: string, input: Record<string, unknown>): Promise<StartResult> {
+    if (this.stopped) throw new Error('The workflow runner is stopped.');
+    // Load first: a broken definition must refuse the start, not leave a RUNNING record behind.
+    await this.load(workflow);
+    // What a Lambda would receive is JSON; anything that does not survive that fails here.
+    const jsonInput = JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
+    const created = await createExecution({
+      name: executionName,
+      workflow,
+      input: jsonInput,
+      owner: this.owner,
+      leaseExpiresAt: Date.now() + this.leaseMs,
+    });
+    if (!created) return { executionName, started: false };
+    this.launch(executionName, workflow, jsonInput);
+    return { executionName, started: true };
+  }
+
+  /**
+   * Re-drives every RUNNING execution whose owner is gone: its lease ran out, or it belonged to
+   * a process on this host that no longer exists (or to a runner of this process that stopped).
+   * Answers the names taken over.
+   */
+  async resumeUnfinished(): Promise<string[]> {
+    if (this.stopped) return [];
+    const resumed: string[] = [];
+    for (const name of await listRunningExecutionNames()) {
+      if (this.running.has(name)) continue;
+      const record = await getExecution(name);
+      if (!record || record.status !== 'RUNNING' || !ownerGone(record)) continue;
+      if (!(await claimExecution(record, this.owner, Date.now() + this.leaseMs))) continue;
+      logger.info('workflow execution re-driven', { executionName: name, workflow: record.workflow, previousOwner: record.owner });
+      this.launch(name, record.workflow, record.input);
+      resumed.push(name);
+    }
+    return resumed;
+  }
+
+  async reachable(): Promise<boolean> {
+    if (this.stopped) return false;
+    try {
+      await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.execution('health-probe') }));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Resolves when no execution is running in this runner. */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running.values()].map((run) => run.done));
+  }
+
+  /**
+   * Aborts what is running. The records stay RUNNING, owned by a runner that is gone, so the
+   * next runner's resumeUnfinished() re-drives them: a stop is a crash the tests can cause.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.sweeper);
+    await this.sweeping;
+    liveRunners.delete(this.owner.id);
+    for (const run of this.running.values()) run.abort();
+    await this.idle();
+  }
+
+  /** The state an execution of this runner is in now (tests wait for a Wait state with it). */
+  currentState(executionName: string): string | undefined {
+    return this.running.get(executionName)?.currentState;
+  }
+
+  /** The final outcome of an execution, from the table; throws when it is still running at the deadline. */
+  async waitFor(executionName: string, timeoutMs = 30_000): Promise<ExecutionOutcome> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const local = this.running.get(executionName);
+      if (local) await Promise.race([local.done, pause(Math.max(0, deadline - Date.now()))]);
+      const record = await getExecution(executionName);
+      if (!record) throw new Error(`No execution named ${executionName}.`);
+      if (record.status !== 'RUNNING') {
+        return {
+          name: record.name,
+          status: record.status,
+          drives: record.drives,
+          history: record.history ?? [],
+          ...(record.output !== undefined ? { output: record.output } : {}),
+          ...(record.error ? { error: record.error, cause: record.cause } : {}),
+        };
+      }
+      if (Date.now() >= deadline) throw new Error(`Execution ${executionName} is still running after ${timeoutMs} ms.`);
+      await pause(Math.min(50, Math.max(0, deadline - Date.now())));
+    }
+  }
+
+  private launch(name: string, workflow: string, input: Record<string, unknown>): void {
+    const controller = new AbortController();
+    const run: Running = { done: Promise.resolve(), abort: () => controller.abort(), history: [] };
+    run.done = this.drive(name, workflow, input, controller, run).finally(() => this.running.delete(name));
+    this.running.set(name, run);
+  }
+
+  private async drive(
+    name: string,
+    workflow: string,
+    input: Record<string, unknown>,
+    controller: AbortController,
+    run: Running,
+  ): Promise<void> {
+    let lostOwnership = false;
+    // Set once the outcome is being written: a renewal refused after that is our own finish.
+    let finishing = false;
+    const heartbeat = setInterval(() => {
+      renewLease(name, this.owner.id, Date.now() + this.leaseMs)
+        .then((renewed) => {
+          if (renewed || finishing || controller.signal.aborted) return;
+          // Someone else holds it now (we were presumed dead): stop, and leave it to them.
+          lostOwnership = true;
+          logger.warn('workflow execution taken over by another runner', { executionName: name });
+          controller.abort();
+        })
+        .catch((error: unknown) => logger.warn('workflow lease renewal failed', { executionName: name, error: error as Error }));
+    }, Math.max(10, Math.floor(this.leaseMs / 3)));
+    heartbeat.unref();
+
+    try {
+      const { machine, overrides } = await this.load(workflow);
+      const execution = machine.run(input as Parameters<StateMachine['run']>[0], {
+        overrides: { ...overrides, taskResourceLocalHandlers: this.bindTasks(overrides, controller.signal) },
+        context: {
+          Execution: { Id: `arn:aws:states:local:000000000000:execution:${workflow}:${name}`, Name: name },
+          StateMachine: { Name: workflow },
+        },
+      });
+      controller.signal.addEventListener('abort', () => execution.abort(), { once: true });
+      const followed = this.follow(name, execution.eventLogs, run);
+
+      let outcome: Parameters<typeof finishExecution>[2];
+      try {
+        outcome = { status: 'SUCCEEDED', output: await execution.result };
+      } catch (error) {
+        if (error instanceof ExecutionAbortedError) return;
+        outcome = failure(error);
+      }
+      // A result that arrived before a stop is still ours to record; after a takeover it is not.
+      if (lostOwnership) return;
+      finishing = true;
+      // The event log closes with the outcome; let it catch up so the history is complete.
+      await followed;
+      const recorded = await finishExecution(name, this.owner.id, outcome, run.history);
+      if (!recorded) logger.warn('workflow outcome not recorded: no longer the owner', { executionName: name });
+      else if (outcome.status === 'FAILED') logger.warn('workflow execution failed', { executionName: name, workflow, error: outcome.error });
+    } catch (error) {
+      // The runner itself broke (definition unreadable, table unreachable): the record stays
+      // RUNNING and the next resumeUnfinished() after the lease tries again.
+      logger.error('workflow execution could not be driven', { executionName: name, workflow, error: error as Error });
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /** Task state name → its handler, each guarded so that nothing runs once the execution is aborted. */
+  private bindTasks(overrides: LoadedWorkflow['overrides'], signal: AbortSignal) {
+    const bound: NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']> = {};
+    for (const [stateName, call] of Object.entries(overrides.taskResourceLocalHandlers ?? {})) {
+      bound[stateName] = async (input) => {
+        if (signal.aborted) throw namedError('States.Runtime', 'execution aborted');
+        return call(input);
+      };
+    }
+    return bound;
+  }
+
+  private async follow(name: string, events: ReturnType<StateMachine['run']>['eventLogs'], run: Running) {
+    try {
+      for await (const event of events) {
+        if (event.type === 'StateEntered') {
+          run.currentState = event.state.name;
+          run.history.push(event.state.name);
+        }
+        if (event.type === 'StateRetried') logger.warn('workflow task retried', { executionName: name, state: event.state.name });
+        if (event.type === 'StateFailed') logger.debug('workflow state failed', { executionName: name, state: event.state.name, error: event.Error });
+      }
+    } catch (error) {
+      logger.debug('workflow event log ended', { executionName: name, error: error as Error });
+    }
+  }
+
+  private load(workflow: string): Promise<LoadedWorkflow> {
+    let loading = this.loaded.get(workflow);
+    if (!loading) {
+      loading = this.loadUncached(workflow);
+      loading.catch(() => this.loaded.delete(workflow));
+      this.loaded.set(workflow, loading);
+    }
+    return loading;
+  }
+
+  private async loadUncached(workflow: string): Promise<LoadedWorkflow> {
+    const entry = this.registry[workflow];
+    if (!entry) throw new Error(`Unknown workflow ${workflow}.`);
+    const definition = JSON.parse(await readFile(resolve(projectRoot, entry.definition), 'utf8')) as StateMachineDefinition;
+    const overrides: LoadedWorkflow['overrides'] = { taskResourceLocalHandlers: {}, waitTimeOverrides: {}, retryIntervalOverrides: {} };
+
+    for (const [stateName, state] of allStates(definition)) {
+      if (state.Type === 'Task') {
+        overrides.taskResourceLocalHandlers![stateName] = await this.taskHandler(entry, stateName, state);
+      }
+      if (state.Type === 'Wait' && this.options.waitSecondsOverride !== undefined) {
+        overrides.waitTimeOverrides![stateName] = this.options.waitSecondsOverride * 1000;
+      }
+      if ('Retry' in state && state.Retry && this.options.retryIntervalOverrideMs !== undefined) {
+        overrides.retryIntervalOverrides![stateName] = this.options.retryIntervalOverrideMs;
+      }
+    }
+    return { machine: new StateMachine(definition), overrides };
+  }
+
+  private async taskHandler(entry: WorkflowDefinition, stateName: string, state: { Resource?: unknown; Parameters?: unknown }) {
+    const functionName = (state.Parameters as { FunctionName?: unknown } | undefined)?.FunctionName;
+    const placeholder = typeof functionName === 'string' ? /^\$\{(\w+)\}$/.exec(functionName)?.[1] : undefined;
+    if (state.Resource !== lambdaInvoke || !placeholder) {
+      throw new Error(
+        `${entry.definition}: Task state ${stateName} must be "Resource": "${lambdaInvoke}" with "FunctionName": "\${TaskName}"`,
+      );
+    }
+    const task = entry.tasks[placeholder];
+    if (!task) throw new Error(`${entry.definition}: ${stateName} calls \${${placeholder}}, which is not a task of ${entry.name}`);
+    const module = (await import(pathToFileURL(resolve(projectRoot, task.handler)).href)) as { handler?: unknown };
+    if (typeof module.handler !== 'function') throw new Error(`${task.handler} exports no handler`);
+    const handler = module.handler as TaskHandler;
+
+    return async (input: unknown) => {
+      // lambda:invoke hands the function `Payload` and answers `{Payload: <its result>, StatusCode}`;
+      // both cross a JSON boundary in AWS, so they do here too.
+      const payload = JSON.parse(JSON.stringify((input as { Payload?: unknown } | null)?.Payload ?? null)) as unknown;
+      let result: unknown;
+      try {
+        result = await handler(payload);
+      } catch (error) {
+        throw lambdaError(error);
+      }
+      return { Payload: JSON.parse(JSON.stringify(result ?? null)), StatusCode: 200, ExecutedVersion: '$LATEST' };
+    };
+  }
+}
+
+/** Every state of the machine, nested Parallel branches and Map iterators included (overrides are keyed by name). */
+function* allStates(definition: Pick<StateMachineDefinition, 'States'>): Generator<[string, StateMachineDefinition['States'][string]]> {
+  for (const [name, state] of Object.entries(definition.States)) {
+    yield [name, state];
+    if (state.Type === 'Parallel') for (const branch of state.Branches) yield* allStates(branch);
+    if (state.Type === 'Map') {
+      const processor = state.ItemProcessor ?? state.Iterator;
+      if (processor) yield* allStates(processor);
+    }
+  }
+}
+
+/** As Lambda reports a function error: the error type is the error's name; the cause is its JSON. */
+function lambdaError(error: unknown): Error {
+  const errorType = error instanceof Error ? error.name : 'Error';
+  const errorMessage = error instanceof Error ? error.message : String(error);
+  return namedError(errorType, JSON.stringify({ errorType, errorMessage }));
+}
+
+function namedError(name: string, message: string): Error {
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}
+
+function failure(error: unknown): { status: 'FAILED'; error: string; cause: string } {
+  if (error instanceof ExecutionTimeoutError) return { status: 'FAILED', error: 'States.Timeout', cause: 'The execution timed out.' };
+  if (error instanceof ExecutionError && error.cause instanceof Error) {
+    return { status: 'FAILED', error: error.cause.name, cause: error.cause.message };
+  }
+  return { status: 'FAILED', error: 'States.Runtime', cause: error instanceof Error ? error.message : String(error) };
+}
+
+function ownerGone(record: ExecutionRecord): boolean {
+  if (record.leaseExpiresAt <= Date.now()) return true;
+  if (record.owner.host !== hostname()) return false;
+  if (record.owner.pid === process.pid) return !liveRunners.has(record.owner.id);
+  return !processAlive(record.owner.pid);
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}

@@ -1,0 +1,267 @@
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExecutionAlreadyExists, SFNClient } from '@aws-sdk/client-sfn';
+import { PutCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { useFreshTable } from '../support/table.ts';
+import { LocalWorkflowRunner } from '../../lib/local/workflowRunner.ts';
+import { StepFunctionsEngine, stateMachineArn } from '#platform/workflowStepFunctions.ts';
+import { executionName } from '#platform/workflow.ts';
+import { dynamo, tableName } from '#store/client.ts';
+import { executionEntity, getExecution, runningExecutionsKey } from '#store/executions.ts';
+import { keys } from '#store/keys.ts';
+import { outboxEntity, type OutboxEvent } from '#store/outbox.ts';
+import { getWallet, getWalletByExternalId, newWalletId, walletItem, type Wallet } from '#store/wallets.ts';
+
+/** A provisioning home wallet, written as the admin CLI writes it. */
+async function provisioningWallet(organizationId: string): Promise<string> {
+  const walletId = newWalletId();
+  await dynamo().send(new TransactWriteCommand({ TransactItems: [walletItem({ organizationId, walletId, home: true })] }));
+  return walletId;
+}
+
+async function activatedEventsFor(walletId: string): Promise<OutboxEvent<Wallet>[]> {
+  const events: OutboxEvent<Wallet>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'entity = :entity',
+        ExpressionAttributeValues: { ':entity': outboxEntity },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const event = item.event as OutboxEvent<Wallet>;
+      if (event.type === 'wallet.activated' && event.data.id === walletId) events.push(event);
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return events;
+}
+
+async function until<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('walletProvisioning on the local runner', () => {
+  const runners: LocalWorkflowRunner[] = [];
+  const runner = (options: ConstructorParameters<typeof LocalWorkflowRunner>[0] = {}) => {
+    const created = new LocalWorkflowRunner({ retryIntervalOverrideMs: 0, ...options });
+    runners.push(created);
+    return created;
+  };
+
+  beforeAll(async () => {
+    await useFreshTable('workflows');
+  });
+  afterAll(async () => {
+    await Promise.all(runners.map((each) => each.stop()));
+  });
+
+  it('opens the wallet and activates it with one wallet.activated event', async () => {
+    const engine = runner({ waitSecondsOverride: 0 });
+    const organizationId = 'org_wf1';
+    const walletId = await provisioningWallet(organizationId);
+    const name = executionName(organizationId, walletId);
+
+    const started = await engine.start('walletProvisioning', name, { organizationId, walletId, activationWaitSeconds: 1 });
+    expect(started).toEqual({ executionName: name, started: true });
+    const outcome = await engine.waitFor(name);
+
+    expect(outcome.status).toBe('SUCCEEDED');
+    expect(outcome.history).toEqual(['CreateWallet', 'WaitForActivation', 'ActivateWallet']);
+    const wallet = await getWallet(organizationId, walletId);
+    expect(wallet).toMatchObject({ status: 'active', chain: 'base', kind: 'wallet', provider: 'simulated-custody', home: true });
+    expect(wallet?.address).toMatch(/^0x[0-9a-f]{40}$/);
+    expect(wallet?.externalId).toMatch(/^sim-wal-[0-9a-f]+$/);
+    expect(outcome.output).toMatchObject({ id: walletId, status: 'active', address: wallet?.address });
+    expect(await getWalletByExternalId(organizationId, wallet!.externalId!)).toMatchObject({ id: walletId });
+    expect(await getWalletByExternalId('org_other', wallet!.externalId!)).toBeUndefined();
+
+    const events = await activatedEventsFor(walletId);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ organizationId, data: { id: walletId, status: 'active', address: wallet?.address } });
+
+    // Finished executions leave the index of running ones.
+    const record = await dynamo().send(new ScanCommand({
+      TableName: tableName(),
+      FilterExpression: 'entity = :entity AND #name = :name',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: { ':entity': executionEntity, ':name': name },
+    }));
+    expect(record.Items?.[0]?.gsi2pk).toBeUndefined();
+  });
+
+  it('refuses a second start of the same execution name and runs nothing', async () => {
+    const engine = runner({ waitSecondsOverride: 0 });
+    const organizationId = 'org_wf2';
+    const walletId = await provisioningWallet(organizationId);
+    const name = executionName(organizationId, walletId);
+    const input = { organizationId, walletId, activationWaitSeconds: 0 };
+
+    const [first, second] = await Promise.all([
+      engine.start('walletProvisioning', name, input),
+      engine.start('walletProvisioning', name, input),
+    ]);
+    expect([first.started, second.started].sort()).toEqual([false, true]);
+    await engine.waitFor(name);
+    const third = await engine.start('walletProvisioning', name, input);
+    expect(third).toEqual({ executionName: name, started: false });
+    await engine.idle();
+
+    expect((await getExecution(name))?.drives).toBe(1);
+    expect(await activatedEventsFor(walletId)).toHaveLength(1);
+  });
+
+  it('re-drives an execution a stopped runner left in its Wait, exactly once', async () => {
+    const crashed = runner({ waitSecondsOverride: 3600 });
+    const organizationId = 'org_wf3';
+    const walletId = await provisioningWallet(organizationId);
+    const name = executionName(organizationId, walletId);
+
+    await crashed.start('walletProvisioning', name, { organizationId, walletId, activationWaitSeconds: 3600 });
+    await until(() => crashed.currentState(name) === 'WaitForActivation' || undefined, 'the Wait state');
+    await crashed.stop();
+
+    expect((await getExecution(name))?.status).toBe('RUNNING');
+    expect((await getWallet(organizationId, walletId))?.status).toBe('provisioning');
+
+    // Two new runners race to take it over; the conditional claim lets only one drive it.
+    const [first, second] = [runner({ waitSecondsOverride: 0 }), runner({ waitSecondsOverride: 0 })];
+    const [resumedByFirst, resumedBySecond] = await Promise.all([first.resumeUnfinished(), second.resumeUnfinished()]);
+    expect([...resumedByFirst, ...resumedBySecond]).toEqual([name]);
+    const outcome = await (resumedByFirst.length ? first : second).waitFor(name);
+
+    expect(outcome).toMatchObject({ status: 'SUCCEEDED', drives: 2 });
+    expect((await getWallet(organizationId, walletId))?.status).toBe('active');
+    expect(await activatedEventsFor(walletId)).toHaveLength(1);
+    expect(await first.resumeUnfinished()).toEqual([]);
+  });
+
+  it('re-drives a RUNNING record whose lease expired or whose process died, and leaves a live one alone', async () => {
+    const organizationId = 'org_wf4';
+    const expiredWallet = await provisioningWallet(organizationId);
+    const liveWallet = await provisioningWallet(organizationId);
+    const deadProcessWallet = await provisioningWallet(organizationId);
+    const foreign = { ownerId: 'elsewhere-runner', ownerHost: 'some-other-host', ownerPid: 1 };
+    // A process of this host that has exited: its lease has not run out, but nobody renews it.
+    const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
+    const put = (walletId: string, leaseExpiresAt: number, owner = foreign) => {
+      const name = executionName(organizationId, walletId);
+      const now = new Date().toISOString();
+      return dynamo().send(new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.execution(name), entity: executionEntity, name, workflow: 'walletProvisioning',
+          input: { organizationId, walletId, activationWaitSeconds: 0 }, status: 'RUNNING', ...owner,
+          leaseExpiresAt, drives: 1, startedAt: now, updatedAt: now, gsi2pk: runningExecutionsKey, gsi2sk: `${now}#${name}`,
+        },
+      }));
+    };
+    await put(expiredWallet, Date.now() - 1_000);
+    await put(liveWallet, Date.now() + 60_000);
+    await put(deadProcessWallet, Date.now() + 60_000, { ownerId: 'crashed-runner', ownerHost: hostname(), ownerPid: deadPid });
+
+    const engine = runner();
+    const resumed = await engine.resumeUnfinished();
+    expect(resumed.sort()).toEqual([executionName(organizationId, expiredWallet), executionName(organizationId, deadProcessWallet)].sort());
+    expect(await engine.waitFor(executionName(organizationId, deadProcessWallet))).toMatchObject({ status: 'SUCCEEDED', drives: 2 });
+
+    expect(await engine.waitFor(executionName(organizationId, expiredWallet))).toMatchObject({ status: 'SUCCEEDED', drives: 2 });
+    expect(await activatedEventsFor(expiredWallet)).toHaveLength(1);
+    expect((await getExecution(executionName(organizationId, liveWallet)))?.status).toBe('RUNNING');
+    expect((await getWallet(organizationId, liveWallet))?.status).toBe('provisioning');
+  });
+
+  it('sweeps for abandoned executions on its own when told to', async () => {
+    const crashed = runner({ waitSecondsOverride: 3600 });
+    const organizationId = 'org_wf6';
+    const walletId = await provisioningWallet(organizationId);
+    const name = executionName(organizationId, walletId);
+    await crashed.start('walletProvisioning', name, { organizationId, walletId, activationWaitSeconds: 3600 });
+    await until(() => crashed.currentState(name) === 'WaitForActivation' || undefined, 'the Wait state');
+
+    // Already running before the other one dies, as a long-lived `npm start` would be.
+    const survivor = runner({ waitSecondsOverride: 0, resumeIntervalMs: 50 });
+    await crashed.stop();
+    expect(await survivor.waitFor(name)).toMatchObject({ status: 'SUCCEEDED', drives: 2 });
+    expect(await activatedEventsFor(walletId)).toHaveLength(1);
+  });
+
+  it('fails through Catch with the task error name when the wallet does not exist', async () => {
+    const engine = runner({ waitSecondsOverride: 0 });
+    const name = executionName('org_wf5', 'wal_missing');
+    await engine.start('walletProvisioning', name, { organizationId: 'org_wf5', walletId: 'wal_missing', activationWaitSeconds: 0 });
+    const outcome = await engine.waitFor(name);
+
+    expect(outcome.status).toBe('FAILED');
+    expect(outcome.history).toEqual(['CreateWallet', 'ProvisioningFailed']);
+    expect(outcome.error).toBe('WalletNotFound');
+    expect(JSON.parse(outcome.cause ?? '{}')).toMatchObject({ errorType: 'WalletNotFound' });
+  });
+
+  it('is reachable while started and not after stop', async () => {
+    const engine = new LocalWorkflowRunner();
+    expect(await engine.reachable()).toBe(true);
+    await engine.stop();
+    expect(await engine.reachable()).toBe(false);
+    await expect(engine.start('walletProvisioning', 'x-y', {})).rejects.toThrow(/stopped/);
+  });
+});
+
+describe('StepFunctionsEngine (no network: the SDK call is answered by a middleware)', () => {
+  const prefix = 'arn:aws:states:eu-west-1:123456789012:stateMachine:payments-sandbox-';
+
+  function clientAnswering(answer: (input: Record<string, unknown>) => unknown) {
+    const sent: { command: string; input: Record<string, unknown> }[] = [];
+    const client = new SFNClient({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    client.middlewareStack.add(
+      (_next, context) => async (args) => {
+        sent.push({ command: context.commandName as string, input: args.input as Record<string, unknown> });
+        return { output: answer(args.input as Record<string, unknown>) as never, response: {} };
+      },
+      { step: 'initialize', name: 'answerWithoutNetwork' },
+    );
+    return { client, sent };
+  }
+
+  it('names the state machine from the prefix and the registry name', () => {
+    expect(stateMachineArn(prefix, 'walletProvisioning')).toBe(`${prefix}walletProvisioning`);
+    expect(() => new StepFunctionsEngine(undefined)).toThrow();
+  });
+
+  it('starts with the execution name and JSON input, and maps ExecutionAlreadyExists to started:false', async () => {
+    let exists = false;
+    const { client, sent } = clientAnswering(() => {
+      if (exists) throw new ExecutionAlreadyExists({ message: 'exists', $metadata: {} });
+      exists = true;
+      return { executionArn: 'arn', startDate: new Date() };
+    });
+    const engine = new StepFunctionsEngine(prefix, client);
+
+    expect(await engine.start('walletProvisioning', 'org_1-wal_1', { walletId: 'wal_1' })).toEqual({ executionName: 'org_1-wal_1', started: true });
+    expect(await engine.start('walletProvisioning', 'org_1-wal_1', { walletId: 'wal_1' })).toEqual({ executionName: 'org_1-wal_1', started: false });
+    expect(sent[0]).toEqual({
+      command: 'StartExecutionCommand',
+      input: { stateMachineArn: `${prefix}walletProvisioning`, name: 'org_1-wal_1', input: '{"walletId":"wal_1"}' },
+    });
+  });
+
+  it('is reachable when the state machine can be described', async () => {
+    const up = clientAnswering(() => ({ stateMachineArn: 'arn' }));
+    expect(await new StepFunctionsEngine(prefix, up.client).reachable()).toBe(true);
+    expect(up.sent[0]?.command).toBe('DescribeStateMachineCommand');
+    const down = clientAnswering(() => {
+      throw new Error('no route');
+    });
+    expect(await new StepFunctionsEngine(prefix, down.client).reachable()).toBe(false);
+  });
+});
