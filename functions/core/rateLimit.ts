@@ -28,16 +28,21 @@ export type BucketDecision =
   | { allowed: true; newTat: number; headers: RateHeaders }
   | { allowed: false; retryAfterSeconds: number; headers: RateHeaders };
 
+/** How far one request of `cost` moves the TAT, and how far ahead of now the TAT may run. */
+export function bucketSpan(limit: BucketLimit, cost = 1): { increment: number; capacity: number } {
+  const interval = 1000 / limit.perSecond;
+  return { increment: cost * interval, capacity: limit.burst * interval };
+}
+
 /**
  * Decide one request of `cost` tokens at `now` against a bucket whose stored TAT is `tat`
  * (undefined when never used). The new TAT is max(tat, now) + cost × emission interval;
  * the request fits when that is at most burst × interval ahead of now.
  */
 export function decide(tat: number | undefined, now: number, limit: BucketLimit, cost = 1): BucketDecision {
-  const interval = 1000 / limit.perSecond;
-  const capacity = limit.burst * interval;
+  const { increment, capacity } = bucketSpan(limit, cost);
   const base = Math.max(tat ?? now, now);
-  const newTat = base + cost * interval;
+  const newTat = base + increment;
   const ahead = newTat - now;
   if (ahead > capacity) {
     const retryAfterMs = ahead - capacity;
@@ -47,8 +52,14 @@ export function decide(tat: number | undefined, now: number, limit: BucketLimit,
       headers: headers(limit, 0, base - now),
     };
   }
-  const remaining = Math.floor((capacity - ahead) / interval + 1e-9);
-  return { allowed: true, newTat, headers: headers(limit, remaining, ahead) };
+  return { allowed: true, newTat, headers: headersAfter(newTat, now, limit) };
+}
+
+/** The headers of an allowed request that left the bucket at `newTat`. */
+export function headersAfter(newTat: number, now: number, limit: BucketLimit): RateHeaders {
+  const { capacity, increment: interval } = bucketSpan(limit);
+  const ahead = newTat - now;
+  return headers(limit, Math.floor((capacity - ahead) / interval + 1e-9), ahead);
 }
 
 function headers(limit: BucketLimit, remaining: number, untilFullMs: number): RateHeaders {

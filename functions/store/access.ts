@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { sameHash, type ParsedApiKey } from '#core/apiKeys.ts';
-import { decide, defaultLimits, type BucketLimit, type BucketName, type RateHeaders } from '#core/rateLimit.ts';
+import { bucketSpan, decide, defaultLimits, headersAfter, type BucketLimit, type BucketName, type RateHeaders } from '#core/rateLimit.ts';
 import type { Role } from '#core/permissions.ts';
 import { dynamo, tableName } from './client.ts';
 import { keys } from './keys.ts';
@@ -32,65 +32,71 @@ export type AccessResult =
 const tatAttribute: Record<BucketName, string> = { initiate: 'tatInitiate', write: 'tatWrite', read: 'tatRead' };
 
 /**
- * Last TAT and limit this process saw per organization and bucket: they pick the likely update
- * form first. A TAT only moves forward, so a stale one can only under-state the load: a 429
+ * Last TAT and limit this process saw per organization and bucket: they pick the update form
+ * first. A TAT only moves forward, so a remembered one can only under-state the load: a 429
  * decided from it without a round trip is never wrong for the limit it was decided with.
  */
 const lastSeenTat = new Map<string, number>();
 const lastSeenLimit = new Map<string, BucketLimit>();
 
-/** Attempts under contention from other instances before answering 429. */
+function remember(cacheKey: string, tat: number): void {
+  lastSeenTat.set(cacheKey, Math.max(tat, lastSeenTat.get(cacheKey) ?? tat));
+}
+
+/**
+ * Attempts before giving up with a 429. Each failed attempt returns the item, so the next one
+ * uses the right form; only a bucket crossing between idle and busy meanwhile needs a third.
+ */
 const maxAttempts = 4;
 
 export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, now = Date.now(), cost = 1): Promise<AccessResult> {
   const attribute = tatAttribute[bucket];
   const cacheKey = `${key.organizationId}#${bucket}`;
-  let expected: number | undefined = lastSeenTat.get(cacheKey);
+  let known: number | undefined = lastSeenTat.get(cacheKey);
   let limit: BucketLimit = lastSeenLimit.get(cacheKey) ?? defaultLimits[bucket];
 
   for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
-    // Idle bucket (TAT in the past): the new TAT is now + cost, whatever the old value was.
-    // Busy bucket: the new TAT builds on the exact old value, so that is the condition.
-    const busy = expected !== undefined && expected > now;
-    const decision = decide(busy ? expected : undefined, now, limit, cost);
-    if (!decision.allowed) {
-      return { outcome: 'rate_limited', retryAfterSeconds: decision.retryAfterSeconds, rate: decision.headers };
-    }
+    const local = decide(known, now, limit, cost);
+    if (!local.allowed) return { outcome: 'rate_limited', retryAfterSeconds: local.retryAfterSeconds, rate: local.headers };
+    const { increment, capacity } = bucketSpan(limit, cost);
+    // Idle bucket (TAT not ahead of now): the new TAT is now + increment, whatever the old one.
+    // Busy bucket: add the increment to the stored TAT, if that keeps it within capacity. Neither
+    // form depends on the exact old value, so concurrent requests do not invalidate each other.
+    const busy = known !== undefined && known > now;
     try {
       const result = await dynamo().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.organization(key.organizationId),
-          UpdateExpression: 'SET #tat = :newTat',
+          UpdateExpression: busy ? 'SET #tat = #tat + :increment' : 'SET #tat = :newTat',
           ConditionExpression: busy
-            ? '#keys.#kid.#hash = :hash AND #tat = :expected'
+            ? '#keys.#kid.#hash = :hash AND #tat BETWEEN :now AND :latest'
             : '#keys.#kid.#hash = :hash AND (attribute_not_exists(#tat) OR #tat <= :now)',
           ExpressionAttributeNames: { '#tat': attribute, '#keys': 'keys', '#kid': key.keyId, '#hash': 'hash' },
           ExpressionAttributeValues: {
-            ':newTat': decision.newTat,
             ':hash': key.hash,
-            ...(busy ? { ':expected': expected } : { ':now': now }),
+            ':now': now,
+            ...(busy ? { ':increment': increment, ':latest': now + capacity - increment } : { ':newTat': now + increment }),
           },
-          // The item before the update: everything but the TAT is unchanged by it, and the old
-          // TAT lets a decision made with a stale limit be corrected below.
-          ReturnValues: 'ALL_OLD',
+          ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       const organization = result.Attributes as OrganizationItem;
       const caller = callerFrom(organization, key);
       if (!caller) return { outcome: 'unauthorized' };
+      const written = organization[attribute] as number;
       const actualLimit = organization.rateLimits?.[bucket] ?? defaultLimits[bucket];
       lastSeenLimit.set(cacheKey, actualLimit);
-      lastSeenTat.set(cacheKey, decision.newTat);
+      remember(cacheKey, written);
       if (sameLimit(actualLimit, limit)) {
-        return { outcome: 'allowed', caller, organization: { ...organization, [attribute]: decision.newTat }, rate: decision.headers };
+        return { outcome: 'allowed', caller, organization, rate: headersAfter(written, now, limit) };
       }
       // This process had not seen the organization's own limit yet: redo the decision with it.
-      const previousTat = typeof organization[attribute] === 'number' ? (organization[attribute] as number) : undefined;
-      const corrected = decide(previousTat, now, actualLimit, cost);
-      await correctTat(key.organizationId, attribute, decision.newTat, corrected.allowed ? corrected.newTat : previousTat);
-      lastSeenTat.set(cacheKey, corrected.allowed ? corrected.newTat : (previousTat ?? now));
+      const previous = busy ? written - increment : undefined;
+      const corrected = decide(previous, now, actualLimit, cost);
+      await correctTat(key.organizationId, attribute, written, corrected.allowed ? corrected.newTat : previous);
+      lastSeenTat.set(cacheKey, corrected.allowed ? corrected.newTat : (previous ?? now));
       if (!corrected.allowed) {
         return { outcome: 'rate_limited', retryAfterSeconds: corrected.retryAfterSeconds, rate: corrected.headers };
       }
@@ -100,14 +106,14 @@ export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, 
       if (!error.Item) return { outcome: 'unauthorized' };
       const current = unmarshall(error.Item) as OrganizationItem;
       if (!callerFrom(current, key)) return { outcome: 'unauthorized' };
-      // The key is good: the bucket moved under us. Retry on the value we now know.
+      // The key is good: the bucket was in the other form, or full. Decide again on what it holds.
       limit = current.rateLimits?.[bucket] ?? defaultLimits[bucket];
       lastSeenLimit.set(cacheKey, limit);
-      expected = typeof current[attribute] === 'number' ? (current[attribute] as number) : undefined;
-      if (expected !== undefined) lastSeenTat.set(cacheKey, expected);
+      known = typeof current[attribute] === 'number' ? (current[attribute] as number) : undefined;
+      if (known !== undefined) remember(cacheKey, known);
     }
   }
-  return { outcome: 'rate_limited', retryAfterSeconds: 1, rate: decide(expected, now, limit, cost).headers };
+  return { outcome: 'rate_limited', retryAfterSeconds: 1, rate: decide(known, now, limit, cost).headers };
 }
 
 function sameLimit(a: BucketLimit, b: BucketLimit): boolean {

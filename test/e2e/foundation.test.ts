@@ -153,6 +153,18 @@ describe('rate limits', () => {
     expect(passed).toBe(9);
     expect(results.filter((result) => result.status === 429).length).toBe(31);
   });
+
+  it('contention is not refusal: 60 simultaneous requests within the burst all pass', async () => {
+    const crowded = await createTestOrganization(service, 'approved', 'Crowded Org');
+    await setRateLimit(crowded.organizationId, 'read', { burst: 100, perSecond: 1 });
+    await call(service, 'GET', '/me', { apiKey: crowded.apiKey });
+    const results = await Promise.all(Array.from({ length: 60 }, () => call(service, 'GET', '/me', { apiKey: crowded.apiKey })));
+    expect(results.map((result) => result.status)).toEqual(Array(60).fill(200));
+    const remaining = results.map((result) => Number(result.headers.get('ratelimit-remaining'))).sort((a, b) => a - b);
+    // Each request saw its own token go: 60 different counts, the lowest 39 (100 - 1 - 60) or a refill above.
+    expect(new Set(remaining).size).toBe(60);
+    expect(remaining[0]).toBeGreaterThanOrEqual(39);
+  });
 });
 
 describe('hostile and malformed input', () => {
