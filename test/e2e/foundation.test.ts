@@ -273,3 +273,14 @@ describe('the whole surface', () => {
 function validishBody(method: string): unknown {
   return method === 'GET' || method === 'DELETE' ? undefined : {};
 }
+
+describe('cost of a read', () => {
+  it('GET /me needs one DynamoDB round trip: authentication and the rate bucket together', async () => {
+    const { dynamoCallCount } = await import('#store/client.ts');
+    await call(service, 'GET', '/me', { apiKey: org.apiKey });
+    const before = dynamoCallCount();
+    for (let i = 0; i < 20; i += 1) expect((await call(service, 'GET', '/me', { apiKey: org.apiKey })).status).toBe(200);
+    // The workflow runner's background sweep may add a query or two in the meantime.
+    expect(dynamoCallCount() - before).toBeLessThanOrEqual(22);
+  });
+});
