@@ -58,6 +58,10 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // Never outlive the process that started it, even when that process crashes or exits early.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  void exited.then(() => process.removeListener('exit', killOnExit));
   const endpoint = `http://127.0.0.1:${port}`;
   const ready = await Promise.race([waitForPort(port, 30_000), exited.then(() => false)]);
   if (!ready) {
