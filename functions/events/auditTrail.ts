@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { logger } from '#platform/logger.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
+import { outboxEventSchema } from '#store/outbox.ts';
 
 /**
  * Event rule target: keeps every service event as an audit record of its organization, for
@@ -19,13 +20,7 @@ const busEventSchema = z.object({
   source: z.string().min(1),
   'detail-type': z.string().min(1),
   time: z.string().min(1),
-  detail: z.object({
-    id: z.string().min(1),
-    type: z.string().min(1),
-    organizationId: z.string().min(1),
-    createdAt: z.string().min(1),
-    data: z.unknown(),
-  }),
+  detail: outboxEventSchema,
 });
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {

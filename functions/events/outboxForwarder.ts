@@ -4,7 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { z } from 'zod';
 import { eventBus, type BusEntry, type PublishResult } from '#platform/eventBus.ts';
 import { logger } from '#platform/logger.ts';
-import { outboxEntity } from '#store/outbox.ts';
+import { outboxEntity, outboxEventSchema } from '#store/outbox.ts';
 import { eventSource } from '#wiring/events.ts';
 
 /**
@@ -15,13 +15,7 @@ import { eventSource } from '#wiring/events.ts';
  */
 const outboxItemSchema = z.object({
   entity: z.literal(outboxEntity),
-  event: z.object({
-    id: z.string().min(1),
-    type: z.string().min(1),
-    organizationId: z.string().min(1),
-    createdAt: z.string().min(1),
-    data: z.unknown(),
-  }),
+  event: outboxEventSchema,
 });
 
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {

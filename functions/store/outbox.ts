@@ -1,4 +1,5 @@
 import { monotonicFactory } from 'ulid';
+import { z } from 'zod';
 import { keys } from './keys.ts';
 import { tableName } from './client.ts';
 
@@ -14,15 +15,18 @@ const outboxRetentionSeconds = 7 * 24 * 3600;
 
 const nextUlid = monotonicFactory();
 
-export interface OutboxEvent<T = unknown> {
+/** The event as it travels: outbox item, stream, bus, queues. Consumers parse it with this. */
+export const outboxEventSchema = z.object({
   /** `evt_<ulid>`: unique, time-ordered; receivers dedupe on it. */
-  id: string;
-  type: string;
-  organizationId: string;
-  createdAt: string;
+  id: z.string().min(1),
+  type: z.string().min(1),
+  organizationId: z.string().min(1),
+  createdAt: z.string().min(1),
   /** The same object the matching GET returns. */
-  data: T;
-}
+  data: z.unknown(),
+});
+
+export type OutboxEvent<T = unknown> = Omit<z.infer<typeof outboxEventSchema>, 'data'> & { data: T };
 
 export function newOutboxEvent<T>(type: string, organizationId: string, data: T, now = new Date()): OutboxEvent<T> {
   return { id: `evt_${nextUlid(now.getTime())}`, type, organizationId, createdAt: now.toISOString(), data };
