@@ -144,7 +144,7 @@ describe('rate limits', () => {
     expect((await call(service, 'POST', '/quotes', { apiKey: limited.apiKey, body: {} })).status).not.toBe(429);
   });
 
-  it('holds under concurrency: of 40 simultaneous requests against a burst of 10, exactly 10 pass', async () => {
+  it('holds under concurrency: of 40 simultaneous requests against the 9 tokens left of a burst of 10, exactly 9 pass', async () => {
     const busy = await createTestOrganization(service, 'approved', 'Busy Org');
     await setRateLimit(busy.organizationId, 'read', { burst: 10, perSecond: 0.01 });
     await call(service, 'GET', '/me', { apiKey: busy.apiKey }); // this process learns the limit
@@ -282,5 +282,22 @@ describe('cost of a read', () => {
     for (let i = 0; i < 20; i += 1) expect((await call(service, 'GET', '/me', { apiKey: org.apiKey })).status).toBe(200);
     // The workflow runner's background sweep may add a query or two in the meantime.
     expect(dynamoCallCount() - before).toBeLessThanOrEqual(22);
+  });
+});
+
+// Last in the file: it stops this service's workflow runner.
+describe('when the workflow engine is unreachable', () => {
+  it('GET /health is 503 degraded with an error, and reads still work', async () => {
+    await service.runner.stop();
+    const { status, body } = await call(service, 'GET', '/health');
+    expect(status).toBe(503);
+    expect(body).toEqual({
+      status: 'degraded',
+      version: expect.any(String),
+      uptimeSeconds: expect.any(Number),
+      checks: { workflow: 'unreachable' },
+      error: expect.any(String),
+    });
+    expect((await call(service, 'GET', '/me', { apiKey: org.apiKey })).status).toBe(200);
   });
 });

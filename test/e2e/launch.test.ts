@@ -1,0 +1,104 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../lib/local/dynamodbLocal.ts';
+
+/**
+ * `npm start` as a new user runs it (bin/local.ts as its own process, spawning its own
+ * DynamoDB Local), the ops CLI beside it, and Ctrl-C stopping everything.
+ */
+const root = path.resolve(import.meta.dirname, '../..');
+const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+
+let child: ChildProcess;
+let output = '';
+let baseUrl: string;
+let demoKey: string;
+let dynamoPort: number;
+const environment = () => ({
+  ...process.env,
+  DYNAMODB_ENDPOINT: '',
+  TABLE_NAME: 'payments',
+  LOG_LEVEL: 'WARN',
+});
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  dynamoPort = await freePort();
+  const env: NodeJS.ProcessEnv = { ...environment(), PORT: String(port), DYNAMODB_LOCAL_PORT: String(dynamoPort) };
+  delete env.DYNAMODB_ENDPOINT;
+  child = spawn(tsx, ['bin/local.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 45_000;
+  while (!/Demo API key:\s+(\S+)/.test(output)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not come up:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  baseUrl = /Base URL:\s+(\S+)/.exec(output)![1]!;
+  demoKey = /Demo API key:\s+(\S+)/.exec(output)![1]!;
+}, 60_000);
+
+afterAll(() => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+});
+
+describe('npm start', () => {
+  it('prints a base URL and a demo key that works at once', async () => {
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const me = await fetch(`${baseUrl}/me`, { headers: { authorization: `Bearer ${demoKey}` } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ name: 'Demo Organization', role: 'owner' });
+    expect((await fetch(`${baseUrl}/health`)).status).toBe(200);
+    // KYB approved: a KYB-gated endpoint gets past the gate (to its unbuilt feature).
+    const gated = await fetch(`${baseUrl}/treasury/deposit-instructions`, { headers: { authorization: `Bearer ${demoKey}` } });
+    expect(gated.status).toBe(501);
+  });
+
+  it('the ops CLI beside it creates an organization whose key works, and approves KYB', async () => {
+    const admin = (...args: string[]) =>
+      spawnSync(tsx, ['bin/admin.ts', ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...environment(), DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}` },
+      });
+    const created = admin('org', 'create', '--name', 'Acme Ltd', '--kyb', 'pending');
+    expect(created.status, created.stderr).toBe(0);
+    const lines = created.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const organization = JSON.parse(lines[0]!);
+    expect(organization).toMatchObject({ organizationId: expect.stringMatching(/^org_/), apiKey: expect.stringMatching(/^sk_sim_/), homeWalletId: expect.stringMatching(/^wal_/) });
+    const headers = { authorization: `Bearer ${organization.apiKey}` };
+    expect(await (await fetch(`${baseUrl}/me`, { headers })).json()).toMatchObject({ id: organization.organizationId, name: 'Acme Ltd', role: 'owner' });
+    expect((await fetch(`${baseUrl}/treasury/deposit-instructions`, { headers })).status).toBe(403);
+
+    const approved = admin('org', 'kyb', organization.organizationId, 'approved');
+    expect(approved.status, approved.stderr).toBe(0);
+    expect(JSON.parse(approved.stdout)).toEqual({ organizationId: organization.organizationId, kybStatus: 'approved' });
+    expect((await fetch(`${baseUrl}/treasury/deposit-instructions`, { headers })).status).toBe(501);
+
+    const wrong = admin('org', 'kyb', organization.organizationId, 'maybe');
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain('approved or pending');
+  });
+
+  it('Ctrl-C stops the service and the DynamoDB Local it started', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(await portOpen(dynamoPort)).toBe(false);
+    await expect(fetch(`${baseUrl}/health`)).rejects.toThrow();
+  });
+});
