@@ -9,7 +9,8 @@
 // Imports are dynamic so that these defaults are in place before any module reads the environment.
 export {};
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-process.env.LOG_LEVEL ??= 'WARN';
+// Info lines would go to stdout, which carries exactly one JSON line; warnings and errors go to stderr.
+process.env.LOG_LEVEL = 'WARN';
 process.env.AWS_ACCESS_KEY_ID ??= 'local';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
 if (!process.env.DYNAMODB_ENDPOINT && !process.env.WORKFLOW_ARN_PREFIX) process.env.DYNAMODB_ENDPOINT = 'http://127.0.0.1:8000';

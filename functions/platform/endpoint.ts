@@ -1,4 +1,5 @@
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
@@ -16,6 +17,7 @@ import { parseBody, parseParams, parseQuery } from './request.ts';
 /**
  * Every API handler is `endpoint(route, fn)`: a plain async function wrapped by middy in a
  * fixed list of concerns, in this order:
+ *   0. logging    Powertools adds the Lambda context (cold start, request id) to every log line
  *   1. lifecycle  request id, structured log line, error → contract body, headers on every answer
  *   2. access     API key → caller, rate bucket (one DynamoDB round trip), permission, KYB gate
  *   3. input      body (content type, size, JSON) and zod validation of body, query, path
@@ -172,6 +174,8 @@ export function endpoint<R extends RouteRequest>(
   fn: (request: ApiRequest<R>) => Promise<ApiResponse>,
 ) {
   return middy<ApiEvent, ApiResult, Error, Context>()
+    // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event carries the API key.
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(lifecycle(definition))
     .use(access(definition))
     .use(input(definition))

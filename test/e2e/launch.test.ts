@@ -20,7 +20,7 @@ const environment = () => ({
   ...process.env,
   DYNAMODB_ENDPOINT: '',
   TABLE_NAME: 'payments',
-  LOG_LEVEL: 'WARN',
+  LOG_LEVEL: 'INFO',
 });
 
 function portOpen(port: number): Promise<boolean> {
@@ -92,6 +92,30 @@ describe('npm start', () => {
     const wrong = admin('org', 'kyb', organization.organizationId, 'maybe');
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toContain('approved or pending');
+  });
+
+  it('logs one structured line per request, with no key, Authorization header or body in it', async () => {
+    const forged = `${demoKey.slice(0, -3)}xyz`;
+    await fetch(`${baseUrl}/me`, { headers: { authorization: `Bearer ${forged}` } });
+    await fetch(`${baseUrl}/quotes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demoKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ corridor: { to: 'SECRET-BODY' } }),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const entries = output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const requests = entries.filter((entry) => entry.message === 'request');
+    expect(requests.length).toBeGreaterThanOrEqual(4);
+    expect(requests).toContainEqual(expect.objectContaining({ route: 'GET /me', status: 401 }));
+    expect(requests).toContainEqual(expect.objectContaining({ route: 'POST /quotes', status: 400, dynamoCalls: 1 }));
+    const logged = JSON.stringify(entries);
+    expect(logged).not.toContain(demoKey.slice(-20));
+    expect(logged).not.toContain('xyz');
+    expect(logged.toLowerCase()).not.toContain('bearer');
+    expect(logged).not.toContain('SECRET-BODY');
   });
 
   it('Ctrl-C stops the service and the DynamoDB Local it started', async () => {
