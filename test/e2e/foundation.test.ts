@@ -270,6 +270,28 @@ describe('the whole surface', () => {
   });
 });
 
+describe('the OpenAPI document matches what the service answers', () => {
+  it('discovery bodies fit their documented schemas exactly, errors fit theirs', async () => {
+    const { getHealth, getCapabilities, getMe, getTransaction } = await import('#wiring/routes.ts');
+    const { NotImplementedBody, RateLimitedBody, ValidationErrorBody, ErrorBody } = await import('#schemas/errors.ts');
+    const exact = (schema: unknown, body: unknown) => {
+      const strict = (schema as { strict?: () => { parse: (value: unknown) => unknown } }).strict;
+      expect(() => (strict ? strict.call(schema) : (schema as { parse: (value: unknown) => unknown })).parse(body)).not.toThrow();
+    };
+    exact(getHealth.responses[200]!.schema, (await call(service, 'GET', '/health')).body);
+    exact(getCapabilities.responses[200]!.schema, (await call(service, 'GET', '/capabilities')).body);
+    exact(getMe.responses[200]!.schema, (await call(service, 'GET', '/me', { apiKey: org.apiKey })).body);
+    expect(getTransaction.path).toBe('/transactions/{transactionId}');
+    exact(NotImplementedBody, (await call(service, 'GET', '/transactions/tx-12345678', { apiKey: org.apiKey })).body);
+    exact(ValidationErrorBody, (await call(service, 'POST', '/quotes', { apiKey: org.apiKey, body: {} })).body);
+    exact(ErrorBody, (await call(service, 'GET', '/me')).body);
+    const limited = await createTestOrganization(service, 'approved', 'Doc Org');
+    await setRateLimit(limited.organizationId, 'read', { burst: 1, perSecond: 0.01 });
+    await call(service, 'GET', '/me', { apiKey: limited.apiKey });
+    exact(RateLimitedBody, (await call(service, 'GET', '/me', { apiKey: limited.apiKey })).body);
+  });
+});
+
 function validishBody(method: string): unknown {
   return method === 'GET' || method === 'DELETE' ? undefined : {};
 }
