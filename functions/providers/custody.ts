@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { config } from '#platform/config.ts';
+import { ProviderNotConfigured } from './providerErrors.ts';
 
 /**
  * The custody provider port: opens the wallet that holds an organization's USDC.
@@ -30,21 +31,9 @@ export interface CustodyProvider {
   openWallet(request: OpenWalletRequest): Promise<OpenedWallet>;
 }
 
-/** Transient: the provider did not answer. The workflow retries on this name (see the ASL Retry). */
-export class ProviderUnavailable extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ProviderUnavailable';
-  }
-}
-
-/** Permanent: no adapter for this environment. Not retried; the workflow fails. */
-export class ProviderNotConfigured extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ProviderNotConfigured';
-  }
-}
+// The error classes live with the other providers' (one set of names for the workflows' Retry/Catch);
+// re-exported so existing imports from this module keep working.
+export { ProviderNotConfigured, ProviderUnavailable } from './providerErrors.ts';
 
 export const simulatedCustodyName = 'simulated-custody';
 
