@@ -1,6 +1,6 @@
 /**
  * The ops CLI, for what the public API cannot do (organizations, KYB).
- *   npm run --silent admin -- org create --name <name> --kyb approved|pending
+ *   npm run --silent admin -- org create --name <name> --kyb approved|pending [--deposit <USDC>]
  *   npm run --silent admin -- org kyb <organizationId> approved|pending
  *   npm run --silent admin -- org limits <organizationId> <initiate|write|read> --burst N --per-second N  (or --default)
  * It reaches the store at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000, the DynamoDB Local
@@ -20,10 +20,11 @@ const { z } = await import('zod');
 const { setKybStatus, setRateLimit } = await import('#store/organizations.ts');
 const { buckets, defaultLimits } = await import('#core/rateLimit.ts');
 const { onboardOrganization } = await import('../lib/ops/onboarding.ts');
+const { AmountError, money, parseDecimal, scaleOf } = await import('#core/money.ts');
 const { useWorkflowEngine } = await import('#platform/workflow.ts');
 
 const usage = `usage:
-  admin org create --name <name> --kyb approved|pending
+  admin org create --name <name> --kyb approved|pending [--deposit <USDC, e.g. 10000 or 12.345678>]
   admin org kyb <organizationId> approved|pending
   admin org limits <organizationId> <initiate|write|read> --burst N --per-second N   (or --default)`;
 
@@ -38,11 +39,25 @@ const [group, command, ...rest] = process.argv.slice(2);
 
 try {
   if (group === 'org' && command === 'create') {
-    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, kyb: { type: 'string', default: 'pending' } } });
+    const { values } = parseArgs({
+      args: rest,
+      options: { name: { type: 'string' }, kyb: { type: 'string', default: 'pending' }, deposit: { type: 'string' } },
+    });
     const name = z.string().trim().min(1).max(200).safeParse(values.name);
     const status = kyb.safeParse(values.kyb);
     if (!name.success) fail('--name is required (1 to 200 characters)');
     if (!status.success) fail('--kyb must be approved or pending');
+    // Parsed exactly at USDC's scale before anything is created: extra decimals are refused, never rounded.
+    let openingDeposit: bigint | undefined;
+    if (values.deposit !== undefined) {
+      try {
+        openingDeposit = parseDecimal(values.deposit, scaleOf('USDC')!);
+      } catch (error) {
+        if (!(error instanceof AmountError)) throw error;
+        fail(`--deposit ${error.message} (USDC)`);
+      }
+      if (openingDeposit <= 0n) fail('--deposit must be more than 0');
+    }
     // Locally the wallet workflow runs in this process (recorded in the table, so a running
     // `npm start` would re-drive it if this process died); in AWS it starts on Step Functions.
     let runner: import('../lib/local/workflowRunner.ts').LocalWorkflowRunner | undefined;
@@ -51,7 +66,11 @@ try {
       runner = new LocalWorkflowRunner({ waitSecondsOverride: 0 });
       useWorkflowEngine(runner);
     }
-    const created = await onboardOrganization({ name: name.data, kybStatus: status.data });
+    const created = await onboardOrganization({
+      name: name.data,
+      kybStatus: status.data,
+      ...(openingDeposit === undefined ? {} : { openingDeposit }),
+    });
     if (runner) {
       await runner.waitFor(created.walletExecution);
       await runner.stop();
@@ -64,6 +83,8 @@ try {
         apiKey: created.apiKey.apiKey,
         role: 'owner',
         homeWalletId: created.organization.homeWalletId,
+        // The contract's money object: exact minor units, as every amount the service shows.
+        ...(openingDeposit === undefined ? {} : { deposit: money(openingDeposit, 'USDC') }),
       }),
     );
   } else if (group === 'org' && command === 'kyb') {

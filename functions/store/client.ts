@@ -1,44 +1,65 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import { config } from '#platform/config.ts';
 
 /**
- * One DynamoDB client per process (per Lambda container), built on first use so that
+ * One DynamoDB connection pool per process (per Lambda container), built on first use so that
  * the local launcher and tests can point it at DynamoDB Local before anything runs.
  * Every call is counted: the bench reads the counter to report calls per request.
  */
 let documentClient: DynamoDBDocumentClient | undefined;
+let exactClient: DynamoDBDocumentClient | undefined;
+const baseClients: DynamoDBClient[] = [];
 let calls = 0;
 
 /** Per-request tally: concurrent requests in one process each count only their own calls. */
 const requestTally = new AsyncLocalStorage<{ calls: number }>();
 
+const marshallOptions = { removeUndefinedValues: true, convertEmptyValues: false };
+
+/**
+ * A base client per document client: DynamoDBDocumentClient.from writes its translate options
+ * onto the base client's shared config, so two document clients over one base client would
+ * both unmarshal the way the last one asked. The second base client reuses the first one's
+ * request handler, so both still share one connection pool.
+ */
+function documentClientWith(unmarshallOptions: NonNullable<TranslateConfig['unmarshallOptions']>): DynamoDBDocumentClient {
+  const { DYNAMODB_ENDPOINT, AWS_REGION } = config();
+  const base = new DynamoDBClient({
+    region: AWS_REGION,
+    ...(DYNAMODB_ENDPOINT
+      ? { endpoint: DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+    maxAttempts: 3,
+    ...(baseClients[0] ? { requestHandler: baseClients[0].config.requestHandler } : {}),
+  });
+  base.middlewareStack.add(
+    (next) => async (args) => {
+      calls += 1;
+      const tally = requestTally.getStore();
+      if (tally) tally.calls += 1;
+      return next(args);
+    },
+    { step: 'initialize', name: 'countDynamoCalls' },
+  );
+  baseClients.push(base);
+  return DynamoDBDocumentClient.from(base, { marshallOptions, unmarshallOptions });
+}
+
+/** Numbers are read as JS numbers: fine for counters and epoch seconds, never for money. */
 export function dynamo(): DynamoDBDocumentClient {
-  if (!documentClient) {
-    const { DYNAMODB_ENDPOINT, AWS_REGION } = config();
-    const base = new DynamoDBClient({
-      region: AWS_REGION,
-      ...(DYNAMODB_ENDPOINT
-        ? { endpoint: DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-        : {}),
-      maxAttempts: 3,
-    });
-    base.middlewareStack.add(
-      (next) => async (args) => {
-        calls += 1;
-        const tally = requestTally.getStore();
-        if (tally) tally.calls += 1;
-        return next(args);
-      },
-      { step: 'initialize', name: 'countDynamoCalls' },
-    );
-    documentClient = DynamoDBDocumentClient.from(base, {
-      marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
-      unmarshallOptions: { wrapNumbers: false },
-    });
-  }
+  documentClient ??= documentClientWith({ wrapNumbers: false });
   return documentClient;
+}
+
+/**
+ * Numbers are read as NumberValue (the exact decimal string DynamoDB sent): for money, which
+ * must never pass through a float. Writes through either client take bigint exactly.
+ */
+export function dynamoExact(): DynamoDBDocumentClient {
+  exactClient ??= documentClientWith({ wrapNumbers: true });
+  return exactClient;
 }
 
 export function tableName(): string {
@@ -60,8 +81,11 @@ export function countRequestCalls(): { calls: number } {
   return tally;
 }
 
-/** Drop the client so the next call builds one from the current configuration. */
+/** Drop the clients so the next call builds them from the current configuration. */
 export function resetDynamoClient(): void {
-  documentClient?.destroy();
+  // The request handler is shared: destroying it once closes the pool of both clients.
+  baseClients[0]?.destroy();
+  baseClients.length = 0;
   documentClient = undefined;
+  exactClient = undefined;
 }
