@@ -23,6 +23,7 @@ const service = await startLocalService({
   dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
   dynamoPort: Number(process.env.DYNAMODB_LOCAL_PORT ?? 8000),
   dataDir,
+  leaseSeconds: process.env.WORKFLOW_LEASE_SECONDS ? Number(process.env.WORKFLOW_LEASE_SECONDS) : undefined,
 }).catch((error: Error) => {
   console.error(`Could not start: ${error.message}`);
   process.exit(1);
@@ -40,9 +41,12 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 /**
- * The demo organization: KYB approved, home wallet provisioned. With DATA_DIR its key is kept
- * beside the data (the table holds only the hash), so a restart reuses it.
+ * The demo organization: KYB approved, home wallet provisioned, 10,000 USDC credited through the
+ * ledger as a simulated wire deposit when it is created. With DATA_DIR its key is kept beside the
+ * data (the table holds only the hash), so a restart reuses it (and its balance, never credited twice).
  */
+const demoOpeningDeposit = 10_000_000_000n; // 10,000 USDC in minor units (scale 6)
+
 interface Demo {
   organizationId: string;
   apiKey: string;
@@ -56,7 +60,7 @@ async function demoOrganization(): Promise<Demo> {
     const organization = await getOrganization(demo.organizationId);
     if (organization && Object.values(organization.keys).some((key) => key.hash === hashApiKey(demo.apiKey))) return demo;
   }
-  const created = await onboardOrganization({ name: 'Demo Organization', kybStatus: 'approved' });
+  const created = await onboardOrganization({ name: 'Demo Organization', kybStatus: 'approved', openingDeposit: demoOpeningDeposit });
   await service.runner.waitFor(created.walletExecution);
   const demo = { organizationId: created.organization.id, apiKey: created.apiKey.apiKey, homeWalletId: created.organization.homeWalletId };
   if (saved) {
@@ -72,11 +76,12 @@ console.log(`
 Payments service running (environment: simulated) in ${seconds}s
   Base URL:      ${service.url}
   DynamoDB:      ${service.dynamoEndpoint} (table ${service.tableName}${dataDir ? `, data in ${dataDir}` : ', in memory'})
-  Demo org:      ${demo.organizationId} (KYB approved, home wallet ${demo.homeWalletId})
+  Demo org:      ${demo.organizationId} (KYB approved, home wallet ${demo.homeWalletId}, opened with 10,000 USDC)
   Demo API key:  ${demo.apiKey}
 
 Try:
   curl ${service.url}/health
   curl -H "Authorization: Bearer ${demo.apiKey}" ${service.url}/me
+  curl -H "Authorization: Bearer ${demo.apiKey}" ${service.url}/balance
 
 Ctrl-C stops everything this started.`);

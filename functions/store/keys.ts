@@ -7,10 +7,19 @@ export const keys = {
   wallet: (organizationId: string, walletId: string) => ({ pk: `ORG#${organizationId}`, sk: `WALLET#${walletId}` }),
   member: (organizationId: string, memberId: string) => ({ pk: `ORG#${organizationId}`, sk: `MEMBER#${memberId}` }),
   balance: (organizationId: string, currency: string) => ({ pk: `ORG#${organizationId}`, sk: `BALANCE#${currency}` }),
+  journalEntry: (organizationId: string, entryId: string) => ({ pk: `ORG#${organizationId}`, sk: `JOURNAL#${entryId}` }),
+  quote: (organizationId: string, quoteId: string) => ({ pk: `ORG#${organizationId}`, sk: `QUOTE#${quoteId}` }),
+  transaction: (organizationId: string, transactionId: string) => ({ pk: `ORG#${organizationId}`, sk: `TX#${transactionId}` }),
+  complianceRecord: (organizationId: string, transactionId: string) => ({ pk: `ORG#${organizationId}`, sk: `COMPLIANCE#${transactionId}` }),
   outboxEvent: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'OUTBOX' }),
   auditRecord: (organizationId: string, eventId: string) => ({ pk: `ORG#${organizationId}`, sk: `AUDIT#${eventId}` }),
   execution: (executionName: string) => ({ pk: `EXECUTION#${executionName}`, sk: 'EXECUTION' }),
   setting: (name: string) => ({ pk: 'SETTING', sk: name }),
+  /** The payout simulator's own book (functions/providers/payout.ts): the payout, and its submit-attempt counter. */
+  simulatedPayout: (reference: string, record: 'payout' | 'attempts' = 'payout') => ({
+    pk: `SIMPAYOUT#${reference}`,
+    sk: record === 'payout' ? 'SIMPAYOUT' : 'ATTEMPTS',
+  }),
 } as const;
 
 export type ItemKey = { pk: string; sk: string };

@@ -4,11 +4,14 @@ import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { eventRules, type EventPattern } from '#wiring/events.ts';
 import { outboxEntity } from '#store/outbox.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
+import { workflows } from '#wiring/workflows.ts';
+import { stateMachineArn } from './environment.ts';
 import { entryName, outboxForwarderHandler } from './handlers.ts';
 import { ServiceFunction, type FunctionContext } from './serviceFunction.ts';
 
@@ -95,6 +98,10 @@ export class EventsStack extends Stack {
           timeout: consumerTimeout,
         });
         targets.set(eventRule.target, target);
+        if (eventRule.startsWorkflows) {
+          const arns = Object.values(workflows).map((workflow) => stateMachineArn(this, settings, workflow.name));
+          target.function.addToRolePolicy(new PolicyStatement({ actions: ['states:StartExecution'], resources: arns }));
+        }
       }
       // Targets answer batchItemFailures: one bad message is redelivered (and finally dead-lettered) alone.
       target.function.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }));

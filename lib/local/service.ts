@@ -28,6 +28,8 @@ export interface LocalServiceOptions {
   environment?: 'simulated' | 'sandbox' | 'production';
   /** Seconds every Wait state lasts locally (short, so flows finish in seconds). */
   waitSeconds?: number;
+  /** How long a dead process's executions stay claimed before another process re-drives them. */
+  leaseSeconds?: number;
 }
 
 export interface LocalService {
@@ -81,7 +83,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     stops.push(() => poller.stop());
 
     // The sweep re-drives executions another process abandoned (an admin CLI killed mid-run).
-    const runner = new LocalWorkflowRunner({ waitSecondsOverride: options.waitSeconds ?? 1, resumeIntervalMs: 5_000 });
+    const runner = new LocalWorkflowRunner({
+      waitSecondsOverride: options.waitSeconds ?? 1,
+      resumeIntervalMs: 5_000,
+      leaseMs: options.leaseSeconds === undefined ? undefined : options.leaseSeconds * 1000,
+    });
     useWorkflowEngine(runner);
     stops.push(async () => {
       await runner.stop();

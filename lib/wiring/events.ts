@@ -18,6 +18,8 @@ export interface EventRule {
   pattern: EventPattern;
   /** Module (relative to the project root) exporting `handler(sqsEvent)`. */
   target: string;
+  /** The target starts workflow executions (granted states:StartExecution in AWS). */
+  startsWorkflows?: boolean;
 }
 
 export const eventRules: EventRule[] = [
@@ -26,5 +28,12 @@ export const eventRules: EventRule[] = [
     description: 'Every service event is kept in the audit trail, for support and reconciliation.',
     pattern: { source: [eventSource] },
     target: 'functions/events/auditTrail.ts',
+  },
+  {
+    name: 'paymentStarter',
+    description: 'A funded payment whose request died before starting its workflow is started from its event.',
+    pattern: { source: [eventSource], 'detail-type': ['transaction.funded'] },
+    target: 'functions/events/paymentStarter.ts',
+    startsWorkflows: true,
   },
 ];

@@ -13,10 +13,10 @@ export interface FeatureDefinition {
 
 export const features = {
   discovery: { status: 'live', reason: 'Health, capabilities, caller identity and the OpenAPI document.' },
-  quotes: { status: 'planned', reason: 'Quotes are not built yet (pricing and corridors come with payments).' },
-  payments: { status: 'planned', reason: 'Payments are not built yet: the payment workflow and ledger are the next step.', requires: ['quotes'] },
+  quotes: { status: 'simulated', reason: 'Quotes price every corridor of GET /capabilities from a simulated FX source whose rates move every minute.' },
+  payments: { status: 'simulated', reason: 'Payments run the full workflow and ledger against simulated payout rails; outcome bands force every path (docs/decisions/040).', requires: ['quotes'] },
   batches: { status: 'planned', reason: 'Batch payouts are not built yet; they reuse the payment workflow.', requires: ['payments'] },
-  balance: { status: 'planned', reason: 'The balance read comes with the ledger.' },
+  balance: { status: 'live', reason: "Read from the service's own double-entry ledger (available, settling, total in exact USDC minor units); the same read on every environment." },
   wallets: { status: 'planned', reason: 'Wallet reads are not built yet.' },
   issuers: { status: 'planned', reason: 'Issuer reads are not built yet.' },
   'wallet-transfers': { status: 'planned', reason: 'Not offered: moving USDC between wallets is done by withdrawals.' },

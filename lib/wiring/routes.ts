@@ -131,22 +131,22 @@ export const getOpenApi = route({
 // ---- Quotes and payments -----------------------------------------------------------------
 
 export const createQuote = route({
-  operationId: 'createQuote', method: 'POST', path: '/quotes', handler: planned, auth: 'key',
+  operationId: 'createQuote', method: 'POST', path: '/quotes', handler: 'functions/api/quotes/createQuote.ts', auth: 'key',
   permission: 'payment.initiate', kyb: false, feature: 'quotes', summary: 'Price a payment and lock the rate for about a minute.',
   request: { body: CreateQuoteBody }, responses: { 200: { ...ok[200], schema: QuotePreviewResult } }, errors: ['validation', 'forbidden', 'no_route_for_chain', 'not_home_wallet', 'quote_unavailable'],
 });
 export const createTransaction = route({
-  operationId: 'createTransaction', method: 'POST', path: '/transactions', handler: planned, auth: 'key',
+  operationId: 'createTransaction', method: 'POST', path: '/transactions', handler: 'functions/api/transactions/createTransaction.ts', auth: 'key',
   permission: 'payment.initiate', bucket: 'initiate', kyb: true, feature: 'payments', summary: 'Send a payment.',
   request: { body: CreateTransactionBody }, responses: { 202: { ...accepted[202], schema: TransactionAccepted } },
-  errors: ['beneficiary_incomplete', 'validation', 'compliance_hold', 'forbidden', 'kyb_required', 'ambiguous_home_wallet', 'insufficient_funds', 'no_home_wallet', 'not_home_wallet', 'quote_expired', 'quote_mismatch', 'quote_not_found', 'wallet_chain_unknown'],
+  errors: ['beneficiary_incomplete', 'validation', 'compliance_hold', 'forbidden', 'kyb_required', 'ambiguous_home_wallet', 'insufficient_funds', 'no_home_wallet', 'not_home_wallet', 'quote_expired', 'quote_mismatch', 'quote_not_found', 'wallet_chain_unknown', 'idempotency_key_reused', 'unavailable'],
 });
 export const listTransactions = route({
-  operationId: 'listTransactions', method: 'GET', path: '/transactions', handler: planned, auth: 'key',
+  operationId: 'listTransactions', method: 'GET', path: '/transactions', handler: 'functions/api/transactions/listTransactions.ts', auth: 'key',
   kyb: false, feature: 'payments', summary: 'Payments, newest first.', request: { query: ListTransactionsQuery }, responses: { 200: { ...ok[200], schema: TransactionList } }, errors: ['invalid_cursor', 'validation'],
 });
 export const getTransaction = route({
-  operationId: 'getTransaction', method: 'GET', path: '/transactions/{transactionId}', handler: planned, auth: 'key',
+  operationId: 'getTransaction', method: 'GET', path: '/transactions/{transactionId}', handler: 'functions/api/transactions/getTransaction.ts', auth: 'key',
   kyb: false, feature: 'payments', summary: 'Status of one payment.', request: { params: TransactionParams }, responses: { 200: { ...ok[200], schema: TransactionStatus } }, errors: ['not_found'],
 });
 
@@ -170,8 +170,8 @@ export const getBatch = route({
 // ---- Balance and wallets -----------------------------------------------------------------
 
 export const getBalance = route({
-  operationId: 'getBalance', method: 'GET', path: '/balance', handler: planned, auth: 'key',
-  kyb: false, feature: 'balance', summary: 'USDC balance of the home wallet.', responses: { 200: { ...ok[200], schema: Balance } },
+  operationId: 'getBalance', method: 'GET', path: '/balance', handler: 'functions/api/balance/getBalance.ts', auth: 'key',
+  kyb: false, feature: 'balance', summary: "The organization's USDC: available, settling and their total.", responses: { 200: { ...ok[200], schema: Balance } },
 });
 export const listWallets = route({
   operationId: 'listWallets', method: 'GET', path: '/wallets', handler: planned, auth: 'key',

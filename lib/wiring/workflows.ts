@@ -32,6 +32,13 @@ export const workflows = {
       ActivateWallet: { handler: 'functions/tasks/walletProvisioning/activateWallet.ts' },
     },
   },
+  payment: {
+    name: 'payment',
+    definition: 'statemachines/payment.asl.json',
+    tasks: {
+      PaymentStep: { handler: 'functions/tasks/payment/paymentStep.ts' },
+    },
+  },
 } as const satisfies Record<string, WorkflowDefinition>;
 
 export type WorkflowName = keyof typeof workflows;

@@ -170,10 +170,10 @@ describe('rate limits', () => {
 describe('hostile and malformed input', () => {
   const quote = { corridor: { to: 'MXN', destinationCountry: 'MX' }, sendAmount: { amount: '100.00', currency: 'USDC' } };
 
-  it('a valid body reaches the (unbuilt) endpoint: 501, not a 4xx', async () => {
+  it('a valid body reaches the endpoint: a quote, not a 4xx', async () => {
     const { status, body } = await call(service, 'POST', '/quotes', { apiKey: org.apiKey, body: quote });
-    expect(status).toBe(501);
-    expect(body.feature).toBe('quotes');
+    expect(status).toBe(200);
+    expect(body.quoteId).toMatch(/^q_/);
   });
 
   it.each([
@@ -282,7 +282,8 @@ describe('the OpenAPI document matches what the service answers', () => {
     exact(getCapabilities.responses[200]!.schema, (await call(service, 'GET', '/capabilities')).body);
     exact(getMe.responses[200]!.schema, (await call(service, 'GET', '/me', { apiKey: org.apiKey })).body);
     expect(getTransaction.path).toBe('/transactions/{transactionId}');
-    exact(NotImplementedBody, (await call(service, 'GET', '/transactions/tx-12345678', { apiKey: org.apiKey })).body);
+    exact(ErrorBody, (await call(service, 'GET', '/transactions/tx-12345678', { apiKey: org.apiKey })).body);
+    exact(NotImplementedBody, (await call(service, 'GET', '/batches/b-12345678', { apiKey: org.apiKey })).body);
     exact(ValidationErrorBody, (await call(service, 'POST', '/quotes', { apiKey: org.apiKey, body: {} })).body);
     exact(ErrorBody, (await call(service, 'GET', '/me')).body);
     const limited = await createTestOrganization(service, 'approved', 'Doc Org');

@@ -1,0 +1,8 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { createTransaction } from '#wiring/routes.ts';
+import { acceptPayment } from '#core/paymentIntake.ts';
+
+export const handler = endpoint(createTransaction, async ({ caller, body }) => {
+  const accepted = await acceptPayment(caller.organizationId, body);
+  return ok(accepted, 202);
+});

@@ -1,0 +1,10 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { notFound } from '#platform/errors.ts';
+import { getTransaction } from '#wiring/routes.ts';
+import { getTransaction as readTransaction, statusView } from '#store/transactions.ts';
+
+export const handler = endpoint(getTransaction, async ({ caller, params }) => {
+  const transaction = await readTransaction(caller.organizationId, params.transactionId);
+  if (!transaction) throw notFound('transaction');
+  return ok(statusView(transaction));
+});

@@ -1,0 +1,8 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { listTransactions } from '#wiring/routes.ts';
+import { listTransactions as readPage } from '#store/transactions.ts';
+
+export const handler = endpoint(listTransactions, async ({ caller, query }) => {
+  const { rows, nextCursor } = await readPage(caller.organizationId, { limit: query.limit, cursor: query.cursor });
+  return ok({ transactions: rows, count: rows.length, nextCursor, hasMore: nextCursor !== null });
+});

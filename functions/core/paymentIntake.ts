@@ -1,0 +1,232 @@
+import { createHash } from 'node:crypto';
+import { ApiError, validationError } from '#platform/errors.ts';
+import { logger } from '#platform/logger.ts';
+import { executionName, workflowEngine } from '#platform/workflow.ts';
+import { applyMovement, InsufficientFunds } from '#store/ledger.ts';
+import { getQuote, useQuoteItem, type QuoteRecord } from '#store/quotes.ts';
+import {
+  complianceRecordItem, createTransactionItems, getTransactionAndHold, type TransactionRecord,
+} from '#store/transactions.ts';
+import { dynamo, tableName } from '#store/client.ts';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { beneficiaryProblems, type CorridorDefinition } from './corridors.ts';
+import { homeWalletOf } from './homeWallet.ts';
+import { formatDecimal, money } from './money.ts';
+import { corridorOf, pricePayment, PricingUnavailable, sendAmountOf } from './quoting.ts';
+import { maskAccount, screen } from './screening.ts';
+import type { CreateTransactionBody, TransactionAccepted } from '#schemas/transactions.ts';
+
+/**
+ * POST /transactions: everything that must hold before a payment exists, then one DynamoDB
+ * transaction that holds the money, creates the payment (FUNDED), spends the quote and writes
+ * the event that starts its workflow. Either all of it happens or none of it does, and the
+ * idempotency key is the payment's id, so a retry can never pay twice.
+ */
+export async function acceptPayment(organizationId: string, body: CreateTransactionBody): Promise<TransactionAccepted> {
+  const transactionId = body.idempotencyKey;
+  const requestHash = hashRequest(body);
+  const earlier = await answerForExisting(organizationId, transactionId, requestHash);
+  if (earlier) return earlier;
+
+  const send = sendAmountOf(body.sendAmount);
+  const corridor = corridorOf(body.corridor);
+  const problems = beneficiaryProblems(corridor, body.beneficiary);
+  if (problems.missing.length > 0) {
+    throw new ApiError('beneficiary_incomplete', `This corridor needs these beneficiary fields: ${problems.missing.join(', ')}.`, {
+      missing: problems.missing,
+    });
+  }
+  if (problems.invalid.length > 0) throw validationError(problems.invalid, 'The beneficiary is not valid for this corridor.');
+  const beneficiary = body.beneficiary!;
+
+  const home = await homeWalletOf(organizationId, body.integratorWalletId);
+  if (!home.chain) throw new ApiError('wallet_chain_unknown', 'The home wallet has no network yet (it is still being opened); retry shortly.');
+
+  const now = new Date();
+  const hit = screen({ originatorName: body.originator?.name, beneficiaryName: beneficiary.name, recipientReference: body.recipientReference });
+  if (hit) {
+    await recordComplianceHold(organizationId, transactionId, requestHash, hit.party, body, now);
+    throw complianceHold(transactionId);
+  }
+
+  const pricing = body.quoteId
+    ? fromQuote(await lockedQuote(organizationId, body, send, corridor, now))
+    : await pricePayment({ corridor, send, homeNetwork: home.chain, now }).then(
+        ({ price }) => ({
+          fee: price.fee, networkFee: price.networkFee, fundingNetwork: price.fundingNetwork, rate: price.rate,
+          margin: price.margin, receive: price.receive, provider: price.route.provider, routeKind: price.route.kind,
+          quoted: 'priced at acceptance',
+        }),
+        (error: unknown) => {
+          if (error instanceof PricingUnavailable) throw new ApiError('unavailable', 'The pricing source is momentarily unavailable; retry with the same idempotency key.');
+          throw error;
+        },
+      );
+
+  const at = now.toISOString();
+  const tx: TransactionRecord = {
+    organizationId,
+    transactionId,
+    state: 'FUNDED',
+    requestHash,
+    corridor: { from: corridor.from, to: corridor.to, destinationCountry: corridor.destinationCountry },
+    send: send.toString(),
+    fee: pricing.fee.toString(),
+    networkFee: pricing.networkFee === null ? null : pricing.networkFee.toString(),
+    fundingNetwork: pricing.fundingNetwork,
+    rate: { numerator: pricing.rate.numerator.toString(), denominator: pricing.rate.denominator.toString() },
+    margin: pricing.margin ? { bps: pricing.margin.bps, amount: pricing.margin.amount.toString() } : null,
+    receive: pricing.receive.toString(),
+    provider: pricing.provider,
+    routeKind: pricing.routeKind,
+    quoteId: body.quoteId ?? null,
+    recipientReference: body.recipientReference,
+    beneficiary,
+    originator: body.originator ?? null,
+    payoutMode: 'regular',
+    timeline: [
+      { state: 'INITIATED', at },
+      { state: 'QUOTED', detail: body.quoteId ? `locked quote ${body.quoteId}` : pricing.quoted, at },
+      { state: 'FUNDED', detail: `${formatDecimal(send, 6)} USDC held from the home wallet`, at },
+    ],
+    submitAttempts: 0,
+    createdAt: at,
+    updatedAt: at,
+  };
+
+  const extraItems: Record<string, unknown>[] = [...createTransactionItems(tx)];
+  if (body.quoteId) extraItems.push(useQuoteItem(organizationId, body.quoteId, transactionId));
+  try {
+    await applyMovement(
+      {
+        organizationId,
+        entryId: `payment:${transactionId}:hold`,
+        operation: { kind: 'payment', id: transactionId },
+        legs: [
+          { account: 'available', amount: -send },
+          { account: 'held', amount: send },
+        ],
+        memo: `hold for payment ${transactionId}`,
+        now,
+      },
+      extraItems as never,
+    );
+  } catch (error) {
+    // A racing identical request may have won: answer what it created.
+    const raced = await answerForExisting(organizationId, transactionId, requestHash);
+    if (raced) return raced;
+    if (error instanceof InsufficientFunds) {
+      throw new ApiError('insufficient_funds', 'The home wallet does not hold enough USDC for this payment.', {
+        available: money(error.available, 'USDC'),
+      });
+    }
+    if (body.quoteId) {
+      const quote = await getQuote(organizationId, body.quoteId);
+      if (quote?.usedBy && quote.usedBy !== transactionId) throw quoteUsed();
+    }
+    throw error;
+  }
+
+  await startPaymentWorkflow(organizationId, transactionId);
+  return { transactionId, status: 'FUNDED' };
+}
+
+/** The same key again: the same answer (compliance hold, or the payment as it stands), never a second payment. */
+async function answerForExisting(organizationId: string, transactionId: string, requestHash: string): Promise<TransactionAccepted | undefined> {
+  const { transaction, hold } = await getTransactionAndHold(organizationId, transactionId);
+  if (hold) throw complianceHold(transactionId);
+  if (!transaction) return undefined;
+  if (transaction.requestHash !== requestHash) {
+    throw new ApiError('idempotency_key_reused', 'This idempotency key was already used for a different payment; use a new key for a new payment.');
+  }
+  // A retry after a crash between funding and starting: starting again is a no-op when it runs.
+  if (transaction.state === 'FUNDED') await startPaymentWorkflow(organizationId, transactionId);
+  return { transactionId, status: transaction.state };
+}
+
+export async function startPaymentWorkflow(organizationId: string, transactionId: string): Promise<void> {
+  try {
+    const engine = await workflowEngine();
+    await engine.start('payment', executionName(organizationId, transactionId), { organizationId, transactionId });
+  } catch (error) {
+    // The payment is funded and its `transaction.funded` event will start it: log, do not fail the request.
+    logger.error('payment workflow not started; the funded event will start it', { transactionId, error: error as Error });
+  }
+}
+
+async function lockedQuote(organizationId: string, body: CreateTransactionBody, send: bigint, corridor: CorridorDefinition, now: Date): Promise<QuoteRecord> {
+  const quote = await getQuote(organizationId, body.quoteId!);
+  if (!quote) throw new ApiError('quote_not_found', 'No such quote for this organization.');
+  if (quote.corridor.to !== corridor.to || quote.corridor.destinationCountry !== corridor.destinationCountry || BigInt(quote.send) !== send) {
+    throw new ApiError('quote_mismatch', 'The corridor and send amount must be those of the quote.');
+  }
+  if (quote.idempotencyKey !== null && quote.idempotencyKey !== body.idempotencyKey) {
+    throw new ApiError('quote_mismatch', 'This quote was issued for another idempotency key; send the payment with that key.');
+  }
+  if (quote.usedBy && quote.usedBy !== body.idempotencyKey) throw quoteUsed();
+  if (Date.parse(quote.expiresAt) <= now.getTime()) throw new ApiError('quote_expired', 'The quote has expired; get a new one.');
+  return quote;
+}
+
+function fromQuote(quote: QuoteRecord) {
+  return {
+    fee: BigInt(quote.fee),
+    networkFee: quote.networkFee === null ? null : BigInt(quote.networkFee),
+    fundingNetwork: quote.fundingNetwork,
+    rate: { numerator: BigInt(quote.rate.numerator), denominator: BigInt(quote.rate.denominator) },
+    margin: quote.margin ? { bps: quote.margin.bps, amount: BigInt(quote.margin.amount) } : null,
+    receive: BigInt(quote.receive),
+    provider: quote.provider,
+    routeKind: quote.routeKind,
+    quoted: `locked quote ${quote.quoteId}`,
+  };
+}
+
+/** Single use: a quote another payment accepted can no longer be accepted (decision 042). */
+function quoteUsed(): ApiError {
+  return new ApiError('quote_expired', 'This quote was already used by another payment; get a new quote.');
+}
+
+function complianceHold(transactionId: string): ApiError {
+  return new ApiError('compliance_hold', 'This payment is held for compliance review and was not started. Do not retry it automatically.', {
+    transactionId,
+  });
+}
+
+async function recordComplianceHold(
+  organizationId: string, transactionId: string, requestHash: string, party: string, body: CreateTransactionBody, now: Date,
+): Promise<void> {
+  const item = complianceRecordItem({
+    organizationId,
+    transactionId,
+    requestHash,
+    party,
+    beneficiaryName: body.beneficiary?.name ?? null,
+    beneficiaryAccountMasked: body.beneficiary ? maskAccount(body.beneficiary.account) : null,
+    corridor: body.corridor,
+    now,
+  });
+  // A concurrent identical request may have written it first: the record stands either way.
+  await dynamo()
+    .send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }))
+    .catch((error: Error) => {
+      if (error.name !== 'ConditionalCheckFailedException') throw error;
+    });
+}
+
+/** Canonical JSON of the parsed body (unknown fields already stripped): key order does not matter. */
+export function hashRequest(body: unknown): string {
+  return createHash('sha256').update(canonical(body)).digest('hex');
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+

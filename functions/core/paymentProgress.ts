@@ -1,0 +1,213 @@
+import { logger } from '#platform/logger.ts';
+import { payoutProvider, type PayoutRequest } from '#providers/payout.ts';
+import { applyMovement, type LedgerLeg } from '#store/ledger.ts';
+import { applyTransition, getTransaction, transitionItems, type Transition, type TransactionRecord } from '#store/transactions.ts';
+import { formatDecimal, scaleOf } from './money.ts';
+import type { PaymentState } from './paymentStates.ts';
+
+/**
+ * The steps of the payment workflow (statemachines/payment.asl.json), one per Task state. Each
+ * reads the payment, acts only from the state it expects, and moves it on with one conditional
+ * write; a step delivered twice, or re-driven after a crash, finds the state already moved and
+ * answers the outcome that state means. Money moves only with the state change that explains it:
+ * the hold is released in the same transaction as FAILED or REFUNDED, and captured (the fee
+ * realized) in the same transaction as RECONCILED.
+ *
+ * Outcomes drive the workflow's Choice states:
+ *   settling   the provider accepted the payout; poll it
+ *   retry      the provider was unavailable and nothing was created; wait and submit again
+ *   processing the payout is not final yet; wait and poll again
+ *   paid       paid out; reconcile
+ *   returned   the payout came back; refund
+ *   done       the payment reached a terminal state or needs a person; the workflow ends
+ */
+export type PaymentOutcome = 'settling' | 'retry' | 'processing' | 'paid' | 'returned' | 'done';
+
+/** After this many unavailable answers the payment fails, its hold released (nothing was ever sent). */
+export const maxSubmitAttempts = 5;
+
+export interface PaymentRef {
+  organizationId: string;
+  transactionId: string;
+}
+
+export async function submitPayout(ref: PaymentRef): Promise<{ outcome: PaymentOutcome }> {
+  let tx = await load(ref);
+  if (tx.state === 'FUNDED' || tx.state === 'PENDING_RETRY') {
+    const routed = await applyTransition(tx, {
+      to: 'ROUTING',
+      detail: `route ${tx.provider}`,
+      set: { submitAttempts: tx.submitAttempts + 1 },
+    });
+    tx = routed ?? (await load(ref));
+  }
+  // ROUTING: submit (again, after a crash: the provider is idempotent on the reference).
+  if (tx.state !== 'ROUTING') return { outcome: outcomeOf(tx.state) };
+
+  const provider = payoutProvider();
+  const request = payoutRequest(tx);
+  let submission;
+  try {
+    submission = await provider.submit(request);
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name === 'ProviderUnavailable') {
+      if (tx.submitAttempts >= maxSubmitAttempts) {
+        return settle(tx, { to: 'FAILED', failure: 'payout_provider_unavailable', detail: `the payout provider did not answer ${tx.submitAttempts} attempts; nothing was sent` }, release(tx));
+      }
+      return settle(tx, { to: 'PENDING_RETRY', detail: `payout provider unavailable (attempt ${tx.submitAttempts} of ${maxSubmitAttempts}); retrying` });
+    }
+    if (name !== 'PayoutUnanswered') throw error;
+    // The call may have landed. Ask once by reference; never submit blindly again.
+    const known = await provider.status(request.reference).catch(() => ({ status: 'unknown' as const }));
+    if (known.status === 'unknown') {
+      return settle(tx, { to: 'IN_DOUBT', detail: 'the payout provider did not answer; whether the payout was made is being reconciled' });
+    }
+    submission = { status: 'accepted' as const, providerPayoutId: request.reference };
+  }
+  if (submission.status === 'rejected') {
+    return settle(tx, { to: 'FAILED', failure: 'payout_rejected', detail: `payout refused by the rail: ${submission.reason}` }, release(tx));
+  }
+  return settle(tx, { to: 'SETTLING', detail: 'payout accepted by the rail', set: { providerPayoutId: submission.providerPayoutId } });
+}
+
+export async function pollPayout(ref: PaymentRef): Promise<{ outcome: PaymentOutcome }> {
+  const tx = await load(ref);
+  if (tx.state !== 'SETTLING') return { outcome: outcomeOf(tx.state) };
+  let report;
+  try {
+    report = await payoutProvider().status(payoutRequest(tx).reference);
+  } catch (error) {
+    if ((error as Error).name === 'ProviderUnavailable') return { outcome: 'processing' };
+    throw error;
+  }
+  switch (report.status) {
+    case 'processing':
+      return { outcome: 'processing' };
+    case 'paid': {
+      const currency = tx.corridor.to;
+      const paid = `${formatDecimal(report.paidAmount, scaleOf(currency)!)} ${currency} paid to the beneficiary`;
+      return settle(tx, { to: 'PAID_OUT', detail: paid, set: { paid: report.paidAmount.toString() } });
+    }
+    case 'returned':
+      return settle(tx, { to: 'REFUNDING', detail: `payout returned: ${report.reason}` });
+    case 'failed':
+      return settle(tx, { to: 'FAILED', failure: 'payout_failed', detail: `payout failed: ${report.reason}` }, release(tx));
+    case 'review':
+      return settle(tx, { to: 'NEEDS_ATTENTION', detail: `held by the payout provider: ${report.reason}` });
+    case 'unknown':
+      return settle(tx, { to: 'IN_DOUBT', detail: 'the payout provider no longer knows this payout; being reconciled' });
+  }
+}
+
+export async function refundPayment(ref: PaymentRef): Promise<{ outcome: PaymentOutcome }> {
+  const tx = await load(ref);
+  if (tx.state !== 'REFUNDING') return { outcome: outcomeOf(tx.state) };
+  return settle(tx, { to: 'REFUNDED', detail: `${formatDecimal(BigInt(tx.send), 6)} USDC returned to the balance` }, release(tx));
+}
+
+export async function reconcilePayment(ref: PaymentRef): Promise<{ outcome: PaymentOutcome }> {
+  const tx = await load(ref);
+  if (tx.state !== 'PAID_OUT') return { outcome: outcomeOf(tx.state) };
+  return settle(tx, { to: 'RECONCILED', detail: `fee of ${formatDecimal(BigInt(tx.fee), 6)} USDC realized` }, capture(tx));
+}
+
+/** Anything the workflow did not expect: park the payment for a person, funds held, never guessed. */
+export async function parkPayment(ref: PaymentRef & { error?: unknown }): Promise<{ outcome: PaymentOutcome }> {
+  const tx = await load(ref);
+  if (!['FUNDED', 'ROUTING', 'PENDING_RETRY', 'SETTLING', 'PAID_OUT', 'REFUNDING'].includes(tx.state)) return { outcome: outcomeOf(tx.state) };
+  logger.error('payment parked after an unexpected workflow error', { transactionId: tx.transactionId, state: tx.state, error: ref.error });
+  return settle(tx, { to: 'NEEDS_ATTENTION', detail: `stopped in ${tx.state} by an internal error; operations will finish it` });
+}
+
+/** What a payment already in `state` means for the workflow. */
+export function outcomeOf(state: PaymentState): PaymentOutcome {
+  switch (state) {
+    case 'FUNDED':
+    case 'PENDING_RETRY':
+      return 'retry';
+    case 'ROUTING':
+    case 'SETTLING':
+      return 'processing';
+    case 'PAID_OUT':
+      return 'paid';
+    case 'REFUNDING':
+      return 'returned';
+    default:
+      return 'done';
+  }
+}
+
+async function load(ref: PaymentRef): Promise<TransactionRecord> {
+  const tx = await getTransaction(ref.organizationId, ref.transactionId);
+  if (!tx) throw Object.assign(new Error(`payment ${ref.transactionId} not found`), { name: 'PaymentNotFound' });
+  return tx;
+}
+
+/**
+ * One transition, with its ledger movement when it has one, in one transaction. If the payment
+ * was moved on meanwhile (a second delivery won), nothing is written and the outcome of the
+ * state it is now in is answered.
+ */
+async function settle(tx: TransactionRecord, transition: Transition, legs?: LedgerLeg[]): Promise<{ outcome: PaymentOutcome }> {
+  if (!legs) {
+    const next = await applyTransition(tx, transition);
+    return { outcome: outcomeOf((next ?? (await load(tx))).state) };
+  }
+  const { items, next } = transitionItems(tx, transition);
+  try {
+    await applyMovement(
+      {
+        organizationId: tx.organizationId,
+        entryId: `payment:${tx.transactionId}:${transition.to === 'RECONCILED' ? 'capture' : 'release'}`,
+        operation: { kind: 'payment', id: tx.transactionId },
+        legs,
+        memo: `${transition.to.toLowerCase()} payment ${tx.transactionId}`,
+        now: transition.now,
+      },
+      items as never,
+    );
+    return { outcome: outcomeOf(next.state) };
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name !== 'TransactionConflict' && name !== 'MovementAlreadyApplied') throw error;
+    return { outcome: outcomeOf((await load(tx)).state) };
+  }
+}
+
+/** The hold goes back to the balance: nothing was paid, no fee is realized. */
+function release(tx: TransactionRecord): LedgerLeg[] {
+  const send = BigInt(tx.send);
+  return [
+    { account: 'held', amount: -send },
+    { account: 'available', amount: send },
+  ];
+}
+
+/** The hold is spent: the payout, the network crossing, the margin and the fee each to their account. */
+function capture(tx: TransactionRecord): LedgerLeg[] {
+  const send = BigInt(tx.send);
+  const fee = BigInt(tx.fee);
+  const networkFee = tx.networkFee === null ? 0n : BigInt(tx.networkFee);
+  const margin = tx.margin ? BigInt(tx.margin.amount) : 0n;
+  const legs: LedgerLeg[] = [
+    { account: 'held', amount: -send },
+    { account: `payout:${tx.provider}`, amount: send - fee - networkFee - margin },
+    { account: 'revenue:fees', amount: fee },
+  ];
+  if (margin > 0n) legs.push({ account: 'revenue:margin', amount: margin });
+  if (networkFee > 0n) legs.push({ account: 'expense:network-fees', amount: networkFee });
+  return legs;
+}
+
+function payoutRequest(tx: TransactionRecord): PayoutRequest {
+  return {
+    reference: `${tx.organizationId}:${tx.transactionId}`,
+    provider: tx.provider,
+    corridor: tx.corridor,
+    amount: BigInt(tx.receive),
+    currency: tx.corridor.to,
+    sourceAmount: BigInt(tx.send),
+    beneficiary: tx.beneficiary,
+  };
+}

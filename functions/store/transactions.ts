@@ -1,0 +1,279 @@
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from './client.ts';
+import { keys } from './keys.ts';
+import { decodeCursor, encodeCursor } from './cursors.ts';
+import { newOutboxEvent, outboxPut } from './outbox.ts';
+import { money } from '#core/money.ts';
+import { isRunning, type PaymentState } from '#core/paymentStates.ts';
+import type { Beneficiary, Originator, TransactionListItem, TransactionStatus } from '#schemas/transactions.ts';
+
+/**
+ * Payment items: `ORG#<org> / TX#<transactionId>`, listed newest first through gsi1
+ * (`ORG#<org>#TX`, `<createdAt>#<transactionId>`). Every change of state is one conditional
+ * update on the state it expects (so a task delivered twice changes nothing the second time),
+ * appends to the timeline, and writes its outbox event in the same transaction.
+ */
+export const transactionEntity = 'transaction';
+
+export interface TimelineEntry {
+  state: PaymentState;
+  detail?: string;
+  at: string;
+}
+
+export interface TransactionRecord {
+  organizationId: string;
+  transactionId: string;
+  state: PaymentState;
+  /** SHA-256 of the request body as accepted: the same key with another body is refused. */
+  requestHash: string;
+  corridor: { from: string; to: string; destinationCountry: string };
+  /** USDC minor units (scale 6). */
+  send: string;
+  fee: string;
+  networkFee: string | null;
+  fundingNetwork: string;
+  rate: { numerator: string; denominator: string };
+  margin: { bps: number; amount: string } | null;
+  /** What was quoted to the recipient, destination minor units. */
+  receive: string;
+  provider: string;
+  routeKind: 'orchestrator' | 'owned';
+  quoteId: string | null;
+  recipientReference: string;
+  beneficiary: Beneficiary;
+  originator: Originator | null;
+  payoutMode: 'regular' | 'instant';
+  timeline: TimelineEntry[];
+  failure?: string;
+  /** What the provider reports it paid, destination minor units. */
+  paid?: string;
+  providerPayoutId?: string;
+  submitAttempts: number;
+  /** Set when a batch funded this payment (one hold for the whole batch). */
+  batchId?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Outbox event types for the states integrators are told about (contract: Events). */
+const announcedStates: Partial<Record<PaymentState, string>> = {
+  PAID_OUT: 'transaction.paid_out',
+  RECONCILED: 'transaction.reconciled',
+  REFUNDED: 'transaction.refunded',
+  IN_DOUBT: 'transaction.in_doubt',
+};
+
+/** The internal event that (re)starts a payment's workflow if the request that funded it died first. */
+export const transactionFundedEvent = 'transaction.funded';
+
+const listKey = (organizationId: string) => `ORG#${organizationId}#TX`;
+
+export function statusView(tx: TransactionRecord): TransactionStatus {
+  const view: TransactionStatus = {
+    transactionId: tx.transactionId,
+    running: isRunning(tx.state),
+    state: tx.state,
+    provider: tx.provider,
+    payoutMode: tx.payoutMode,
+    timeline: tx.timeline.map(({ state, detail }) => (detail === undefined ? { state } : { state, detail })),
+  };
+  if (tx.failure) view.failure = tx.failure;
+  if (tx.margin) view.margin = { bps: tx.margin.bps, amount: money(BigInt(tx.margin.amount), tx.corridor.from) };
+  if (tx.paid !== undefined) {
+    view.receiveAmount = money(BigInt(tx.paid), tx.corridor.to);
+    const difference = BigInt(tx.paid) - BigInt(tx.receive);
+    if (difference !== 0n) {
+      view.payoutDelta = {
+        quoted: money(BigInt(tx.receive), tx.corridor.to),
+        paid: money(BigInt(tx.paid), tx.corridor.to),
+        difference: money(difference, tx.corridor.to),
+      };
+    }
+  }
+  return view;
+}
+
+export function listItemView(tx: Pick<TransactionRecord, 'transactionId' | 'corridor' | 'send' | 'recipientReference' | 'createdAt'>): TransactionListItem {
+  return {
+    transactionId: tx.transactionId,
+    corridor: tx.corridor,
+    sendAmount: money(BigInt(tx.send), tx.corridor.from),
+    recipientReference: tx.recipientReference,
+    createdAt: tx.createdAt,
+  };
+}
+
+/** The Put that creates a funded payment, and its `transaction.funded` event, for the funding transaction. */
+export function createTransactionItems(tx: TransactionRecord) {
+  const event = newOutboxEvent(transactionFundedEvent, tx.organizationId, { transactionId: tx.transactionId }, new Date(tx.createdAt));
+  return [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.transaction(tx.organizationId, tx.transactionId),
+          entity: transactionEntity,
+          ...tx,
+          gsi1pk: listKey(tx.organizationId),
+          gsi1sk: `${tx.createdAt}#${tx.transactionId}`,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    outboxPut(event),
+  ];
+}
+
+export async function getTransaction(organizationId: string, transactionId: string): Promise<TransactionRecord | undefined> {
+  const { Item } = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: keys.transaction(organizationId, transactionId), ConsistentRead: true }),
+  );
+  return Item ? fromItem(Item) : undefined;
+}
+
+/** The payment and its compliance record under one key, in one round trip. */
+export async function getTransactionAndHold(
+  organizationId: string,
+  transactionId: string,
+): Promise<{ transaction?: TransactionRecord; hold?: Record<string, unknown> }> {
+  const table = tableName();
+  const { Responses } = await dynamo().send(
+    new BatchGetCommand({
+      RequestItems: {
+        [table]: {
+          Keys: [keys.transaction(organizationId, transactionId), keys.complianceRecord(organizationId, transactionId)],
+          ConsistentRead: true,
+        },
+      },
+    }),
+  );
+  const items = Responses?.[table] ?? [];
+  const transaction = items.find((item) => item.entity === transactionEntity);
+  const hold = items.find((item) => item.entity === complianceRecordEntity);
+  return { transaction: transaction ? fromItem(transaction) : undefined, hold };
+}
+
+function fromItem(item: Record<string, unknown>): TransactionRecord {
+  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g2, ...record } = item;
+  return record as unknown as TransactionRecord;
+}
+
+export interface Transition {
+  to: PaymentState;
+  detail?: string;
+  failure?: string;
+  /** Further attributes to set with the state (e.g. `paid`, `providerPayoutId`). */
+  set?: Partial<Pick<TransactionRecord, 'paid' | 'providerPayoutId' | 'submitAttempts'>>;
+  now?: Date;
+}
+
+/**
+ * The conditional update from the state `tx` is in to `transition.to`, with its timeline entry
+ * and (for announced states) its outbox event, carrying the status as GET will show it.
+ */
+export function transitionItems(tx: TransactionRecord, transition: Transition) {
+  const now = transition.now ?? new Date();
+  const entry: TimelineEntry = { state: transition.to, at: now.toISOString() };
+  if (transition.detail) entry.detail = transition.detail;
+  const next: TransactionRecord = {
+    ...tx,
+    ...transition.set,
+    state: transition.to,
+    timeline: [...tx.timeline, entry],
+    updatedAt: now.toISOString(),
+  };
+  if (transition.failure) next.failure = transition.failure;
+
+  const names: Record<string, string> = { '#state': 'state' };
+  const values: Record<string, unknown> = { ':from': tx.state, ':to': transition.to, ':entry': [entry], ':now': next.updatedAt };
+  const sets = ['#state = :to', 'timeline = list_append(timeline, :entry)', 'updatedAt = :now'];
+  const extra: Record<string, unknown> = { ...transition.set };
+  if (transition.failure) extra.failure = transition.failure;
+  for (const [name, value] of Object.entries(extra)) {
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+    sets.push(`#${name} = :${name}`);
+  }
+  const items: Record<string, unknown>[] = [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.transaction(tx.organizationId, tx.transactionId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: '#state = :from',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+  ];
+  const eventType = announcedStates[transition.to];
+  if (eventType) items.push(outboxPut(newOutboxEvent(eventType, tx.organizationId, statusView(next), now)));
+  return { items, next };
+}
+
+/** A transition with no ledger movement. Returns false when the payment was no longer in the expected state. */
+export async function applyTransition(tx: TransactionRecord, transition: Transition): Promise<TransactionRecord | undefined> {
+  const { items, next } = transitionItems(tx, transition);
+  try {
+    await dynamo().send(new TransactWriteCommand({ TransactItems: items as never }));
+    return next;
+  } catch (error) {
+    if ((error as Error).name === 'TransactionCanceledException') return undefined;
+    throw error;
+  }
+}
+
+export async function listTransactions(
+  organizationId: string,
+  page: { limit?: number; cursor?: string },
+): Promise<{ rows: TransactionListItem[]; nextCursor: string | null }> {
+  const scope = { list: 'transactions', organizationId };
+  const exclusiveStartKey = page.cursor ? await decodeCursor(scope, page.cursor) : undefined;
+  const { Items, LastEvaluatedKey } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': listKey(organizationId) },
+      ProjectionExpression: 'pk, sk, gsi1pk, gsi1sk, transactionId, corridor, send, recipientReference, createdAt',
+      ScanIndexForward: false,
+      Limit: page.limit ?? 50,
+      ExclusiveStartKey: exclusiveStartKey,
+    }),
+  );
+  const rows = (Items ?? []).map((item) => listItemView(item as unknown as TransactionRecord));
+  return { rows, nextCursor: LastEvaluatedKey ? await encodeCursor(scope, LastEvaluatedKey) : null };
+}
+
+/**
+ * Compliance records: `ORG#<org> / COMPLIANCE#<transactionId>`. Written when screening holds a
+ * payment; the payment never starts, and the same key answers the same hold from then on.
+ * The beneficiary account is kept masked (contract rule 5).
+ */
+export const complianceRecordEntity = 'complianceRecord';
+
+export function complianceRecordItem(input: {
+  organizationId: string;
+  transactionId: string;
+  requestHash: string;
+  party: string;
+  beneficiaryName: string | null;
+  beneficiaryAccountMasked: string | null;
+  corridor: { to: string; destinationCountry: string };
+  now: Date;
+}) {
+  return {
+    ...keys.complianceRecord(input.organizationId, input.transactionId),
+    entity: complianceRecordEntity,
+    organizationId: input.organizationId,
+    transactionId: input.transactionId,
+    requestHash: input.requestHash,
+    screenedParty: input.party,
+    beneficiaryName: input.beneficiaryName,
+    beneficiaryAccount: input.beneficiaryAccountMasked,
+    corridor: input.corridor,
+    decision: 'held',
+    createdAt: input.now.toISOString(),
+  };
+}
