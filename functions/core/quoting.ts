@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, validationError } from '#platform/errors.ts';
 import { config } from '#platform/config.ts';
 import { fxProvider } from '#providers/fx.ts';
+import { ProviderNotConfigured } from '#providers/providerErrors.ts';
 import { findCorridor, type CorridorDefinition } from './corridors.ts';
 import { AmountError, parseDecimal, scaleOf } from './money.ts';
 import { price, type Price } from './pricing.ts';
@@ -45,6 +46,9 @@ export function sendAmountOf(sendAmount: DecimalAmount): bigint {
 }
 
 export function corridorOf(input: CorridorInput): CorridorDefinition {
+  // The catalogue's rails are simulators: elsewhere no corridor can be paid until an adapter is wired.
+  const environment = config().SERVICE_ENVIRONMENT;
+  if (environment !== 'simulated') throw new ProviderNotConfigured(`No payout or FX provider is wired on ${environment} yet.`);
   const corridor = findCorridor(sendCurrency, input.to, input.destinationCountry);
   if (!corridor) {
     throw validationError([

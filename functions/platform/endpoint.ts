@@ -112,6 +112,12 @@ function lifecycle(definition: RouteDefinition): ApiMiddleware {
         finish(request, { status: error.status, body: error.body(), headers: error.headers });
         return;
       }
+      // A provider port with no adapter on this environment: the feature is not wired here.
+      if (error instanceof Error && error.name === 'ProviderNotConfigured') {
+        const notWired = new ApiError('not_implemented', error.message, { feature: definition.feature });
+        finish(request, { status: notWired.status, body: notWired.body() });
+        return;
+      }
       logger.error('unhandled error', { error, route: `${definition.method} ${definition.path}` });
       finish(request, { status: 500, body: { error: 'internal', message: 'Something went wrong on our side; it has been logged.' } });
     },

@@ -9,12 +9,14 @@ export interface FeatureDefinition {
   status: FeatureStatus;
   reason: string;
   requires?: string[];
+  /** Works only against this build's simulators: elsewhere it needs a provider adapter not wired yet. */
+  simulatorOnly?: boolean;
 }
 
 export const features = {
   discovery: { status: 'live', reason: 'Health, capabilities, caller identity and the OpenAPI document.' },
-  quotes: { status: 'simulated', reason: 'Quotes price every corridor of GET /capabilities from a simulated FX source whose rates move every minute.' },
-  payments: { status: 'simulated', reason: 'Payments run the full workflow and ledger against simulated payout rails; outcome bands force every path (docs/decisions/040).', requires: ['quotes'] },
+  quotes: { status: 'simulated', reason: 'Quotes price every corridor of GET /capabilities from a simulated FX source whose rates move every minute.', simulatorOnly: true },
+  payments: { status: 'simulated', reason: 'Payments run the full workflow and ledger against simulated payout rails; outcome bands force every path (docs/decisions/040).', requires: ['quotes'], simulatorOnly: true },
   batches: { status: 'planned', reason: 'Batch payouts are not built yet; they reuse the payment workflow.', requires: ['payments'] },
   balance: { status: 'live', reason: "Read from the service's own double-entry ledger (available, settling, total in exact USDC minor units); the same read on every environment." },
   wallets: { status: 'planned', reason: 'Wallet reads are not built yet.' },
@@ -38,3 +40,17 @@ export const features = {
 } as const satisfies Record<string, FeatureDefinition>;
 
 export type Feature = keyof typeof features;
+
+/**
+ * The features as GET /capabilities publishes them on an environment: outside `simulated`, a
+ * feature that only has simulators is `planned` (its endpoints answer 501 from the provider port).
+ */
+export function featuresOn(environment: string): { feature: Feature; status: FeatureStatus; reason: string; requires?: string[] }[] {
+  return Object.entries(features).map(([feature, definition]: [string, FeatureDefinition]) => {
+    const { simulatorOnly, ...published } = definition;
+    if (simulatorOnly && environment !== 'simulated') {
+      return { ...published, feature: feature as Feature, status: 'planned' as const, reason: `No provider adapter is wired on ${environment} yet; only simulators exist.` };
+    }
+    return { ...published, feature: feature as Feature };
+  });
+}

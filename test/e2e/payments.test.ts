@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
-import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
+import { expectLedgerInvariant, expectLedgerInvariantForAll } from '../support/ledgerInvariant.ts';
 import { creditDeposit, readBalance } from '#store/ledger.ts';
 import { corridorCatalogue, findCorridor, sampleBeneficiary } from '#core/corridors.ts';
 import { convertFloor, fraction } from '#core/money.ts';
@@ -63,7 +63,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await service?.stop();
+  // After every test of this file, for every organization: balance = sum of its journal entries.
+  try {
+    expect(await expectLedgerInvariantForAll()).toBeGreaterThan(0);
+  } finally {
+    await service?.stop();
+  }
 });
 
 describe('capabilities', () => {

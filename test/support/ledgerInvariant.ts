@@ -22,3 +22,38 @@ export async function expectLedgerInvariant(organizationId: string): Promise<Led
   if (entries.length === 0) expect(balance.updatedAt, 'no balance item without a journal entry').toBeNull();
   return balance;
 }
+
+/**
+ * Every organization that has a balance item in the current table (scanned: tests only), once
+ * no payment of the table is in flight any more.
+ */
+export async function expectLedgerInvariantForAll(timeoutMs = 30_000): Promise<number> {
+  const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { dynamo, tableName } = await import('#store/client.ts');
+  const { isRunning } = await import('#core/paymentStates.ts');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { Items } = await dynamo().send(new ScanCommand({
+      TableName: tableName(), FilterExpression: 'entity = :tx', ExpressionAttributeValues: { ':tx': 'transaction' }, ConsistentRead: true,
+    }));
+    const running = (Items ?? []).filter((item) => isRunning(item.state));
+    if (running.length === 0) break;
+    if (Date.now() > deadline) throw new Error(`payments still in flight: ${running.map((item) => item.transactionId).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const organizations = new Set<string>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(new ScanCommand({
+      TableName: tableName(),
+      FilterExpression: 'entity = :balance',
+      ExpressionAttributeValues: { ':balance': 'balance' },
+      ProjectionExpression: 'pk',
+      ExclusiveStartKey: start,
+    }));
+    for (const item of page.Items ?? []) organizations.add(String(item.pk).replace(/^ORG#/, ''));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  for (const organizationId of organizations) await expectLedgerInvariant(organizationId);
+  return organizations.size;
+}

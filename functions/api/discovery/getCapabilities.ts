@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { config } from '#platform/config.ts';
 import { getCapabilities } from '#wiring/routes.ts';
-import { features } from '#wiring/features.ts';
+import { featuresOn } from '#wiring/features.ts';
 import { corridors } from '#core/corridors.ts';
 
 export const handler = endpoint(getCapabilities, async () => {
@@ -9,7 +9,8 @@ export const handler = endpoint(getCapabilities, async () => {
   return ok({
     version: SERVICE_VERSION,
     environment: SERVICE_ENVIRONMENT,
-    corridors: corridors.map(({ from, to, destinationCountry, ownedRail, instant }) => ({ from, to, destinationCountry, ownedRail, instant })),
-    features: Object.entries(features).map(([feature, definition]) => ({ feature, ...definition })),
+    // A corridor is listed where it can be paid: here only the simulated rails exist.
+    corridors: SERVICE_ENVIRONMENT === 'simulated' ? corridors : [],
+    features: featuresOn(SERVICE_ENVIRONMENT),
   });
 });
