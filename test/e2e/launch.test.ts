@@ -62,6 +62,9 @@ describe('npm start', () => {
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ name: 'Demo Organization', role: 'owner' });
     expect((await fetch(`${baseUrl}/health`)).status).toBe(200);
+    // Opened with 10,000 USDC, so a new user can quote and pay at once.
+    const balance = await fetch(`${baseUrl}/balance`, { headers: { authorization: `Bearer ${demoKey}` } });
+    expect(await balance.json()).toMatchObject({ currency: 'USDC', scale: 6, available: '10000000000', total: '10000000000' });
     // KYB approved: a KYB-gated endpoint gets past the gate (to its unbuilt feature).
     const gated = await fetch(`${baseUrl}/treasury/deposit-instructions`, { headers: { authorization: `Bearer ${demoKey}` } });
     expect(gated.status).toBe(501);
