@@ -452,3 +452,35 @@ describe('GET /transactions', () => {
     expect(foreign.body).toEqual({ ...absent.body });
   });
 });
+
+describe('workflow steps delivered more than once', () => {
+  it('20 concurrent deliveries of each step move the payment and its money once', async () => {
+    const { handler: paymentStep } = await import('../../functions/tasks/payment/paymentStep.ts');
+    const { listJournalEntries } = await import('#store/ledger.ts');
+    process.env.PAYOUT_SETTLE_SECONDS = '2';
+    let transactionId: string;
+    try {
+      const accepted = await pay(org.apiKey, payment());
+      transactionId = accepted.body.transactionId;
+      const ref = { organizationId: org.organizationId, transactionId };
+      // Deliver the steps ourselves, many times at once, while the workflow runs them too.
+      const storm = async (step: string) => Promise.all(Array.from({ length: 20 }, () => paymentStep({ step, ...ref })));
+      await storm('submit');
+      await storm('poll');
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      await Promise.all([storm('poll'), storm('reconcile'), storm('submit'), storm('refund')]);
+      await storm('reconcile');
+    } finally {
+      delete process.env.PAYOUT_SETTLE_SECONDS;
+    }
+    const done = await settled(org.apiKey, transactionId);
+    expect(states(done)).toEqual(['INITIATED', 'QUOTED', 'FUNDED', 'ROUTING', 'SETTLING', 'PAID_OUT', 'RECONCILED']);
+    const entries = (await listJournalEntries(org.organizationId)).filter((entry) => entry.operation.id === transactionId);
+    expect(entries.map((entry) => entry.entryId).sort()).toEqual([`payment:${transactionId}:capture`, `payment:${transactionId}:hold`]);
+    const { Items } = await dynamo().send(new QueryCommand({
+      TableName: tableName(), KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `SIMPAYOUT#${org.organizationId}:${transactionId}` },
+    }));
+    expect((Items ?? []).filter((item) => item.sk === 'SIMPAYOUT')).toHaveLength(1);
+  });
+});
