@@ -81,6 +81,8 @@ function gcd(a: bigint, b: bigint): bigint {
 
 /** "17.0512" → 170512/10000, reduced. For rate tables written by people. */
 export function fractionOf(decimal: string): Fraction {
+  // A typo in a rate table must fail loudly, never be truncated into another rate.
+  if (!/^\d+(\.\d+)?$/.test(decimal)) throw new AmountError(`not a decimal rate: ${decimal}`);
   const [whole, frac = ''] = decimal.split('.');
   return fraction(BigInt(whole + frac), 10n ** BigInt(frac.length));
 }

@@ -43,6 +43,9 @@ function normalize(text: string): string {
   return text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
+    // Invisible format characters (soft hyphen, zero-width joiners, BOM) are dropped, not read as spaces:
+    // "Dra\u00ADgomir" reads "Dragomir".
+    .replace(/\p{Cf}+/gu, '')
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
