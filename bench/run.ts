@@ -5,7 +5,10 @@
  * - DynamoDB calls per request, counted by the client's own middleware;
  * - the same DynamoDB calls made bare from this process, timed the same way as the HTTP
  *   requests, so the overhead ratio of the whole stack can be read;
- * - the minified bundle size and cold import time of every Lambda entry point.
+ * - the minified bundle size and cold import time of every Lambda entry point;
+ * - payments (bench/payments.ts): POST /quotes and POST /transactions under load, 202 → RECONCILED,
+ *   payments per second end to end, DynamoDB calls, capacity and transitions per payment, and the
+ *   AWS list-price cost per 1,000 payments.
  * BENCH_SECONDS (default 5) sets each autocannon run's duration.
  */
 export {};
@@ -23,6 +26,7 @@ const { dynamo, dynamoCallCount, tableName } = await import('#store/client.ts');
 const { keys } = await import('#store/keys.ts');
 const { parseApiKey } = await import('#core/apiKeys.ts');
 const { lambdaBundleFigures } = await import('./lambdaFigures.ts');
+const { paymentFigures } = await import('./payments.ts');
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -165,6 +169,8 @@ try {
     health: { c1: await cannon(`${service.url}/health`, {}, 1), c16: await cannon(`${service.url}/health`, {}, 16) },
   };
 
+  const payments = await paymentFigures({ service, seconds, log });
+
   log('bundling Lambda entry points and timing cold imports');
   const lambdas = await lambdaBundleFigures();
 
@@ -184,6 +190,7 @@ try {
       target: 'GET /me p50 within 1.3x of its bare DynamoDB calls; at most 2 DynamoDB calls per read',
     },
     lambdas,
+    payments,
   };
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 } finally {

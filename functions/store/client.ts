@@ -43,6 +43,36 @@ function documentClientWith(unmarshallOptions: NonNullable<TranslateConfig['unma
     },
     { step: 'initialize', name: 'countDynamoCalls' },
   );
+  base.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (process.env.COUNT_CAPACITY !== '1') return next(args);
+      const command = (context.commandName ?? '').replace(/Command$/, '');
+      const input = args.input as Record<string, unknown>;
+      if (capacityCommands.has(command)) input.ReturnConsumedCapacity ??= 'TOTAL';
+      let result;
+      try {
+        result = await next(args);
+      } catch (error) {
+        recordCapacity({ command, input, readUnits: 0, writeUnits: 0, failed: true });
+        throw error;
+      }
+      const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
+      let readUnits = 0;
+      let writeUnits = 0;
+      for (const entry of consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed]) {
+        const units = entry.CapacityUnits ?? 0;
+        // DynamoDB fills Read/WriteCapacityUnits on some answers only; otherwise the operation says which.
+        if (entry.ReadCapacityUnits !== undefined || entry.WriteCapacityUnits !== undefined) {
+          readUnits += entry.ReadCapacityUnits ?? 0;
+          writeUnits += entry.WriteCapacityUnits ?? 0;
+        } else if (readCommands.has(command)) readUnits += units;
+        else writeUnits += units;
+      }
+      recordCapacity({ command, input, readUnits, writeUnits, failed: false });
+      return result;
+    },
+    { step: 'initialize', name: 'countConsumedCapacity' },
+  );
   baseClients.push(base);
   return DynamoDBDocumentClient.from(base, { marshallOptions, unmarshallOptions });
 }
@@ -64,6 +94,53 @@ export function dynamoExact(): DynamoDBDocumentClient {
 
 export function tableName(): string {
   return config().TABLE_NAME;
+}
+
+// ---- Consumed capacity (the bench): with COUNT_CAPACITY=1 every call asks DynamoDB for its
+// ConsumedCapacity (TOTAL) and the units are summed here, reads and writes apart. Off by default.
+
+interface ConsumedCapacity {
+  CapacityUnits?: number;
+  ReadCapacityUnits?: number;
+  WriteCapacityUnits?: number;
+}
+
+/** One call as counted: what was asked and the units DynamoDB reported (0 when it failed: errors carry none). */
+export interface CapacityRecord {
+  /** Operation name without `Command`: PutItem, TransactWriteItems, … */
+  command: string;
+  /** The command's input as sent by our code (document-client shape when sent through it). */
+  input: Record<string, unknown>;
+  readUnits: number;
+  writeUnits: number;
+  failed: boolean;
+}
+
+const capacityCommands = new Set([
+  'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'BatchGetItem', 'BatchWriteItem',
+  'TransactGetItems', 'TransactWriteItems', 'ExecuteStatement', 'BatchExecuteStatement', 'ExecuteTransaction',
+]);
+const readCommands = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
+const capacity = { calls: 0, failedCalls: 0, readUnits: 0, writeUnits: 0 };
+const capacityObservers = new Set<(record: CapacityRecord) => void>();
+
+function recordCapacity(record: CapacityRecord): void {
+  capacity.calls += 1;
+  if (record.failed) capacity.failedCalls += 1;
+  capacity.readUnits += record.readUnits;
+  capacity.writeUnits += record.writeUnits;
+  for (const observer of capacityObservers) observer(record);
+}
+
+/** Units consumed by this process's calls while COUNT_CAPACITY=1 (a copy). */
+export function dynamoConsumedCapacity(): { calls: number; failedCalls: number; readUnits: number; writeUnits: number } {
+  return { ...capacity };
+}
+
+/** Calls `observer` with every call counted while COUNT_CAPACITY=1; answers the function that stops it. */
+export function observeConsumedCapacity(observer: (record: CapacityRecord) => void): () => void {
+  capacityObservers.add(observer);
+  return () => capacityObservers.delete(observer);
 }
 
 /** Calls made by this process since it started (read by the bench and by request logs). */

@@ -111,6 +111,8 @@ export class LocalWorkflowRunner implements WorkflowEngine {
   private readonly leaseMs: number;
   private readonly loaded = new Map<string, Promise<LoadedWorkflow>>();
   private readonly running = new Map<string, Running>();
+  /** States entered by every execution of this runner (what Step Functions Standard bills as transitions); read by the bench. */
+  stateTransitions = 0;
   private stopped = false;
   private sweeping: Promise<unknown> | undefined;
   private readonly sweeper: NodeJS.Timeout | undefined;
@@ -307,6 +309,7 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     try {
       for await (const event of events) {
         if (event.type === 'StateEntered') {
+          this.stateTransitions += 1;
           run.currentState = event.state.name;
           run.history.push(event.state.name);
         }

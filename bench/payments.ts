@@ -1,0 +1,662 @@
+/**
+ * Payments on the local stack, for `npm run bench` (bench/run.ts calls paymentFigures):
+ * - POST /quotes and POST /transactions under autocannon, concurrency 1 and 16;
+ * - the time from the 202 to RECONCILED, with every simulated delay at zero;
+ * - payments per second end to end (first POST to last RECONCILED);
+ * - per payment: DynamoDB calls (in the POST vs the rest), consumed capacity, state transitions,
+ *   outbox events and Lambda invocations;
+ * - the AWS list-price cost per 1,000 payments those counts imply, prices and assumptions beside it.
+ *
+ * Everything runs in this process (API handlers, workflow tasks, stream poller, event targets), so
+ * the DynamoDB client's own counters see every call. Counting is done in a quiet system, one payment
+ * at a time, so that each call can be attributed; the throughput runs cross-check the averages.
+ */
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import type { LocalService } from '../lib/local/service.ts';
+import { matchesPattern } from '../lib/local/eventBus.ts';
+import { onboardOrganization } from '../lib/ops/onboarding.ts';
+import type { BusEntry } from '#platform/eventBus.ts';
+import { executionName } from '#platform/workflow.ts';
+import { dynamoCallCount, observeConsumedCapacity, type CapacityRecord } from '#store/client.ts';
+import { runningExecutionsKey } from '#store/executions.ts';
+import { creditDeposit } from '#store/ledger.ts';
+import { setRateLimit } from '#store/organizations.ts';
+import { getTransaction } from '#store/transactions.ts';
+import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
+import { eventRules } from '#wiring/events.ts';
+
+export interface PaymentBenchOptions {
+  service: LocalService;
+  /** Duration of each autocannon run. */
+  seconds: number;
+  log: (message: string) => void;
+}
+
+/** Payments counted one by one (each flow): every one takes the same path, so a few are enough. */
+const countedPayments = 4;
+const warmUpPayments = 8;
+/** How many payments are in flight at once while timing 202 → RECONCILED, and for the end-to-end rate. */
+const latencyConcurrency = 4;
+const throughputConcurrency = 16;
+/** A quiet system: no DynamoDB call and no event for this long (the stream poller passes every 200 ms). */
+const quietMs = 400;
+
+/** us-east-1 list prices used for the cost figures. */
+const prices = {
+  dynamoWriteRequestUnit: 0.625 / 1e6,
+  dynamoReadRequestUnit: 0.125 / 1e6,
+  stepFunctionsTransition: 0.025 / 1000,
+  lambdaRequest: 0.2 / 1e6,
+  lambdaGbSecond: 0.0000166667,
+  eventBridgeEvent: 1 / 1e6,
+  sqsRequest: 0.4 / 1e6,
+  httpApiRequest: 1 / 1e6,
+};
+const lambdaMemoryGb = 0.5;
+const lambdaAssumedMs = 50;
+const sqsRequestsPerMessage = 3;
+
+const corridor = findCorridor('USDC', 'MXN', 'MX')!;
+const beneficiary = sampleBeneficiary(corridor);
+const sendAmount = { amount: '10.00', currency: 'USDC' };
+const paymentBody = (idempotencyKey: string, quoteId?: string) => ({
+  idempotencyKey,
+  corridor: { to: 'MXN', destinationCountry: 'MX' },
+  sendAmount,
+  recipientReference: 'bench',
+  beneficiary,
+  ...(quoteId ? { quoteId } : {}),
+});
+
+const taskStates = new Set(
+  Object.entries(
+    (JSON.parse(readFileSync(new URL('../statemachines/payment.asl.json', import.meta.url), 'utf8')) as { States: Record<string, { Type: string }> }).States,
+  )
+    .filter(([, state]) => state.Type === 'Task')
+    .map(([name]) => name),
+);
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const round = (value: number, digits = 3) => Number(value.toFixed(digits));
+const usd = (value: number) => Number(value.toPrecision(4));
+
+function percentiles(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+  return { p50: round(at(50), 1), p99: round(at(99), 1), max: round(sorted.at(-1) ?? NaN, 1), samples: sorted.length };
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : (value as { S?: string } | undefined)?.S);
+const partitionOf = (input: Record<string, unknown>) => text(((input.Key ?? input.Item) as Record<string, unknown> | undefined)?.pk);
+
+/**
+ * Calls that are not the service's own in AWS: the local runner's execution records (Step Functions
+ * keeps executions there) and the payout simulator's book (a real provider keeps its payouts).
+ */
+function outsideTheService(input: Record<string, unknown>): 'runner' | 'simulator' | undefined {
+  const pk = partitionOf(input);
+  if (pk?.startsWith('EXECUTION#')) return 'runner';
+  if (pk?.startsWith('SIMPAYOUT#')) return 'simulator';
+  const values = Object.values((input.ExpressionAttributeValues ?? {}) as Record<string, unknown>).map(text);
+  return values.includes(runningExecutionsKey) ? 'runner' : undefined;
+}
+
+// ---- DynamoDB units ------------------------------------------------------------------------------------
+// DynamoDB Local reports ConsumedCapacity, but not always as AWS bills it: a TransactWriteItems of
+// several small items is reported as 2 units where AWS charges 2 per item and KB, and reads of items
+// that do not exist as 0 where AWS charges 1 (0.5 eventually consistent). So every call also gets the
+// least AWS would charge for what it asked (put items sized from the request, everything else at one
+// unit per item), and the figure used for cost is the larger of the two, call by call.
+
+/** Approximate DynamoDB size of an attribute value (names + values; numbers about half their digits). */
+function attributeBytes(value: unknown): number {
+  if (value === null || value === undefined || typeof value === 'boolean') return 1;
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return Math.ceil(String(value).replace(/[-.]/g, '').length / 2) + 1;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (value instanceof Set) return [...(value as Set<unknown>)].reduce<number>((sum, member) => sum + attributeBytes(member), 0);
+  if (Array.isArray(value)) return 3 + value.reduce<number>((sum, member) => sum + 1 + attributeBytes(member), 0);
+  if (typeof value === 'object') {
+    // NumberValue (the exact client's numbers) keeps the decimal string.
+    if (typeof (value as { value?: unknown }).value === 'string' && value.constructor?.name === 'NumberValue') {
+      return attributeBytes(Number((value as { value: string }).value));
+    }
+    return 3 + Object.entries(value).reduce((sum, [name, member]) => sum + Buffer.byteLength(name) + 1 + attributeBytes(member), 0);
+  }
+  return 1;
+}
+const itemBytes = (item: unknown) =>
+  Object.entries((item ?? {}) as Record<string, unknown>).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + attributeBytes(value), 0);
+const writeUnitsOf = (item: unknown) => Math.max(1, Math.ceil(itemBytes(item) / 1024));
+
+/** The least AWS would bill for the call: what it asked for, at 1 KB per written item, 4 KB per read one. */
+function awsFloor(record: CapacityRecord): { read: number; write: number } {
+  const input = record.input as Record<string, any>;
+  const perRead = input.ConsistentRead ? 1 : 0.5;
+  switch (record.command) {
+    case 'PutItem':
+      return { read: 0, write: writeUnitsOf(input.Item) };
+    case 'UpdateItem':
+    case 'DeleteItem':
+      return { read: 0, write: 1 };
+    case 'TransactWriteItems':
+      return {
+        read: 0,
+        write: ((input.TransactItems ?? []) as Record<string, any>[]).reduce((sum, item) => sum + 2 * (item.Put ? writeUnitsOf(item.Put.Item) : 1), 0),
+      };
+    case 'BatchWriteItem':
+      return {
+        read: 0,
+        write: Object.values((input.RequestItems ?? {}) as Record<string, Record<string, any>[]>)
+          .flat()
+          .reduce((sum, request) => sum + (request.PutRequest ? writeUnitsOf(request.PutRequest.Item) : 1), 0),
+      };
+    case 'GetItem':
+    case 'Query':
+    case 'Scan':
+      return { read: perRead, write: 0 };
+    case 'BatchGetItem':
+      return {
+        read: Object.values((input.RequestItems ?? {}) as Record<string, { Keys?: unknown[]; ConsistentRead?: boolean }>).reduce(
+          (sum, table) => sum + (table.Keys?.length ?? 0) * (table.ConsistentRead ? 1 : 0.5),
+          0,
+        ),
+        write: 0,
+      };
+    case 'TransactGetItems':
+      return { read: 2 * ((input.TransactItems ?? []) as unknown[]).length, write: 0 };
+    default:
+      return { read: 0, write: 0 };
+  }
+}
+
+interface Units {
+  calls: number;
+  /** As DynamoDB Local reported them. */
+  readUnits: number;
+  writeUnits: number;
+  /** The larger of the reported units and the AWS floor, call by call: what the cost uses. */
+  awsReadUnits: number;
+  awsWriteUnits: number;
+}
+interface Tally extends Units {
+  failedCalls: number;
+  byCommand: Record<string, Units>;
+}
+const emptyUnits = (): Units => ({ calls: 0, readUnits: 0, writeUnits: 0, awsReadUnits: 0, awsWriteUnits: 0 });
+const emptyTally = (): Tally => ({ ...emptyUnits(), failedCalls: 0, byCommand: {} });
+
+function addUnits(into: Units, from: Units) {
+  into.calls += from.calls;
+  into.readUnits += from.readUnits;
+  into.writeUnits += from.writeUnits;
+  into.awsReadUnits += from.awsReadUnits;
+  into.awsWriteUnits += from.awsWriteUnits;
+}
+
+function add(tally: Tally, record: CapacityRecord) {
+  // A failed call reports nothing; AWS still bills a refused conditional write, so its floor counts.
+  const floor = awsFloor(record);
+  const units: Units = {
+    calls: 1,
+    readUnits: record.readUnits,
+    writeUnits: record.writeUnits,
+    awsReadUnits: Math.max(record.readUnits, floor.read),
+    awsWriteUnits: Math.max(record.writeUnits, floor.write),
+  };
+  if (record.failed) tally.failedCalls += 1;
+  addUnits(tally, units);
+  const name = record.failed ? `${record.command} (failed)` : record.command;
+  addUnits((tally.byCommand[name] ??= emptyUnits()), units);
+}
+
+function merge(into: Tally, from: Tally) {
+  addUnits(into, from);
+  into.failedCalls += from.failedCalls;
+  for (const [name, units] of Object.entries(from.byCommand)) addUnits((into.byCommand[name] ??= emptyUnits()), units);
+}
+
+function unitsPer(units: Units, count: number) {
+  return {
+    calls: round(units.calls / count, 2),
+    readUnits: round(units.readUnits / count, 2),
+    writeUnits: round(units.writeUnits / count, 2),
+    awsReadUnits: round(units.awsReadUnits / count, 2),
+    awsWriteUnits: round(units.awsWriteUnits / count, 2),
+  };
+}
+
+function perItem(tally: Tally, count: number) {
+  return {
+    ...unitsPer(tally, count),
+    failedCalls: round(tally.failedCalls / count, 2),
+    byCommand: Object.fromEntries(
+      Object.entries(tally.byCommand)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, units]) => [name, unitsPer(units, count)]),
+    ),
+  };
+}
+
+export async function paymentFigures({ service, seconds, log }: PaymentBenchOptions) {
+  // Sized by BENCH_SECONDS like the autocannon runs (5 s: 150 and 200 payments), so that
+  // BENCH_SECONDS=3 keeps the whole bench within about three minutes on a small machine.
+  const latencyPayments = Math.max(20, Math.round(30 * seconds));
+  const throughputPayments = Math.max(32, Math.round(40 * seconds));
+  const previousCapacityFlag = process.env.COUNT_CAPACITY;
+  process.env.COUNT_CAPACITY = '1';
+  // Zero simulated delays: Wait states are 0 s (startLocalService waitSeconds 0), payouts settle at once.
+  delete process.env.PAYOUT_SETTLE_SECONDS;
+  const { runner, bus } = service;
+
+  // Every call is attributed to the phase it happens in; the runner's own records apart.
+  let phase = 'idle';
+  const tallies = new Map<string, Tally>();
+  const tallyOf = (name: string) => tallies.get(name) ?? (tallies.set(name, emptyTally()), tallies.get(name)!);
+  const stopObserving = observeConsumedCapacity((record) => {
+    const outside = outsideTheService(record.input);
+    add(tallyOf(outside ? `${phase}:${outside}` : phase), record);
+    // The request's last act is starting the workflow (the runner's conditional Put): what follows is the workflow's.
+    if (outside === 'runner' && record.command === 'PutItem' && phase.endsWith(':request')) phase = phase.replace(/:request$/, ':after');
+  });
+
+  // Events put on the bus by the outbox forwarder, and the rule deliveries (SQS messages in AWS) they make.
+  const events = { published: 0, publishCalls: 0, deliveries: 0, byType: {} as Record<string, number> };
+  const originalPublish = bus.publish;
+  bus.publish = async (entries: BusEntry[]) => {
+    events.publishCalls += 1;
+    for (const entry of entries) {
+      events.published += 1;
+      events.byType[entry.DetailType] = (events.byType[entry.DetailType] ?? 0) + 1;
+      const shape = { source: entry.Source, 'detail-type': entry.DetailType, detail: JSON.parse(entry.Detail) as unknown };
+      events.deliveries += eventRules.filter((rule) => matchesPattern(rule.pattern, shape)).length;
+    }
+    return originalPublish.call(bus, entries);
+  };
+
+  try {
+    log('payments: onboarding and funding an organization, lifting its rate limits');
+    const created = await onboardOrganization({ name: 'Bench Payments Org', kybStatus: 'approved' });
+    await runner.waitFor(created.walletExecution);
+    const organizationId = created.organization.id;
+    await creditDeposit({ organizationId, depositId: `bench-${Date.now()}`, amount: 1_000_000_000n * 1_000_000n, rail: 'wire', memo: 'bench funding' });
+    for (const bucket of ['initiate', 'write', 'read'] as const) {
+      await setRateLimit(organizationId, bucket, { burst: 100_000_000, perSecond: 1_000_000 });
+    }
+    const headers = { authorization: `Bearer ${created.apiKey.apiKey}`, 'content-type': 'application/json' };
+    let seq = 0;
+    const newKey = (label: string) => `bench-${label}-${Date.now().toString(36)}-${(seq += 1)}`;
+
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${service.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      const json = (await response.json()) as Record<string, unknown>;
+      return { status: response.status, body: json };
+    };
+    const pay = async (quoteId?: string, key = newKey('pay')) => {
+      const answer = await post('/transactions', paymentBody(key, quoteId));
+      if (answer.status !== 202) throw new Error(`POST /transactions answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      return key;
+    };
+    const quote = async (idempotencyKey?: string) => {
+      const answer = await post('/quotes', { corridor: { to: 'MXN', destinationCountry: 'MX' }, sendAmount, ...(idempotencyKey ? { idempotencyKey } : {}) });
+      if (answer.status !== 200) throw new Error(`POST /quotes answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      return answer.body.quoteId as string;
+    };
+    const finished = async (transactionId: string) => {
+      const outcome = await runner.waitFor(executionName(organizationId, transactionId), 120_000);
+      if (outcome.status !== 'SUCCEEDED') throw new Error(`payment ${transactionId} ended ${outcome.status}: ${outcome.error ?? ''}`);
+      return outcome;
+    };
+    const reconciledAt = async (transactionId: string) => {
+      const record = await getTransaction(organizationId, transactionId);
+      const entry = record?.timeline.find((step) => step.state === 'RECONCILED') as { at?: string } | undefined;
+      if (record?.state !== 'RECONCILED' || !entry?.at) throw new Error(`payment ${transactionId} is ${record?.state}, not RECONCILED`);
+      return Date.parse(entry.at);
+    };
+
+    /** Every workflow done, every event delivered, and nothing moving for quietMs. */
+    const quiesce = async () => {
+      const started = performance.now();
+      for (;;) {
+        await runner.idle();
+        await bus.idle();
+        const calls = dynamoCallCount();
+        const published = events.published;
+        await pause(quietMs);
+        if (calls === dynamoCallCount() && published === events.published) break;
+      }
+      return round((performance.now() - started) / 1000, 2);
+    };
+
+    log('payments: warming up');
+    // A quote first: this process learns the write bucket's own limit (a one-time correction write).
+    await quote();
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      for (let i = 0; i < warmUpPayments / 4; i += 1) await finished(await pay());
+    }));
+    await quiesce();
+
+    // ---- counts, one payment at a time in a quiet system ------------------------------------------------
+    log(`payments: counting calls, capacity, transitions and events over ${countedPayments} payments of each flow`);
+    const countFlow = async (name: string, withQuote: boolean) => {
+      const eventsBefore = { ...events, byType: { ...events.byType } };
+      const transitionsBefore = runner.stateTransitions;
+      const callsBefore = dynamoCallCount();
+      const histories: string[][] = [];
+      for (let i = 0; i < countedPayments; i += 1) {
+        await quiesce();
+        const key = newKey(name);
+        let quoteId: string | undefined;
+        if (withQuote) {
+          phase = `${name}:quote`;
+          quoteId = await quote(key);
+        }
+        phase = `${name}:request`;
+        await pay(quoteId, key);
+        const outcome = await finished(key);
+        histories.push(outcome.history);
+        counted.push(key);
+      }
+      await quiesce();
+      phase = 'idle';
+      const transitions = runner.stateTransitions - transitionsBefore;
+      const paths = [...new Set(histories.map((history) => history.join(' > ')))];
+      const tasksEntered = histories.reduce((sum, history) => sum + history.filter((state) => taskStates.has(state)).length, 0);
+      const eventsByType = Object.fromEntries(
+        Object.entries(events.byType)
+          .map(([type, count]) => [type, round((count - (eventsBefore.byType[type] ?? 0)) / countedPayments, 2)] as const)
+          .filter(([, count]) => count > 0),
+      );
+      const request = tallyOf(`${name}:request`);
+      const after = tallyOf(`${name}:after`);
+      const total = emptyTally();
+      merge(total, request);
+      merge(total, after);
+      const runnerCalls = emptyTally();
+      const simulatorCalls = emptyTally();
+      for (const part of ['quote', 'request', 'after']) {
+        merge(runnerCalls, tallyOf(`${name}:${part}:runner`));
+        merge(simulatorCalls, tallyOf(`${name}:${part}:simulator`));
+      }
+      return {
+        payments: countedPayments,
+        workflowPaths: paths,
+        stateTransitionsPerPayment: round(transitions / countedPayments, 2),
+        taskStatesPerPayment: round(tasksEntered / countedPayments, 2),
+        outboxEventsPerPayment: round((events.published - eventsBefore.published) / countedPayments, 2),
+        outboxEventsByType: eventsByType,
+        ruleDeliveriesPerPayment: round((events.deliveries - eventsBefore.deliveries) / countedPayments, 2),
+        localForwarderBatchesPerPayment: round((events.publishCalls - eventsBefore.publishCalls) / countedPayments, 2),
+        dynamo: {
+          ...(withQuote ? { quoteRequest: perItem(tallyOf(`${name}:quote`), countedPayments) } : {}),
+          transactionRequest: perItem(request, countedPayments),
+          afterTheRequest: perItem(after, countedPayments),
+          paymentTotal: {
+            ...perItem(total, countedPayments),
+            note: 'the service\'s own calls for the payment (POST /transactions and everything after it): what the cost counts',
+          },
+          payoutSimulator: {
+            ...perItem(simulatorCalls, countedPayments),
+            note: 'the simulated payout provider\'s book (SIMPAYOUT# items): a real provider keeps its own, so they are left out of the cost',
+          },
+          localRunnerBookkeeping: {
+            ...perItem(runnerCalls, countedPayments),
+            note: 'execution records of the local ASL runner (start, outcome, waitFor reads, the funded-event duplicate start, the sweep for abandoned executions): Step Functions keeps these in AWS, so they are left out of the cost',
+          },
+          everythingCounted: {
+            calls: round((dynamoCallCount() - callsBefore) / countedPayments, 2),
+            note: 'every DynamoDB call of the process per payment (dynamoCallCount delta): all of the above, a check that nothing was missed',
+          },
+        },
+      };
+    };
+    const counted: string[] = [];
+    const pricedAtAcceptance = await countFlow('priced', false);
+    const withQuote = await countFlow('quoted', true);
+    // Checked after counting: the bench's own reads stay out of the figures.
+    for (const key of counted) await reconciledAt(key);
+
+    // GET /transactions/:id, as an integrator polling would call it.
+    phase = 'get';
+    const polled = await pay();
+    await finished(polled);
+    await quiesce();
+    // One GET first: this process learns the read bucket's own limit (a one-time correction write).
+    await (await fetch(`${service.url}/transactions/${polled}`, { headers })).arrayBuffer();
+    phase = 'get:request';
+    for (let i = 0; i < 20; i += 1) {
+      const response = await fetch(`${service.url}/transactions/${polled}`, { headers });
+      await response.arrayBuffer();
+    }
+    phase = 'idle';
+    const getTransactionCalls = perItem(tallyOf('get:request'), 20);
+
+    // ---- 202 → RECONCILED ----------------------------------------------------------------------------
+    log(`payments: ${latencyPayments} payments, ${latencyConcurrency} at a time, from the 202 to RECONCILED`);
+    await quiesce();
+    const latency = async (count: number, concurrency: number) => {
+      const recorded: number[] = [];
+      const observed: number[] = [];
+      let next = 0;
+      await Promise.all(Array.from({ length: concurrency }, async () => {
+        while (next < count) {
+          next += 1;
+          const key = await pay();
+          const accepted = performance.now();
+          const acceptedWall = Date.now();
+          await finished(key);
+          observed.push(performance.now() - accepted);
+          recorded.push((await reconciledAt(key)) - acceptedWall);
+        }
+      }));
+      return { recorded, observed };
+    };
+    const e2e = await latency(latencyPayments, latencyConcurrency);
+    await quiesce();
+
+    // ---- end-to-end rate --------------------------------------------------------------------------------
+    log(`payments: ${throughputPayments} payments at concurrency ${throughputConcurrency}, first POST to last RECONCILED`);
+    const callsBefore = dynamoCallCount();
+    const transitionsBefore = runner.stateTransitions;
+    const eventsBefore = events.published;
+    phase = 'throughput';
+    const started = performance.now();
+    let lastAccepted = started;
+    let lastDone = started;
+    const inFlight: Promise<void>[] = [];
+    const perPayment: number[] = [];
+    let next = 0;
+    await Promise.all(Array.from({ length: throughputConcurrency }, async () => {
+      while (next < throughputPayments) {
+        next += 1;
+        const key = await pay();
+        const accepted = performance.now();
+        lastAccepted = Math.max(lastAccepted, accepted);
+        inFlight.push(finished(key).then(() => {
+          const done = performance.now();
+          perPayment.push(done - accepted);
+          lastDone = Math.max(lastDone, done);
+        }));
+      }
+    }));
+    await Promise.all(inFlight);
+    const elapsedSeconds = (lastDone - started) / 1000;
+    const drainSeconds = await quiesce();
+    phase = 'idle';
+    const underLoad = perItem(tallyOf('throughput'), throughputPayments);
+    const throughput = {
+      payments: throughputPayments,
+      concurrency: throughputConcurrency,
+      firstPostToLastReconciledSeconds: round(elapsedSeconds, 2),
+      paymentsPerSecond: round(throughputPayments / elapsedSeconds, 1),
+      intakePerSecond: round(throughputPayments / ((lastAccepted - started) / 1000), 1),
+      acceptedToFinishedMs: percentiles(perPayment),
+      // Includes the 0.4 s of quiet that ends the wait.
+      eventsSettledAfterLastReconciledSeconds: drainSeconds,
+      perPaymentUnderLoad: {
+        dynamoCallsAll: round((dynamoCallCount() - callsBefore) / throughputPayments, 2),
+        dynamoCalls: underLoad.calls,
+        readUnits: underLoad.readUnits,
+        writeUnits: underLoad.writeUnits,
+        awsReadUnits: underLoad.awsReadUnits,
+        awsWriteUnits: underLoad.awsWriteUnits,
+        failedCalls: underLoad.failedCalls,
+        failedByCommand: Object.fromEntries(
+          Object.entries(underLoad.byCommand).filter(([name]) => name.endsWith('(failed)')).map(([name, units]) => [name, units.calls]),
+        ),
+        stateTransitions: round((runner.stateTransitions - transitionsBefore) / throughputPayments, 2),
+        outboxEvents: round((events.published - eventsBefore) / throughputPayments, 2),
+        note: 'over the whole run, after every event was delivered; local runner and payout simulator calls left out (dynamoCallsAll keeps them); a cross-check of the one-by-one counts, with what concurrency adds (failed calls: conditional writes that lost a race, retried)',
+      },
+    };
+
+    // ---- autocannon ------------------------------------------------------------------------------------
+    log(`payments: autocannon on POST /quotes and POST /transactions, ${seconds}s per run`);
+    const cannon = async (path: string, body: unknown, connections: number) => {
+      const result = await autocannon({
+        url: `${service.url}${path}`,
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        // [<id>] in the body becomes a fresh id per request: every payment has its own idempotency key.
+        idReplacement: true,
+        connections,
+        duration: seconds,
+        workers: 1,
+      });
+      const figures = {
+        connections,
+        p50Ms: result.latency.p50,
+        p99Ms: result.latency.p99,
+        requestsPerSecond: round(result.requests.average, 1),
+        requests: result.requests.total,
+        non2xx: result.non2xx,
+        errors: result.errors,
+      };
+      // Let what the run started finish before the next run (or the end of the bench).
+      return { ...figures, settledAfterRunSeconds: await quiesce() };
+    };
+    const quoteBody = { corridor: { to: 'MXN', destinationCountry: 'MX' }, sendAmount };
+    const transactionBody = paymentBody('bench-ac-[<id>]');
+    const http = {
+      quotes: { c1: await cannon('/quotes', quoteBody, 1), c16: await cannon('/quotes', quoteBody, 16) },
+      transactions: {
+        c1: await cannon('/transactions', transactionBody, 1),
+        c16: await cannon('/transactions', transactionBody, 16),
+        note: 'each accepted payment runs its workflow in this same process while the load goes on; settledAfterRunSeconds is how long the payments and events the run started took to finish after it (the last 0.4 s of it is the quiet that ends the wait)',
+      },
+    };
+
+    // ---- cost per 1,000 payments -----------------------------------------------------------------------
+    const cost = (flow: Awaited<ReturnType<typeof countFlow>>, quoted: boolean) => {
+      const per = 1000;
+      const apiInvocations = quoted ? 2 : 1;
+      const invocations = {
+        api: apiInvocations,
+        workflowTasks: flow.taskStatesPerPayment,
+        outboxForwarder: flow.outboxEventsPerPayment,
+        eventTargets: flow.ruleDeliveriesPerPayment,
+      };
+      const lambdaInvocations = Object.values(invocations).reduce((sum, value) => sum + value, 0);
+      const dynamoTotals = flow.dynamo.paymentTotal;
+      const quoteTotals = flow.dynamo.quoteRequest;
+      const writeUnits = dynamoTotals.awsWriteUnits + (quoteTotals?.awsWriteUnits ?? 0);
+      const readUnits = dynamoTotals.awsReadUnits + (quoteTotals?.awsReadUnits ?? 0);
+      const reportedWriteUnits = dynamoTotals.writeUnits + (quoteTotals?.writeUnits ?? 0);
+      const reportedReadUnits = dynamoTotals.readUnits + (quoteTotals?.readUnits ?? 0);
+      const sqsMessages = flow.ruleDeliveriesPerPayment;
+      const lines = {
+        dynamodb: {
+          writeRequestUnits: round(writeUnits * per, 0),
+          readRequestUnits: round(readUnits * per, 0),
+          asDynamoDbLocalReports: { writeRequestUnits: round(reportedWriteUnits * per, 0), readRequestUnits: round(reportedReadUnits * per, 0) },
+          usd: usd(per * (writeUnits * prices.dynamoWriteRequestUnit + readUnits * prices.dynamoReadRequestUnit)),
+          price: 'on-demand: $0.625 per million write request units, $0.125 per million read request units',
+        },
+        stepFunctions: {
+          stateTransitions: round(flow.stateTransitionsPerPayment * per, 0),
+          usd: usd(per * flow.stateTransitionsPerPayment * prices.stepFunctionsTransition),
+          price: 'Standard: $0.025 per 1,000 state transitions',
+        },
+        lambda: {
+          invocations: round(lambdaInvocations * per, 0),
+          invocationsPerPayment: invocations,
+          requestsUsd: usd(per * lambdaInvocations * prices.lambdaRequest),
+          computeUsd: usd(per * lambdaInvocations * lambdaMemoryGb * (lambdaAssumedMs / 1000) * prices.lambdaGbSecond),
+          usd: usd(per * lambdaInvocations * (prices.lambdaRequest + lambdaMemoryGb * (lambdaAssumedMs / 1000) * prices.lambdaGbSecond)),
+          price: `$0.20 per million requests + $0.0000166667 per GB-second; ${lambdaMemoryGb * 1024} MB, ${lambdaAssumedMs} ms assumed per invocation`,
+        },
+        eventBridge: {
+          events: round(flow.outboxEventsPerPayment * per, 0),
+          usd: usd(per * flow.outboxEventsPerPayment * prices.eventBridgeEvent),
+          price: 'custom events: $1.00 per million events published',
+        },
+        sqs: {
+          messages: round(sqsMessages * per, 0),
+          requests: round(sqsMessages * sqsRequestsPerMessage * per, 0),
+          usd: usd(per * sqsMessages * sqsRequestsPerMessage * prices.sqsRequest),
+          price: `$0.40 per million requests; ${sqsRequestsPerMessage} per message (send, receive, delete)`,
+        },
+        apiGateway: {
+          requests: apiInvocations * per,
+          usd: usd(per * apiInvocations * prices.httpApiRequest),
+          price: 'HTTP API: $1.00 per million requests (not in the brief\'s list; the stack deploys an HTTP API)',
+        },
+      };
+      const total = Object.values(lines).reduce((sum, line) => sum + line.usd, 0);
+      return { ...lines, totalUsd: usd(total), totalUsdWithoutApiGateway: usd(total - lines.apiGateway.usd) };
+    };
+
+    return {
+      settings: {
+        waitStateSeconds: 0,
+        payoutSettleSeconds: 0,
+        sendAmount: `${sendAmount.amount} ${sendAmount.currency}`,
+        corridor: 'USDC → MXN (MX)',
+      },
+      http,
+      reconciliation: {
+        payments: latencyPayments,
+        concurrency: latencyConcurrency,
+        acceptedToReconciledMs: {
+          ...percentiles(e2e.recorded),
+          note: 'from the 202 reaching the client to the time the reconcile step stamps on the RECONCILED entry of the payment\'s timeline, just before its write commits (same clock, millisecond resolution)',
+        },
+        acceptedToExecutionFinishedMs: {
+          ...percentiles(e2e.observed),
+          note: 'from the 202 to the end of the workflow execution as the runner sees it (after RECONCILED: its Done state and execution record)',
+        },
+      },
+      throughput,
+      perPayment: {
+        pricedAtAcceptance,
+        withQuote,
+        getTransaction: { ...getTransactionCalls, note: 'one GET /transactions/:id (polling), per request' },
+      },
+      costPer1000Payments: {
+        pricedAtAcceptance: cost(pricedAtAcceptance, false),
+        withQuote: cost(withQuote, true),
+      },
+      deadLetters: bus.deadLetters.length,
+      assumptions: [
+        'us-east-1 list prices, no free tier; counts per payment measured one payment at a time on the happy path (RECONCILED) with zero simulated delays',
+        'DynamoDB on-demand request units, call by call: the larger of the ConsumedCapacity DynamoDB Local reports (TOTAL: table and indexes) and the least AWS bills for the request (2 write units per item of a transaction, per KB of a put item; 1 read unit per item asked for, 0.5 eventually consistent, found or not). DynamoDB Local undercounts multi-item transactions (it reports 2 units for a 4-item TransactWriteItems) and reads of absent items (0). Updated items are floored at 1 KB, so items over 1 KB that are updated in transactions are still undercounted when DynamoDB Local undercounts them too; the units as reported are beside (asDynamoDbLocalReports, readUnits/writeUnits)',
+        'A failed call (conditional check, transaction conflict) reports no units; it is counted at its floor, as AWS bills refused conditional writes. None fail on the counted path; under load some transactions conflict and are retried (throughput.perPaymentUnderLoad)',
+        'Left out of the DynamoDB units: the local runner\'s execution records (Step Functions keeps executions in AWS) and the payout simulator\'s book (a real provider keeps its own); both are shown under perPayment.*.dynamo. DynamoDB Streams reads by the Lambda event source mapping are free',
+        'Step Functions Standard: one transition per state entered (Task, Choice, Wait, Succeed alike); retries would add transitions, none happen on this path',
+        `Lambda: invocations = 1 per API request + 1 per Task state entered + 1 outbox forwarder invocation per outbox event + 1 target invocation per rule delivery; the forwarder (stream batches up to 100, 1 s window) and the queue targets (batches of 10) are batched in AWS, so these are upper bounds at low traffic; ${lambdaMemoryGb * 1024} MB, ${lambdaAssumedMs} ms billed per invocation (an assumption, not measured; the stack deploys ARM_64, whose list price $0.0000133334 per GB-second is 20% lower than the x86 price used)`,
+        'EventBridge: each outbox event is one custom event published (PutEvents from the forwarder); rule matching and delivery to SQS are not charged separately',
+        `SQS: each event rule target is fed by its own queue: messages = events × rules matched; ${sqsRequestsPerMessage} requests per message (SendMessage by EventBridge, ReceiveMessage, DeleteMessage), an upper bound (receives and deletes are batched by the event source mapping); the pollers' empty receives are a fixed cost per queue, not per payment; SQS-managed encryption, so no KMS charge`,
+        'API Gateway HTTP API: $1.00 per million requests, one per API call (POST /quotes, POST /transactions); polling GET /transactions/:id is left out (integrators can take webhooks), its per-request DynamoDB calls are under perPayment.getTransaction',
+        'Left out: DynamoDB storage and backups, CloudWatch Logs, X-Ray traces, Step Functions logging, data transfer, the fixed monthly cost of idle queue polling',
+      ],
+    };
+  } finally {
+    stopObserving();
+    bus.publish = originalPublish;
+    if (previousCapacityFlag === undefined) delete process.env.COUNT_CAPACITY;
+    else process.env.COUNT_CAPACITY = previousCapacityFlag;
+  }
+}
