@@ -1,8 +1,10 @@
 /**
- * The ops CLI, for what the public API cannot do (organizations, KYB).
+ * The ops CLI, for what the public API cannot do (organizations, KYB, a lost organization key).
  *   npm run --silent admin -- org create --name <name> --kyb approved|pending [--deposit <USDC>]
  *   npm run --silent admin -- org kyb <organizationId> approved|pending
  *   npm run --silent admin -- org limits <organizationId> <initiate|write|read> --burst N --per-second N  (or --default)
+ *   npm run --silent admin -- org rotate-key <organizationId>
+ *   npm run --silent admin -- mail latest [--to <address>]
  * It reaches the store at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000, the DynamoDB Local
  * of a running `npm start`) and TABLE_NAME, and prints one JSON line.
  */
@@ -17,7 +19,8 @@ if (!process.env.DYNAMODB_ENDPOINT && !process.env.WORKFLOW_ARN_PREFIX) process.
 
 const { parseArgs } = await import('node:util');
 const { z } = await import('zod');
-const { setKybStatus, setRateLimit } = await import('#store/organizations.ts');
+const { replaceOrganizationKeys, setKybStatus, setRateLimit } = await import('#store/organizations.ts');
+const { config } = await import('#platform/config.ts');
 const { buckets, defaultLimits } = await import('#core/rateLimit.ts');
 const { onboardOrganization } = await import('../lib/ops/onboarding.ts');
 const { AmountError, money, parseDecimal, scaleOf } = await import('#core/money.ts');
@@ -26,7 +29,9 @@ const { useWorkflowEngine } = await import('#platform/workflow.ts');
 const usage = `usage:
   admin org create --name <name> --kyb approved|pending [--deposit <USDC, e.g. 10000 or 12.345678>]
   admin org kyb <organizationId> approved|pending
-  admin org limits <organizationId> <initiate|write|read> --burst N --per-second N   (or --default)`;
+  admin org limits <organizationId> <initiate|write|read> --burst N --per-second N   (or --default)
+  admin org rotate-key <organizationId>      (a new organization key; the old one stops at once)
+  admin mail latest [--to <address>]         (the newest message in the local mail outbox)`;
 
 function fail(message: string): never {
   console.error(JSON.stringify({ error: message }));
@@ -111,6 +116,22 @@ try {
     if (limit && !limit.success) fail('--burst must be a whole number from 1 and --per-second a positive number');
     if (!(await setRateLimit(organizationId, bucket.data, limit?.data))) fail(`no organization ${organizationId}`);
     console.log(JSON.stringify({ organizationId, bucket: bucket.data, limit: limit?.data ?? defaultLimits[bucket.data] }));
+  } else if (group === 'org' && command === 'rotate-key') {
+    const [organizationId] = rest;
+    if (!organizationId) fail('give an organization id');
+    // Member keys stay; every organization key (role owner, no member) is replaced by the new one.
+    const replaced = await replaceOrganizationKeys(organizationId, config().SERVICE_ENVIRONMENT);
+    if (!replaced) fail(`no organization ${organizationId}`);
+    console.log(JSON.stringify({ organizationId, apiKey: replaced.apiKey.apiKey, role: 'owner', revokedKeys: replaced.revokedKeyIds.length }));
+  } else if (group === 'mail' && command === 'latest') {
+    const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });
+    const { outboxDirectory } = await import('#providers/mail.ts');
+    const { invitationTokenOf, latestMessageTo, readOutbox } = await import('../lib/ops/outbox.ts');
+    const directory = outboxDirectory();
+    const message = values.to ? await latestMessageTo(directory, values.to) : (await readOutbox(directory)).at(-1);
+    if (!message) fail(`no message${values.to ? ` to ${values.to}` : ''} in ${directory}`);
+    const token = invitationTokenOf(message);
+    console.log(JSON.stringify({ file: message.file, to: message.to, subject: message.subject, date: message.date, links: message.links, ...(token ? { token } : {}) }));
   } else {
     fail('unknown command');
   }

@@ -20,7 +20,9 @@ const recipientFields = {
   address: z.string().min(1).max(200).meta({ description: 'Wallet address.' }),
   networkId: z.string().min(1).max(60),
 };
-type RecipientField = keyof typeof recipientFields;
+export type RecipientField = keyof typeof recipientFields;
+/** The optional fields' names, in contract order: the store keeps each of them, null when unset. */
+export const recipientFieldNames = Object.keys(recipientFields) as RecipientField[];
 
 const RecipientName = z.string().min(1).max(200);
 

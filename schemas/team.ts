@@ -16,10 +16,13 @@ const RequestedRole = Role.meta({ description: 'Only a role below the caller\'s 
 /**
  * Values of a member's status are not shown by the contract. Ours: `invited` (invitation issued, not yet
  * accepted), `active` (accepted; holds a key), `removed` (removed, or invitation rescinded; key revoked).
+ * A removed member is gone from GET /members: `removed` is seen only in the answer to DELETE.
  */
 export const MemberStatus = z.enum(['invited', 'active', 'removed']).meta({
   id: 'MemberStatus',
-  description: 'Values are not shown by the contract; these are our choice (docs/decisions/030).',
+  description:
+    'Our choice (the contract does not show the values; docs/decisions/030 and 051): `invited` (the link is out, not yet '
+    + 'accepted), `active` (accepted; holds a member key), `removed` (only in the answer to DELETE: removed or rescinded, key revoked).',
 });
 export type MemberStatus = z.infer<typeof MemberStatus>;
 

@@ -21,6 +21,23 @@ const environmentSchema = z.object({
   /** AWS only: the EventBridge bus the outbox forwarder publishes to. */
   EVENT_BUS_NAME: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+  /**
+   * Where e-mail goes (functions/providers/mail.ts): `outbox` writes each message as an `.eml` file
+   * into MAIL_OUTBOX_DIR; `ses` sends it through Amazon SES v2. Default: `outbox` in `simulated`,
+   * `ses` elsewhere; the AWS stacks set `ses` on every stage (docs/decisions/051-team-and-keys.md).
+   */
+  MAIL_TRANSPORT: z.enum(['outbox', 'ses']).optional(),
+  /** The outbox folder; default `.local/outbox/` in the project root. */
+  MAIL_OUTBOX_DIR: z.string().min(1).optional(),
+  /** Sender of every e-mail; with SES it must be a verified identity. */
+  MAIL_FROM: z.string().min(3).max(320).default('"Payments" <no-reply@payments.example>'),
+  /**
+   * Base of links in e-mails (the invitation's accept link). Default `http://127.0.0.1:<PORT>`; the
+   * local service sets it to the address it listens on when it is not given.
+   */
+  PUBLIC_BASE_URL: z.url().optional(),
+  /** How long an invitation link works (default 7 days). */
+  INVITATION_TTL_SECONDS: z.coerce.number().int().min(60).max(90 * 24 * 3600).default(7 * 24 * 3600),
   SERVICE_VERSION: z.string().default('0.1.0'),
 });
 
@@ -37,4 +54,10 @@ export function config(): ServiceConfig {
 export function reloadConfig(): ServiceConfig {
   cached = undefined;
   return config();
+}
+
+/** Base of links the service e-mails, without a trailing slash. */
+export function publicBaseUrl(): string {
+  const configured = config().PUBLIC_BASE_URL ?? `http://127.0.0.1:${process.env.PORT || 3000}`;
+  return configured.replace(/\/+$/, '');
 }

@@ -48,6 +48,12 @@ function remember(cacheKey: string, tat: number): void {
  * uses the right form; only a bucket crossing between idle and busy meanwhile needs a third.
  */
 const maxAttempts = 4;
+/** Transaction conflicts waited out (docs/decisions/051): they say nothing about the key or the bucket. */
+const maxConflicts = 5;
+
+function isTransactionConflict(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TransactionConflictException';
+}
 
 export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, now = Date.now(), cost = 1): Promise<AccessResult> {
   const attribute = tatAttribute[bucket];
@@ -55,6 +61,7 @@ export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, 
   let known: number | undefined = lastSeenTat.get(cacheKey);
   let limit: BucketLimit = lastSeenLimit.get(cacheKey) ?? defaultLimits[bucket];
 
+  let conflicts = 0;
   for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
     const local = decide(known, now, limit, cost);
     if (!local.allowed) return { outcome: 'rate_limited', retryAfterSeconds: local.retryAfterSeconds, rate: local.headers };
@@ -102,6 +109,14 @@ export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, 
       }
       return { outcome: 'allowed', caller, organization: { ...organization, [attribute]: corrected.newTat }, rate: corrected.headers };
     } catch (error) {
+      if (isTransactionConflict(error) && conflicts < maxConflicts) {
+        // A key change (an invitation accepted, a member removed or rotated) holds the organization
+        // item in a transaction for a moment; a single write meanwhile is refused and changed nothing.
+        conflicts += 1;
+        attempt -= 1;
+        await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * conflicts));
+        continue;
+      }
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       if (!error.Item) return { outcome: 'unauthorized' };
       const current = unmarshall(error.Item) as OrganizationItem;

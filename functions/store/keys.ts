@@ -6,11 +6,16 @@ export const keys = {
   organization: (organizationId: string) => ({ pk: `ORG#${organizationId}`, sk: 'ORG' }),
   wallet: (organizationId: string, walletId: string) => ({ pk: `ORG#${organizationId}`, sk: `WALLET#${walletId}` }),
   member: (organizationId: string, memberId: string) => ({ pk: `ORG#${organizationId}`, sk: `MEMBER#${memberId}` }),
+  /** One per address on the team (lowercased): its Put guarded by attribute_not_exists makes the address unique. */
+  memberEmail: (organizationId: string, email: string) => ({ pk: `ORG#${organizationId}`, sk: `MEMBER_EMAIL#${email.toLowerCase()}` }),
+  /** An invitation token, found by the SHA-256 of the token (the token itself is never stored). */
+  invitation: (tokenHash: string) => ({ pk: `INVITE#${tokenHash}`, sk: 'INVITE' }),
   balance: (organizationId: string, currency: string) => ({ pk: `ORG#${organizationId}`, sk: `BALANCE#${currency}` }),
   journalEntry: (organizationId: string, entryId: string) => ({ pk: `ORG#${organizationId}`, sk: `JOURNAL#${entryId}` }),
   quote: (organizationId: string, quoteId: string) => ({ pk: `ORG#${organizationId}`, sk: `QUOTE#${quoteId}` }),
   transaction: (organizationId: string, transactionId: string) => ({ pk: `ORG#${organizationId}`, sk: `TX#${transactionId}` }),
   complianceRecord: (organizationId: string, transactionId: string) => ({ pk: `ORG#${organizationId}`, sk: `COMPLIANCE#${transactionId}` }),
+  recipient: (organizationId: string, recipientId: string) => ({ pk: `ORG#${organizationId}`, sk: `RECIPIENT#${recipientId}` }),
   outboxEvent: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'OUTBOX' }),
   auditRecord: (organizationId: string, eventId: string) => ({ pk: `ORG#${organizationId}`, sk: `AUDIT#${eventId}` }),
   execution: (executionName: string) => ({ pk: `EXECUTION#${executionName}`, sk: 'EXECUTION' }),

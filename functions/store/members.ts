@@ -1,22 +1,409 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Role } from '#core/permissions.ts';
+import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ulid } from 'ulid';
+import { issueApiKey, type KeyEnvironment } from '#core/apiKeys.ts';
+import { emailKey, hashInvitationToken, invitationExpiry, newInvitationToken, type MemberRole, type MemberStatus } from '#core/team.ts';
+import type { Member } from '#schemas/team.ts';
 import { dynamo, tableName } from './client.ts';
 import { keys } from './keys.ts';
+import type { ApiKeyEntry } from './organizations.ts';
 
-/** Team members (contract: "Team member"). Invitations and keys for members come with the team issue. */
+/**
+ * Team members, their invitations and their keys (docs/decisions/051-team-and-keys.md).
+ *
+ * Items: the member (`ORG#<org> / MEMBER#<memberId>`), the address's uniqueness item
+ * (`ORG#<org> / MEMBER_EMAIL#<lowercased email>`), the pending invitation's token item
+ * (`INVITE#<sha256 of the token> / INVITE`, with `expiresAt` and `ttl`), and the member's key in the
+ * organization item's `keys` map (store/access.ts authenticates from that map).
+ *
+ * Every change that spans two of them is one TransactWriteItems whose conditions name the state it
+ * was decided on: a second invitation of one address, a second accept of one token, a rotation
+ * racing a removal all find a condition failed and change nothing. Such a write answers `stale`;
+ * the caller reads again and decides again.
+ */
+export const memberEntity = 'member';
+export const memberEmailEntity = 'memberEmail';
+export const invitationEntity = 'invitation';
+
 export interface MemberItem {
+  pk: string;
+  sk: string;
+  entity: typeof memberEntity;
   id: string;
   organizationId: string;
   email: string;
+  /** Lowercased address: the uniqueness item's key. */
+  emailKey: string;
   name: string | null;
-  role: Exclude<Role, 'owner'>;
-  status: string;
+  role: MemberRole;
+  status: Exclude<MemberStatus, 'removed'>;
+  /** When the current invitation was sent (re-sending moves it). */
   invitedAt: string;
   acceptedAt: string | null;
   createdAt: string;
+  updatedAt: string;
+  /** SHA-256 of the live invitation token, while invited. */
+  inviteTokenHash?: string;
+  /** The id of the member's key in the organization's `keys` map, while active. */
+  keyId?: string;
 }
 
+export interface InvitationItem {
+  pk: string;
+  sk: string;
+  entity: typeof invitationEntity;
+  organizationId: string;
+  memberId: string;
+  expiresAt: string;
+  /** Epoch seconds: DynamoDB deletes the item some time after; `expiresAt` is what is checked. */
+  ttl: number;
+  createdAt: string;
+}
+
+export type Stale = 'stale';
+
+export function memberView(member: MemberItem, status: MemberStatus = member.status): Member {
+  return {
+    id: member.id,
+    email: member.email,
+    name: member.name,
+    role: member.role,
+    status,
+    invitedAt: member.invitedAt,
+    acceptedAt: member.acceptedAt,
+    createdAt: member.createdAt,
+  };
+}
+
+// ---- Reading -----------------------------------------------------------------------------
+
 export async function getMember(organizationId: string, memberId: string): Promise<MemberItem | undefined> {
-  const result = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.member(organizationId, memberId) }));
+  const result = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: keys.member(organizationId, memberId), ConsistentRead: true }),
+  );
   return result.Item as MemberItem | undefined;
+}
+
+/** Every member of the organization, oldest first (member ids are ULIDs). A team is bounded, so this is the full set. */
+export async function listMembers(organizationId: string): Promise<MemberItem[]> {
+  const members: MemberItem[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.organization(organizationId).pk, ':prefix': 'MEMBER#' },
+        ConsistentRead: true,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    members.push(...((page.Items ?? []) as MemberItem[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return members;
+}
+
+async function getInvitation(tokenHash: string): Promise<InvitationItem | undefined> {
+  const result = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.invitation(tokenHash), ConsistentRead: true }));
+  return result.Item as InvitationItem | undefined;
+}
+
+// ---- Writing -----------------------------------------------------------------------------
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Cancellations caused by contention alone wrote nothing and are worth another try. */
+const transientCodes = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+const maxAttempts = 8;
+
+/**
+ * All or nothing. `stale` when a condition failed (the state the write was decided on moved);
+ * contention alone is retried with jittered backoff.
+ */
+async function transact(items: TransactItem[]): Promise<true | Stale> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
+      return true;
+    } catch (error) {
+      if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') throw error;
+      const codes = ((error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((reason) => reason.Code);
+      if (codes.includes('ConditionalCheckFailed')) return 'stale';
+      const transient = codes.every((code) => code === undefined || code === 'None' || transientCodes.has(code));
+      if (!transient || attempt >= maxAttempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(500, 10 * 2 ** attempt)));
+    }
+  }
+}
+
+function invitationItem(input: { organizationId: string; memberId: string; tokenHash: string; expiresAt: Date; now: Date }): InvitationItem {
+  return {
+    ...keys.invitation(input.tokenHash),
+    entity: invitationEntity,
+    organizationId: input.organizationId,
+    memberId: input.memberId,
+    expiresAt: input.expiresAt.toISOString(),
+    ttl: Math.ceil(input.expiresAt.getTime() / 1000),
+    createdAt: input.now.toISOString(),
+  };
+}
+
+export interface IssuedInvitation {
+  member: MemberItem;
+  /** The credential, for the e-mail only: never stored, never logged. */
+  token: string;
+  expiresAt: Date;
+}
+
+/**
+ * The member (invited), the address's uniqueness item and the token item, in one transaction:
+ * of two invitations of one address (in any spelling of its case), exactly one is written.
+ */
+export async function createInvitation(input: {
+  organizationId: string;
+  email: string;
+  name: string | null;
+  role: MemberRole;
+  ttlSeconds: number;
+  now?: Date;
+}): Promise<IssuedInvitation | 'email_taken'> {
+  const now = input.now ?? new Date();
+  const at = now.toISOString();
+  const id = `mem_${ulid(now.getTime())}`;
+  const { token, hash } = newInvitationToken();
+  const expiresAt = invitationExpiry(now, input.ttlSeconds);
+  const member: MemberItem = {
+    ...keys.member(input.organizationId, id),
+    entity: memberEntity,
+    id,
+    organizationId: input.organizationId,
+    email: input.email,
+    emailKey: emailKey(input.email),
+    name: input.name,
+    role: input.role,
+    status: 'invited',
+    invitedAt: at,
+    acceptedAt: null,
+    createdAt: at,
+    updatedAt: at,
+    inviteTokenHash: hash,
+  };
+  const written = await transact([
+    { Put: { TableName: tableName(), Item: member, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...keys.memberEmail(input.organizationId, member.emailKey), entity: memberEmailEntity, organizationId: input.organizationId, memberId: id, createdAt: at },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    { Put: { TableName: tableName(), Item: invitationItem({ organizationId: input.organizationId, memberId: id, tokenHash: hash, expiresAt, now }) } },
+  ]);
+  if (written === 'stale') return 'email_taken';
+  return { member, token, expiresAt };
+}
+
+/**
+ * A fresh token for a member still invited, decided on `member` as read: the old token item is
+ * deleted in the same transaction, so the old link stops working the moment the new one exists.
+ */
+export async function reissueInvitation(member: MemberItem, ttlSeconds: number, now = new Date()): Promise<IssuedInvitation | Stale> {
+  if (member.status !== 'invited' || !member.inviteTokenHash) return 'stale';
+  const { token, hash } = newInvitationToken();
+  const expiresAt = invitationExpiry(now, ttlSeconds);
+  const at = now.toISOString();
+  const written = await transact([
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.member(member.organizationId, member.id),
+        UpdateExpression: 'SET inviteTokenHash = :new, invitedAt = :now, updatedAt = :now',
+        ConditionExpression: '#status = :invited AND inviteTokenHash = :old',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':new': hash, ':old': member.inviteTokenHash, ':invited': 'invited', ':now': at },
+      },
+    },
+    // No condition: an expired token may already be gone (TTL), and it must be gone either way.
+    { Delete: { TableName: tableName(), Key: keys.invitation(member.inviteTokenHash) } },
+    { Put: { TableName: tableName(), Item: invitationItem({ organizationId: member.organizationId, memberId: member.id, tokenHash: hash, expiresAt, now }) } },
+  ]);
+  if (written === 'stale') return 'stale';
+  return { member: { ...member, inviteTokenHash: hash, invitedAt: at, updatedAt: at }, token, expiresAt };
+}
+
+export interface AcceptedInvitation {
+  member: MemberItem;
+  /** The member's key, shown once. */
+  apiKey: string;
+}
+
+/**
+ * Single use under any concurrency: deleting the token item (on the condition that it exists and
+ * has not expired), activating the member (on the condition that it is still invited with this
+ * token and this role) and adding its key to the organization's map are one transaction, so of
+ * many accepts of one token exactly one issues a key. Undefined for a token that is used,
+ * replaced, expired, rescinded or was never issued.
+ */
+export async function acceptInvitation(token: string, environment: KeyEnvironment, now = new Date()): Promise<AcceptedInvitation | undefined> {
+  const hash = hashInvitationToken(token);
+  // A lost condition is re-read: a role changed meanwhile is a reason to try again, a used token is not.
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const invitation = await getInvitation(hash);
+    if (!invitation || Date.parse(invitation.expiresAt) <= now.getTime()) return undefined;
+    const member = await getMember(invitation.organizationId, invitation.memberId);
+    if (!member || member.status !== 'invited' || member.inviteTokenHash !== hash) return undefined;
+    const issued = issueApiKey(environment, member.organizationId);
+    const at = now.toISOString();
+    const entry: ApiKeyEntry = { hash: issued.hash, role: member.role, memberId: member.id, prefix: issued.prefix, createdAt: at };
+    const written = await transact([
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.invitation(hash),
+          ConditionExpression: 'attribute_exists(pk) AND expiresAt > :now',
+          ExpressionAttributeValues: { ':now': at },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.member(member.organizationId, member.id),
+          UpdateExpression: 'SET #status = :active, acceptedAt = :now, updatedAt = :now, keyId = :kid REMOVE inviteTokenHash',
+          ConditionExpression: '#status = :invited AND inviteTokenHash = :hash AND #role = :role',
+          ExpressionAttributeNames: { '#status': 'status', '#role': 'role' },
+          ExpressionAttributeValues: { ':active': 'active', ':invited': 'invited', ':hash': hash, ':role': member.role, ':now': at, ':kid': issued.keyId },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.organization(member.organizationId),
+          UpdateExpression: 'SET #keys.#kid = :entry, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#keys': 'keys', '#kid': issued.keyId },
+          ExpressionAttributeValues: { ':entry': entry, ':now': at },
+        },
+      },
+    ]);
+    if (written === true) {
+      const { inviteTokenHash: _used, ...rest } = member;
+      return { member: { ...rest, status: 'active', acceptedAt: at, updatedAt: at, keyId: issued.keyId }, apiKey: issued.apiKey };
+    }
+  }
+  return undefined;
+}
+
+/** The member's role, and for an active member the role of its key in the same write, so the next request carries it. */
+export async function changeMemberRole(member: MemberItem, role: MemberRole, now = new Date()): Promise<MemberItem | Stale> {
+  const at = now.toISOString();
+  const memberUpdate: TransactItem = {
+    Update: {
+      TableName: tableName(),
+      Key: keys.member(member.organizationId, member.id),
+      UpdateExpression: 'SET #role = :role, updatedAt = :now',
+      ConditionExpression: member.keyId
+        ? '#role = :old AND #status = :status AND keyId = :kid'
+        : '#role = :old AND #status = :status AND attribute_not_exists(keyId)',
+      ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':role': role,
+        ':old': member.role,
+        ':status': member.status,
+        ':now': at,
+        ...(member.keyId ? { ':kid': member.keyId } : {}),
+      },
+    },
+  };
+  const items: TransactItem[] = [memberUpdate];
+  if (member.keyId) {
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: keys.organization(member.organizationId),
+        UpdateExpression: 'SET #keys.#kid.#role = :role, updatedAt = :now',
+        ConditionExpression: '#keys.#kid.memberId = :memberId',
+        ExpressionAttributeNames: { '#keys': 'keys', '#kid': member.keyId, '#role': 'role' },
+        ExpressionAttributeValues: { ':role': role, ':memberId': member.id, ':now': at },
+      },
+    });
+  }
+  if ((await transact(items)) === 'stale') return 'stale';
+  return { ...member, role, updatedAt: at };
+}
+
+/**
+ * Removes the member, its address's uniqueness item, and either its pending token (an invitation
+ * rescinded) or its key (revoked: the next request with it is 401, on every instance).
+ */
+export async function removeMember(member: MemberItem): Promise<true | Stale> {
+  const condition = member.keyId
+    ? { expression: '#status = :status AND #role = :role AND keyId = :ref', ref: member.keyId }
+    : { expression: '#status = :status AND #role = :role AND inviteTokenHash = :ref', ref: member.inviteTokenHash ?? '' };
+  const items: TransactItem[] = [
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: keys.member(member.organizationId, member.id),
+        ConditionExpression: condition.expression,
+        ExpressionAttributeNames: { '#status': 'status', '#role': 'role' },
+        ExpressionAttributeValues: { ':status': member.status, ':role': member.role, ':ref': condition.ref },
+      },
+    },
+    { Delete: { TableName: tableName(), Key: keys.memberEmail(member.organizationId, member.emailKey) } },
+  ];
+  if (member.inviteTokenHash) items.push({ Delete: { TableName: tableName(), Key: keys.invitation(member.inviteTokenHash) } });
+  if (member.keyId) {
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: keys.organization(member.organizationId),
+        UpdateExpression: 'REMOVE #keys.#kid SET updatedAt = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#keys': 'keys', '#kid': member.keyId },
+        ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      },
+    });
+  }
+  return transact(items);
+}
+
+export interface RotatedMemberKey {
+  member: MemberItem;
+  apiKey: string;
+}
+
+/**
+ * A new key with the member's role in place of `callingKeyId`, in one transaction with the
+ * member's record: the old key is 401 on the very next request. `stale` when the calling key is no
+ * longer the member's (revoked or rotated meanwhile).
+ */
+export async function rotateMemberKey(member: MemberItem, callingKeyId: string, environment: KeyEnvironment, now = new Date()): Promise<RotatedMemberKey | Stale> {
+  if (member.status !== 'active' || member.keyId !== callingKeyId) return 'stale';
+  const issued = issueApiKey(environment, member.organizationId);
+  const at = now.toISOString();
+  const entry: ApiKeyEntry = { hash: issued.hash, role: member.role, memberId: member.id, prefix: issued.prefix, createdAt: at };
+  const written = await transact([
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.member(member.organizationId, member.id),
+        UpdateExpression: 'SET keyId = :new, updatedAt = :now',
+        ConditionExpression: '#status = :active AND keyId = :old AND #role = :role',
+        ExpressionAttributeNames: { '#status': 'status', '#role': 'role' },
+        ExpressionAttributeValues: { ':new': issued.keyId, ':old': callingKeyId, ':active': 'active', ':role': member.role, ':now': at },
+      },
+    },
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.organization(member.organizationId),
+        UpdateExpression: 'SET #keys.#new = :entry, updatedAt = :now REMOVE #keys.#old',
+        ConditionExpression: '#keys.#old.memberId = :memberId',
+        ExpressionAttributeNames: { '#keys': 'keys', '#new': issued.keyId, '#old': callingKeyId },
+        ExpressionAttributeValues: { ':entry': entry, ':memberId': member.id, ':now': at },
+      },
+    },
+  ]);
+  if (written === 'stale') return 'stale';
+  return { member: { ...member, keyId: issued.keyId, updatedAt: at }, apiKey: issued.apiKey };
 }

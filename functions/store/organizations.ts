@@ -166,3 +166,86 @@ export async function setRateLimit(organizationId: string, bucket: BucketName, l
     throw error;
   }
 }
+
+/** The organization key: role owner and no member. */
+export function isOrganizationKey(entry: ApiKeyEntry): boolean {
+  return entry.role === 'owner' && !entry.memberId;
+}
+
+/**
+ * POST /api-keys/rotate: a new organization key in place of the calling one, in one UpdateItem on
+ * the organization item, on the condition that the calling key is still there with the hash it
+ * was presented with. Undefined when it is not (rotated or revoked meanwhile): the caller is 401.
+ */
+export async function rotateOrganizationKey(
+  organizationId: string,
+  calling: { keyId: string; hash: string },
+  environment: KeyEnvironment,
+  now = new Date(),
+): Promise<IssuedApiKey | undefined> {
+  const issued = issueApiKey(environment, organizationId);
+  const at = now.toISOString();
+  const entry: ApiKeyEntry = { hash: issued.hash, role: 'owner', prefix: issued.prefix, createdAt: at };
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.organization(organizationId),
+        UpdateExpression: 'SET #keys.#new = :entry, updatedAt = :now REMOVE #keys.#old',
+        ConditionExpression: '#keys.#old.#hash = :hash AND #keys.#old.#role = :owner AND attribute_not_exists(#keys.#old.memberId)',
+        ExpressionAttributeNames: { '#keys': 'keys', '#new': issued.keyId, '#old': calling.keyId, '#hash': 'hash', '#role': 'role' },
+        ExpressionAttributeValues: { ':entry': entry, ':hash': calling.hash, ':owner': 'owner', ':now': at },
+      }),
+    );
+    return issued;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The ops CLI's way back in for an organization whose key was lost: a new organization key, and
+ * every previous organization key (role owner, no member) revoked in the same UpdateItem. Member
+ * keys are left alone. Undefined when there is no such organization.
+ */
+export async function replaceOrganizationKeys(
+  organizationId: string,
+  environment: KeyEnvironment,
+  now = new Date(),
+): Promise<{ apiKey: IssuedApiKey; revokedKeyIds: string[] } | undefined> {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const organization = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: keys.organization(organizationId), ConsistentRead: true }),
+    );
+    const item = organization.Item as OrganizationItem | undefined;
+    if (!item) return undefined;
+    const revokedKeyIds = Object.entries(item.keys ?? {}).filter(([, entry]) => isOrganizationKey(entry)).map(([keyId]) => keyId);
+    const issued = issueApiKey(environment, organizationId);
+    const at = now.toISOString();
+    const names: Record<string, string> = { '#keys': 'keys', '#new': issued.keyId };
+    revokedKeyIds.forEach((keyId, index) => (names[`#old${index}`] = keyId));
+    const removals = revokedKeyIds.map((_, index) => `#keys.#old${index}`);
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.organization(organizationId),
+          UpdateExpression: `SET #keys.#new = :entry, updatedAt = :now${removals.length ? ` REMOVE ${removals.join(', ')}` : ''}`,
+          // The keys revoked are the ones read: one added meanwhile makes this try again.
+          ConditionExpression: ['attribute_exists(pk)', 'updatedAt = :read', ...removals.map((path) => `attribute_exists(${path})`)].join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: {
+            ':entry': { hash: issued.hash, role: 'owner', prefix: issued.prefix, createdAt: at } satisfies ApiKeyEntry,
+            ':now': at,
+            ':read': item.updatedAt,
+          },
+        }),
+      );
+      return { apiKey: issued, revokedKeyIds };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+  throw new Error(`the keys of ${organizationId} kept changing; try again`);
+}

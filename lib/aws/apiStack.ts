@@ -5,7 +5,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { getHealth, notImplementedHandler, routes, type RouteDefinition } from '#wiring/routes.ts';
+import { getHealth, inviteMember, notImplementedHandler, resendInvitation, routes, type RouteDefinition } from '#wiring/routes.ts';
 import { workflows } from '#wiring/workflows.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import { stateMachineArn } from './environment.ts';
@@ -89,6 +89,26 @@ export class ApiStack extends Stack {
       // GET /health answers 503 when the workflow engine cannot be reached; describing the state machines is the probe.
       new PolicyStatement({ actions: ['states:DescribeStateMachine'], resources: stateMachineArns }),
     );
+    // Invitations are e-mailed through Amazon SES v2 on every stage (functions/providers/mail.ts;
+    // docs/decisions/051): only the two handlers that send one may send mail. The accept link points
+    // at this API unless `-c publicBaseUrl=...` names another address; `-c mailFrom=...` is the sender
+    // (a verified SES identity).
+    const publicBaseUrl = this.node.tryGetContext('publicBaseUrl') as string | undefined;
+    const mailFrom = this.node.tryGetContext('mailFrom') as string | undefined;
+    const sesIdentities = Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
+    for (const row of [inviteMember, resendInvitation]) {
+      const mailer = this.functions.get(row.handler);
+      if (!mailer) continue;
+      mailer.function.addEnvironment('MAIL_TRANSPORT', 'ses');
+      mailer.function.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl ?? this.api.apiEndpoint);
+      if (mailFrom) mailer.function.addEnvironment('MAIL_FROM', mailFrom);
+      mailer.function.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail', 'ses:SendRawEmail'], resources: [sesIdentities] }));
+      Validations.of(mailer.role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        reason: 'SES authorizes a send on the sender identity and, while the account is in the SES sandbox, on every recipient '
+          + 'identity too; recipients are whoever is invited, so the identities of this account and region are named with a wildcard.',
+      });
+    }
     // Cursor signing needs the HMAC key; only API handlers list pages. The unmatched and
     // notImplemented functions never encode or decode a cursor.
     for (const [handler, built] of this.functions) {

@@ -42,6 +42,8 @@ export interface LocalService {
 }
 
 const projectRoot = path.resolve(import.meta.dirname, '../..');
+/** True once this module chose PUBLIC_BASE_URL itself: a later start in the same process chooses again. */
+let publicBaseUrlSetHere = false;
 
 function packageVersion(): string {
   return (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
@@ -97,6 +99,12 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 
     const http = await startHttpServer({ port: options.port });
     stops.push(() => http.close());
+    // Links in e-mails (an invitation's accept link) point at this server unless PUBLIC_BASE_URL says otherwise.
+    if (!process.env.PUBLIC_BASE_URL || publicBaseUrlSetHere) {
+      process.env.PUBLIC_BASE_URL = http.url;
+      publicBaseUrlSetHere = true;
+      reloadConfig();
+    }
 
     return {
       url: http.url,

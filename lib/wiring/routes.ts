@@ -292,54 +292,54 @@ export const getOffRamp = route({
 // ---- Recipients --------------------------------------------------------------------------
 
 export const listRecipients = route({
-  operationId: 'listRecipients', method: 'GET', path: '/recipients', handler: planned, auth: 'key',
+  operationId: 'listRecipients', method: 'GET', path: '/recipients', handler: 'functions/api/recipients/listRecipients.ts', auth: 'key',
   permission: 'recipient.read', kyb: false, feature: 'recipients', summary: 'Saved recipients.', responses: { 200: { ...ok[200], schema: RecipientList } }, errors: ['forbidden'],
 });
 export const createRecipient = route({
-  operationId: 'createRecipient', method: 'POST', path: '/recipients', handler: planned, auth: 'key',
+  operationId: 'createRecipient', method: 'POST', path: '/recipients', handler: 'functions/api/recipients/createRecipient.ts', auth: 'key',
   permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Save a recipient.', request: { body: CreateRecipientBody }, responses: { 201: { ...created[201], schema: Recipient } }, errors: ['validation', 'forbidden'],
 });
 export const updateRecipient = route({
-  operationId: 'updateRecipient', method: 'PATCH', path: '/recipients/{recipientId}', handler: planned, auth: 'key',
+  operationId: 'updateRecipient', method: 'PATCH', path: '/recipients/{recipientId}', handler: 'functions/api/recipients/updateRecipient.ts', auth: 'key',
   permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Change a saved recipient.', request: { params: RecipientParams, body: UpdateRecipientBody }, responses: { 200: { ...ok[200], schema: Recipient } }, errors: ['validation', 'forbidden', 'not_found'],
 });
 export const deleteRecipient = route({
-  operationId: 'deleteRecipient', method: 'DELETE', path: '/recipients/{recipientId}', handler: planned, auth: 'key',
+  operationId: 'deleteRecipient', method: 'DELETE', path: '/recipients/{recipientId}', handler: 'functions/api/recipients/deleteRecipient.ts', auth: 'key',
   permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Delete a saved recipient.', request: { params: RecipientParams }, responses: { 200: { ...ok[200], schema: Recipient } }, errors: ['forbidden', 'not_found'],
 });
 
 // ---- Team and API keys -------------------------------------------------------------------
 
 export const listMembers = route({
-  operationId: 'listMembers', method: 'GET', path: '/members', handler: planned, auth: 'key',
+  operationId: 'listMembers', method: 'GET', path: '/members', handler: 'functions/api/team/listMembers.ts', auth: 'key',
   permission: 'member.read', kyb: false, feature: 'team', summary: 'Team members.', responses: { 200: { ...ok[200], schema: MemberList } }, errors: ['forbidden'],
 });
 export const inviteMember = route({
-  operationId: 'inviteMember', method: 'POST', path: '/members/invitations', handler: planned, auth: 'key',
+  operationId: 'inviteMember', method: 'POST', path: '/members/invitations', handler: 'functions/api/team/inviteMember.ts', auth: 'key',
   permission: 'member.invite', kyb: false, feature: 'team', summary: 'Invite a member by e-mail.', request: { body: InviteMemberBody }, responses: { 201: { ...created[201], schema: InvitationResult } }, errors: ['validation', 'forbidden', 'conflict'],
 });
 export const resendInvitation = route({
-  operationId: 'resendInvitation', method: 'POST', path: '/members/{memberId}/invitations', handler: planned, auth: 'key',
-  permission: 'member.invite', kyb: false, feature: 'team', summary: 'Re-send an invitation with a fresh link.', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: InvitationResult } }, errors: ['forbidden', 'not_found'],
+  operationId: 'resendInvitation', method: 'POST', path: '/members/{memberId}/invitations', handler: 'functions/api/team/resendInvitation.ts', auth: 'key',
+  permission: 'member.invite', kyb: false, feature: 'team', summary: 'Re-send an invitation with a fresh link.', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: InvitationResult } }, errors: ['forbidden', 'not_found', 'conflict'],
 });
 export const acceptInvitation = route({
-  operationId: 'acceptInvitation', method: 'POST', path: '/invitations/accept', handler: planned, auth: 'open',
+  operationId: 'acceptInvitation', method: 'POST', path: '/invitations/accept', handler: 'functions/api/team/acceptInvitation.ts', auth: 'open',
   kyb: false, feature: 'team', summary: "Accept an invitation; returns the member's key once.", request: { body: AcceptInvitationBody }, responses: { 200: { ...ok[200], schema: AcceptedInvitation } }, errors: ['invalid_invite', 'validation'],
 });
 export const updateMember = route({
-  operationId: 'updateMember', method: 'PATCH', path: '/members/{memberId}', handler: planned, auth: 'key',
+  operationId: 'updateMember', method: 'PATCH', path: '/members/{memberId}', handler: 'functions/api/team/updateMember.ts', auth: 'key',
   permission: 'member.manage', kyb: false, feature: 'team', summary: "Change a member's role.", request: { params: MemberParams, body: UpdateMemberBody }, responses: { 200: { ...ok[200], schema: UpdatedMember } }, errors: ['validation', 'forbidden', 'not_found'],
 });
 export const removeMember = route({
-  operationId: 'removeMember', method: 'DELETE', path: '/members/{memberId}', handler: planned, auth: 'key',
+  operationId: 'removeMember', method: 'DELETE', path: '/members/{memberId}', handler: 'functions/api/team/removeMember.ts', auth: 'key',
   permission: 'member.manage', kyb: false, feature: 'team', summary: 'Remove a member or rescind an invitation.', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: RemovedMember } }, errors: ['forbidden', 'not_found'],
 });
 export const rotateMemberKey = route({
-  operationId: 'rotateMemberKey', method: 'POST', path: '/members/me/api-key', handler: planned, auth: 'key',
+  operationId: 'rotateMemberKey', method: 'POST', path: '/members/me/api-key', handler: 'functions/api/keys/rotateMemberKey.ts', auth: 'key',
   kyb: false, feature: 'api-keys', summary: "Reissue the calling member's key; the previous one stops at once.", responses: { 200: { ...ok[200], schema: RotatedMemberKey } }, errors: ['not_found', 'member_required'],
 });
 export const rotateOrganizationKey = route({
-  operationId: 'rotateOrganizationKey', method: 'POST', path: '/api-keys/rotate', handler: planned, auth: 'key',
+  operationId: 'rotateOrganizationKey', method: 'POST', path: '/api-keys/rotate', handler: 'functions/api/keys/rotateOrganizationKey.ts', auth: 'key',
   ownerOnly: true, kyb: false, feature: 'api-keys', summary: 'Rotate the organization key; the calling key stops at once.', responses: { 200: { ...ok[200], schema: RotatedOrganizationKey } }, errors: ['forbidden', 'not_found'],
 });
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPaymentsApp, type PaymentsStacks } from '../../lib/aws/app.ts';
 import { lambdaEntries, outboxForwarderHandler, unmatchedHandler } from '../../lib/aws/handlers.ts';
 import { bundleLambdas, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
-import { getHealth, notImplementedHandler, routeKey, routes } from '#wiring/routes.ts';
+import { getHealth, inviteMember, notImplementedHandler, resendInvitation, routeKey, routes } from '#wiring/routes.ts';
 import { workflows } from '#wiring/workflows.ts';
 import { eventRules } from '#wiring/events.ts';
 import { table as tableDefinition } from '#wiring/table.ts';
@@ -188,6 +188,18 @@ describe('api stack', () => {
     // Every keyed request charges its rate bucket, even one answered 501.
     expect(policyOf(api, functions.get(notImplementedHandler)!)).toContain('dynamodb:UpdateItem');
     expect(policyOf(api, functions.get(unmatchedHandler)!)).not.toContain('dynamodb:');
+  });
+
+  it('lets only the two invitation handlers send mail, through SES, with the accept link pointing at the API', () => {
+    for (const stage of [simulated, production]) {
+      const api = stage.templates.api;
+      for (const [entry, fn] of functionsByEntry(api)) {
+        const mails = entry === inviteMember.handler || entry === resendInvitation.handler;
+        expect(policyOf(api, fn).includes('ses:SendEmail'), entry).toBe(mails);
+        expect(fn.Properties.Environment.Variables.MAIL_TRANSPORT, entry).toBe(mails ? 'ses' : undefined);
+        if (mails) expect(JSON.stringify(fn.Properties.Environment.Variables.PUBLIC_BASE_URL)).toContain('ApiEndpoint');
+      }
+    }
   });
 
   it('logs access on the stage and throttles it', () => {

@@ -1,0 +1,7 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { createRecipient } from '#wiring/routes.ts';
+import { createRecipient as saveRecipient } from '#store/recipients.ts';
+
+export const handler = endpoint(createRecipient, async ({ caller, body }) => {
+  return ok(await saveRecipient(caller.organizationId, body), 201);
+});

@@ -1,0 +1,27 @@
+import { mayGrant } from '#core/team.ts';
+import { config } from '#platform/config.ts';
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { ApiError } from '#platform/errors.ts';
+import { inviteMember } from '#wiring/routes.ts';
+import { createInvitation } from '#store/members.ts';
+import { mailInvitation } from './invitationMail.ts';
+
+/**
+ * POST /members/invitations: the member is created `invited` with a single-use token whose link is
+ * e-mailed. Only a role below the caller's own may be granted (403 otherwise, `owner` never); an
+ * address already on the team, in any case, is 409 `conflict`.
+ */
+export const handler = endpoint(inviteMember, async ({ caller, organization, body }) => {
+  if (!mayGrant(caller.role, body.role)) {
+    throw new ApiError('forbidden', `The ${caller.role} role may only grant a role below its own, and owner is never granted.`);
+  }
+  const invitation = await createInvitation({
+    organizationId: caller.organizationId,
+    email: body.email,
+    name: body.name ?? null,
+    role: body.role,
+    ttlSeconds: config().INVITATION_TTL_SECONDS,
+  });
+  if (invitation === 'email_taken') throw new ApiError('conflict', 'That address is already on the team (as a member or a pending invitation).');
+  return ok(await mailInvitation(organization.name, invitation), 201);
+});

@@ -1,0 +1,9 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { listMembers } from '#wiring/routes.ts';
+import { listMembers as readMembers, memberView } from '#store/members.ts';
+
+/** GET /members: the whole team (a bounded set), oldest first. */
+export const handler = endpoint(listMembers, async ({ caller }) => {
+  const members = (await readMembers(caller.organizationId)).map((member) => memberView(member));
+  return ok({ members, count: members.length });
+});

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalService } from '../../lib/local/service.ts';
+import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
+import { inviteAndAccept, useTemporaryOutbox } from '../support/team.ts';
+import { permissionMatrix, type Role } from '#core/permissions.ts';
+import { setRateLimit } from '#store/organizations.ts';
+import { routes, routeKey, type RouteDefinition } from '#wiring/routes.ts';
+
+/**
+ * The whole permission matrix, walked from the route table: every row that names a permission or
+ * is owner-only, called by every role (owner with the organization key; admin, member and viewer
+ * with member keys that joined through invitations). A role without the permission gets 403
+ * `forbidden`; a role with it gets anything but that (a 400 for an empty body, a 404 for an id that
+ * names nothing, a 501 for an unbuilt feature, or a success). A new row is walked as soon as it
+ * exists: nothing here lists endpoints.
+ */
+
+/** The contract's table (Authentication, point 6), copied by hand on purpose: the service's own matrix is checked against it. */
+const contractMatrix: Record<string, Role[]> = {
+  'beneficiary.manage': ['owner', 'admin', 'member'],
+  'member.invite': ['owner', 'admin'],
+  'member.manage': ['owner', 'admin'],
+  'member.read': ['owner', 'admin'],
+  'payment.initiate': ['owner', 'admin', 'member'],
+  'recipient.manage': ['owner', 'admin', 'member'],
+  'recipient.read': ['owner', 'admin', 'member', 'viewer'],
+  'treasury.move': ['owner', 'admin', 'member'],
+  'webhook.manage': ['owner', 'admin'],
+};
+
+/** Least privileged first, the owner last: an owner-only call may rotate the owner's own key. */
+const callers: Role[] = ['viewer', 'member', 'admin', 'owner'];
+
+let service: LocalService;
+let org: TestOrganization;
+const keyOf = {} as Record<Role, string>;
+
+const gated = routes.filter((definition) => definition.permission !== undefined || definition.ownerOnly);
+
+function allowed(definition: RouteDefinition, role: Role): boolean {
+  if (definition.ownerOnly && role !== 'owner') return false;
+  return definition.permission === undefined || contractMatrix[definition.permission]!.includes(role);
+}
+
+/** The smallest path that routes to the row: every `{param}` becomes an id that parses and names nothing. */
+function pathOf(definition: RouteDefinition): string {
+  return definition.path.replace(/\{[^}]+\}/g, 'perm-walk-0001');
+}
+
+beforeAll(async () => {
+  useTemporaryOutbox();
+  service = await startTestService();
+  org = await createTestOrganization(service, 'approved', 'Matrix Org');
+  for (const bucket of ['initiate', 'write', 'read'] as const) {
+    await setRateLimit(org.organizationId, bucket, { burst: 2000, perSecond: 500 });
+  }
+  keyOf.owner = org.apiKey;
+  for (const role of ['admin', 'member', 'viewer'] as const) keyOf[role] = (await inviteAndAccept(service, org.apiKey, role)).apiKey;
+});
+
+afterAll(async () => {
+  await service?.stop();
+});
+
+describe('the permission matrix', () => {
+  it("the service's matrix is the contract's", () => {
+    expect(Object.keys(permissionMatrix).sort()).toEqual(Object.keys(contractMatrix).sort());
+    for (const [permission, roles] of Object.entries(contractMatrix)) {
+      expect([...permissionMatrix[permission as keyof typeof permissionMatrix]].sort(), permission).toEqual([...roles].sort());
+    }
+  });
+
+  it('every permission of the contract guards at least one route, and every route names a known one', () => {
+    const named = new Set(gated.map((definition) => definition.permission).filter(Boolean));
+    expect([...named].sort()).toEqual(Object.keys(contractMatrix).sort());
+    expect(gated.some((definition) => definition.ownerOnly)).toBe(true);
+  });
+
+  it.each(gated.map((definition) => [routeKey(definition), definition] as const))('%s answers each role as the matrix says', async (_key, definition) => {
+    for (const role of callers) {
+      const hasBody = definition.method !== 'GET' && definition.method !== 'DELETE';
+      const answer = await call(service, definition.method, pathOf(definition), { apiKey: keyOf[role], ...(hasBody ? { body: {} } : {}) });
+      const label = `${routeKey(definition)} as ${role}: ${answer.status} ${JSON.stringify(answer.body)}`;
+      expect(answer.status, label).not.toBe(500);
+      expect(answer.status, label).not.toBe(401);
+      if (allowed(definition, role)) {
+        expect(answer.status === 403 && answer.body?.error === 'forbidden', label).toBe(false);
+      } else {
+        expect(answer.status, label).toBe(403);
+        expect(answer.body, label).toEqual({ error: 'forbidden', message: expect.any(String) });
+      }
+      // An owner-only call that rotated the calling key handed over its successor.
+      if (role === 'owner' && answer.status === 200 && typeof answer.body?.apiKey === 'string') keyOf.owner = answer.body.apiKey;
+    }
+  });
+
+  it('a route without a permission is open to every role', async () => {
+    for (const role of callers) expect((await call(service, 'GET', '/me', { apiKey: keyOf[role] })).body.role).toBe(role);
+  });
+});

@@ -1,0 +1,58 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseApiKey } from '#core/apiKeys.ts';
+import { authorizeAndCharge } from '#store/access.ts';
+import { dynamo } from '#store/client.ts';
+import { createOrganization, revokeApiKey } from '#store/organizations.ts';
+import { useFreshTable } from '../support/table.ts';
+
+/**
+ * A key change holds the organization item in a transaction for a moment (docs/decisions/051), and
+ * real DynamoDB then refuses the single UpdateItem that authenticates a request with
+ * TransactionConflictException (DynamoDB Local does not reproduce the timing, so it is injected
+ * here). The refused write changed nothing: authentication waits it out instead of answering 500,
+ * and still answers 401 for a key that is gone.
+ */
+let conflictsToInject = 0;
+let injected = 0;
+
+beforeAll(async () => {
+  await useFreshTable('access');
+  dynamo().middlewareStack.add(
+    (next) => async (args) => {
+      if (conflictsToInject > 0) {
+        conflictsToInject -= 1;
+        injected += 1;
+        throw Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException', $fault: 'client' });
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'injectTransactionConflicts' },
+  );
+});
+
+describe('authentication beside a transaction on the organization item', () => {
+  it('waits out a few conflicts and lets the request through', async () => {
+    const { organization, apiKey } = await createOrganization({ name: 'Conflicted', kybStatus: 'approved', environment: 'simulated' });
+    const key = parseApiKey(apiKey.apiKey, 'simulated')!;
+    conflictsToInject = 3;
+    injected = 0;
+    const result = await authorizeAndCharge(key, 'read');
+    expect(injected).toBe(3);
+    expect(result.outcome).toBe('allowed');
+    if (result.outcome === 'allowed') expect(result.caller).toMatchObject({ organizationId: organization.id, role: 'owner' });
+  });
+
+  it('a revoked key is still 401 after a conflict', async () => {
+    const { organization, apiKey } = await createOrganization({ name: 'Revoked', kybStatus: 'approved', environment: 'simulated' });
+    await revokeApiKey(organization.id, apiKey.keyId);
+    conflictsToInject = 1;
+    expect((await authorizeAndCharge(parseApiKey(apiKey.apiKey, 'simulated')!, 'read')).outcome).toBe('unauthorized');
+  });
+
+  it('gives up after a bounded wait rather than spinning', async () => {
+    const { apiKey } = await createOrganization({ name: 'Stuck', kybStatus: 'approved', environment: 'simulated' });
+    conflictsToInject = 50;
+    await expect(authorizeAndCharge(parseApiKey(apiKey.apiKey, 'simulated')!, 'read')).rejects.toMatchObject({ name: 'TransactionConflictException' });
+    conflictsToInject = 0;
+  });
+});
