@@ -82,7 +82,13 @@ export type CorridorInput = z.infer<typeof CorridorInput>;
  * A path segment naming one resource. Ids are at most 265 characters (a batch item's
  * transaction id is `<batchId up to 200>:<itemRef up to 64>`); anything longer names nothing.
  */
-export const PathId = z.string().min(1).max(265);
+export const PathId = z
+  .string()
+  .min(1)
+  .max(265)
+  // Characters are not bytes: 265 emoji would pass the length check and overflow DynamoDB's
+  // 1024-byte key. No id the service issues is anything but ASCII, so 512 bytes is generous.
+  .refine((id) => new TextEncoder().encode(id).length <= 512, 'is too long');
 
 export type Timestamp = z.infer<typeof Timestamp>;
 export type DecimalString = z.infer<typeof DecimalString>;

@@ -222,6 +222,10 @@ describe('hostile and malformed input', () => {
       call(service, 'GET', '/me', { headers: { authorization: `Bearer ${'A'.repeat(8000)}` } }),
       call(service, 'GET', '/transactions/%E0%A4%A', { apiKey: org.apiKey }),
       call(service, 'GET', `/transactions/${'x'.repeat(3000)}`, { apiKey: org.apiKey }),
+      // 265 characters but over 1 KB: past DynamoDB's key size if it were not refused first.
+      call(service, 'GET', `/transactions/${encodeURIComponent('😀'.repeat(265))}`, { apiKey: org.apiKey }),
+      call(service, 'DELETE', `/recipients/${encodeURIComponent('😀'.repeat(265))}`, { apiKey: org.apiKey }),
+      call(service, 'DELETE', `/members/${encodeURIComponent('😀'.repeat(265))}`, { apiKey: org.apiKey }),
       call(service, 'GET', '/transactions/..%2F..%2Fetc%2Fpasswd', { apiKey: org.apiKey }),
       call(service, 'GET', '/transactions?cursor=%00%01&limit=abc', { apiKey: org.apiKey }),
     ];
