@@ -6,21 +6,31 @@ const BrlAmount = z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be a BRL amount wi
 
 // ---- Bank deposit instructions ------------------------------------------------------------
 
+/** A field of a house account: present only when held, so never empty. */
+const HeldField = z.string().min(1);
+
 export const DepositInstructions = z
   .object({
-    reference: z.string().meta({
-      description: 'One per organization, stable, identical for every currency; carries a check character; not a secret.',
-    }),
+    reference: z
+      .string()
+      .regex(/^REF[0-7][0-9A-HJKMNP-TV-Z]{26}$/)
+      .meta({
+        description:
+          'One per organization, stable, identical for every currency; carries a check character; not a secret. `REF`, 26 characters ' +
+          "of Crockford's base 32 and one check character (Damm over GF(32)): any single changed character or swap of two neighbours " +
+          'is refused, so a mangled reference never credits anyone. Letter case, spaces and hyphens are not significant.',
+        example: 'REF01JDQ8V3ZK7M2A9X4B6C8D0E1F4',
+      }),
     accounts: z
       .array(
         z.object({
           currency: z.enum(['USD', 'EUR']),
-          accountName: z.string().meta({ description: "The beneficiary is the service's own legal entity." }),
-          bankName: z.string().optional(),
-          iban: z.string().optional(),
-          accountNumber: z.string().optional(),
-          bic: z.string().optional(),
-          bankAddress: z.string().optional(),
+          accountName: HeldField.meta({ description: "The beneficiary is the service's own legal entity." }),
+          bankName: HeldField.optional(),
+          iban: HeldField.optional(),
+          accountNumber: HeldField.optional(),
+          bic: HeldField.optional(),
+          bankAddress: HeldField.optional(),
         }),
       )
       .meta({
@@ -241,14 +251,14 @@ export type PixOnRampAccepted = z.infer<typeof PixOnRampAccepted>;
 
 export const CryptoDepositAddresses = z
   .object({
-    currency: z.string(),
-    address: z.string().optional().meta({ description: 'Present when all networks share one address.' }),
+    currency: z.string().meta({ description: 'USDC.' }),
+    address: z.string().min(1).optional().meta({ description: 'Present when all networks share one address.' }),
     networks: z.array(
       z.object({
-        network: z.string(),
-        address: z.string(),
+        network: z.string().min(1),
+        address: z.string().min(1).meta({ description: "In the network's own format: `0x` + 40 hex on EVM networks, base58 on Solana and Tron." }),
         home: z.boolean().meta({ description: 'USDC sent here is credited as is; elsewhere it is moved home, less the move fee.' }),
-        fee: Money.optional().meta({ description: 'Live estimate of the move fee.' }),
+        fee: Money.optional().meta({ description: 'Estimate of the move fee home, deducted from the deposit: the crossing fee quotes charge today; 0 on the home network.' }),
         feeUnavailable: z.string().optional().meta({ description: 'Why there is no fee estimate.' }),
       }),
     ),

@@ -30,17 +30,32 @@ export const WalletAccountKind = z.enum(['wallet', 'issuer_account']).meta({
 });
 export type WalletAccountKind = z.infer<typeof WalletAccountKind>;
 
+/**
+ * The contract shows `active` and `disabled`. `provisioning` is ours (docs/decisions/022): a wallet
+ * the custody provider has not opened yet, seconds long in `simulated`; it has no `externalId`,
+ * `address` or `chain` until it is active.
+ */
+export const WalletAccountStatus = z.enum(['active', 'disabled', 'provisioning']).meta({
+  id: 'WalletAccountStatus',
+  description:
+    '`active` or `disabled` (the contract); `provisioning` is ours (docs/decisions/022, 052): not yet opened at the provider, no `externalId`, `address` or `chain` yet.',
+});
+export type WalletAccountStatus = z.infer<typeof WalletAccountStatus>;
+
 export const WalletAccount = z
   .object({
     id: z.string(),
     kind: WalletAccountKind,
     provider: z.string(),
-    externalId: z.string(),
+    externalId: z
+      .string()
+      .nullable()
+      .meta({ description: "The provider's own handle for the account. Null only while `provisioning` (docs/decisions/052)." }),
     label: z.string().nullable(),
     currencies: z.array(z.string()),
     address: z.string().nullable(),
     chain: z.string().nullable(),
-    status: z.enum(['active', 'disabled']),
+    status: WalletAccountStatus,
     createdAt: Timestamp,
   })
   .meta({ id: 'WalletAccount', description: 'A wallet or issuer account.' });

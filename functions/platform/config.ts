@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HouseAccountsVariable } from '#core/houseAccounts.ts';
 
 /**
  * Everything the service reads from its environment, parsed once.
@@ -39,6 +40,13 @@ const environmentSchema = z.object({
   /** How long an invitation link works (default 7 days). */
   INVITATION_TTL_SECONDS: z.coerce.number().int().min(60).max(90 * 24 * 3600).default(7 * 24 * 3600),
   SERVICE_VERSION: z.string().default('0.1.0'),
+  /**
+   * The house bank accounts deposits are wired to: a JSON array of `{currency (USD or EUR),
+   * accountName, bankName?, iban?, accountNumber?, bic?, bankAddress?}`, checked here so a bad one
+   * stops the service at start. Unset: the simulated accounts in `simulated`, none elsewhere
+   * (GET /treasury/deposit-instructions answers 501). functions/core/houseAccounts.ts; docs/decisions/053.
+   */
+  HOUSE_ACCOUNTS: HouseAccountsVariable.optional(),
 });
 
 export type ServiceConfig = z.infer<typeof environmentSchema>;

@@ -1,11 +1,15 @@
 import { createHmac } from 'node:crypto';
 import { config } from '#platform/config.ts';
+import { scaleOf } from '#core/money.ts';
+import { addressFormatOf, solanaAddress, tronAddress } from '#core/networks.ts';
+import { ledgerCurrency, readBalance } from '#store/ledger.ts';
 import { ProviderNotConfigured } from './providerErrors.ts';
 
 /**
- * The custody provider port: opens the wallet that holds an organization's USDC.
- * `simulated` uses the simulator below; sandbox and production need a real adapter, and
- * until one is wired opening a wallet fails loudly instead of inventing an address.
+ * The custody provider port: opens the wallet that holds an organization's USDC and reports
+ * what a wallet holds. `simulated` uses the simulator below; sandbox and production need a real
+ * adapter, and until one is wired both calls fail loudly (ProviderNotConfigured, which the API
+ * answers 501) instead of inventing an address or a balance.
  */
 export interface OpenWalletRequest {
   organizationId: string;
@@ -21,6 +25,27 @@ export interface OpenedWallet {
   chain: string;
 }
 
+/** An opened wallet, as the service knows it, asked about at its provider. */
+export interface CustodyWallet {
+  organizationId: string;
+  walletId: string;
+  /** The provider's handle (what a real adapter asks with). */
+  externalId: string;
+  chain: string | null;
+  /** The assets the wallet was opened for. */
+  currencies: string[];
+  /** The organization's home wallet: the one that holds its USDC. */
+  home: boolean;
+}
+
+/** One asset position as the provider reports it: exact minor units at `scale`. */
+export interface CustodyBalance {
+  asset: string;
+  amount: bigint;
+  scale: number;
+  chain: string | null;
+}
+
 export interface CustodyProvider {
   /** Recorded on the wallet as its `provider`. */
   readonly name: string;
@@ -29,6 +54,14 @@ export interface CustodyProvider {
    * same wallet answers the wallet the first one opened.
    */
   openWallet(request: OpenWalletRequest): Promise<OpenedWallet>;
+  /** What the wallet holds, as the provider reports it; a read, with no effect at the provider. */
+  balances(wallet: CustodyWallet): Promise<CustodyBalance[]>;
+  /**
+   * The address that receives USDC sent on `network` into this wallet (GET /treasury/crypto-deposit).
+   * Stable: the same wallet and network always answer the same address, as a custodian's
+   * per-network deposit address does. A read, with no effect on the wallet.
+   */
+  depositAddress(wallet: CustodyWallet, network: string): Promise<string>;
 }
 
 // The error classes live with the other providers' (one set of names for the workflows' Retry/Catch);
@@ -53,6 +86,42 @@ export class SimulatedCustody implements CustodyProvider {
       address: `0x${this.derive('address', request.walletId).slice(0, 40)}`,
       chain: 'base',
     };
+  }
+
+  /**
+   * One position per asset the wallet was opened for. The simulated custodian holds each
+   * organization's USDC in its home wallet, and the ledger is the book of that USDC: the position
+   * is `available + held` (held is committed to payments in flight but has not left the wallet
+   * yet; `settling` is still on another network, not here). No other flow puts anything in a
+   * simulated wallet, so every other position is zero: what it holds, never an invented figure.
+   */
+  async balances(wallet: CustodyWallet): Promise<CustodyBalance[]> {
+    const held = wallet.home && wallet.currencies.includes(ledgerCurrency) ? await readBalance(wallet.organizationId, ledgerCurrency) : undefined;
+    return wallet.currencies.map((asset) => {
+      const scale = scaleOf(asset);
+      if (scale === undefined) throw new Error(`wallet ${wallet.walletId} lists ${asset}, which has no known scale`);
+      return { asset, amount: asset === ledgerCurrency && held ? held.available + held.held : 0n, scale, chain: wallet.chain };
+    });
+  }
+
+  /**
+   * Derived like the wallet itself: on an EVM network the wallet's own address (one key pair, the
+   * same address on every EVM chain); on Solana a 32-byte public key, on Tron a 20-byte account,
+   * each from the wallet id and the network, in the network's own base58 format.
+   */
+  async depositAddress(wallet: CustodyWallet, network: string): Promise<string> {
+    if (!wallet.walletId) throw new Error('walletId is required');
+    const derived = (length: number) => Buffer.from(this.derive(`deposit:${network}`, wallet.walletId), 'hex').subarray(0, length);
+    switch (addressFormatOf(network)) {
+      case 'evm':
+        return `0x${this.derive('address', wallet.walletId).slice(0, 40)}`;
+      case 'solana':
+        return solanaAddress(derived(32));
+      case 'tron':
+        return tronAddress(derived(20));
+      default:
+        throw new Error(`the simulated custodian does not hold USDC on ${network}`);
+    }
   }
 
   private derive(purpose: string, walletId: string): string {

@@ -124,6 +124,48 @@ export async function getWalletByExternalId(organizationId: string, externalId: 
 }
 
 /**
+ * Far above any wallet id (`wal_` + 26) or provider handle, and under DynamoDB's 1024-byte sort
+ * key. The path parameter is bounded at 265 characters (docs/decisions/007), but zod counts code
+ * points: 265 emoji are 1060 bytes, which DynamoDB would refuse with an error instead of a miss.
+ */
+const maxHandleBytes = 512;
+
+/**
+ * GET /wallets/:walletId takes the service's id or the provider's `externalId`: the id first (one
+ * strongly consistent GetItem), the handle second. Both reads are scoped by the organization, so
+ * another organization's wallet is not found either way; a value too long to be a key names none.
+ */
+export async function findWallet(organizationId: string, idOrExternalId: string): Promise<WalletRecord | undefined> {
+  if (Buffer.byteLength(idOrExternalId, 'utf8') > maxHandleBytes) return undefined;
+  return (await getWallet(organizationId, idOrExternalId)) ?? (await getWalletByExternalId(organizationId, idOrExternalId));
+}
+
+/**
+ * Every wallet of the organization, oldest first (the key order of `wal_<ulid>`), all pages. No
+ * cursor: wallets are a list bounded per organization, returned whole with `count` (Conventions, 12).
+ */
+export async function listWallets(organizationId: string): Promise<WalletRecord[]> {
+  const { pk, sk: prefix } = keys.wallet(organizationId, '');
+  const wallets: WalletRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: 'entity = :entity',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ':entity': walletEntity },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) wallets.push(fromItem(item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return wallets;
+}
+
+/**
  * provisioning → active and its `wallet.activated` event, in one TransactWriteItems. The
  * condition on the expected status makes a second delivery fail the condition instead of
  * writing a second event.

@@ -19,15 +19,15 @@ export const features = {
   payments: { status: 'simulated', reason: 'Payments run the full workflow and ledger against simulated payout rails; outcome bands force every path (docs/decisions/040).', requires: ['quotes'], simulatorOnly: true },
   batches: { status: 'planned', reason: 'Batch payouts are not built yet; they reuse the payment workflow.', requires: ['payments'] },
   balance: { status: 'live', reason: "Read from the service's own double-entry ledger (available, settling, total in exact USDC minor units); the same read on every environment." },
-  wallets: { status: 'planned', reason: 'Wallet reads are not built yet.' },
-  issuers: { status: 'planned', reason: 'Issuer reads are not built yet.' },
-  'wallet-transfers': { status: 'planned', reason: 'Not offered: moving USDC between wallets is done by withdrawals.' },
-  'issuer-mint': { status: 'planned', reason: 'Not offered: minting at an issuer is not exposed through the API.' },
-  'wire-transfers': { status: 'planned', reason: 'Not offered: pay fiat out with an off-ramp (POST /treasury/offramp).' },
-  'deposit-instructions': { status: 'planned', reason: 'No house bank account is configured yet.' },
+  wallets: { status: 'simulated', reason: "Wallet accounts opened by a simulated custody provider (the home wallet, kept `provisioning` until it is opened), and its balance report: the home wallet's USDC as the ledger holds it, available plus held (docs/decisions/052).", simulatorOnly: true },
+  issuers: { status: 'simulated', reason: "A simulated issuer's catalogue (USDC and EURC). An organization holds no account at an issuer (bank and PIX deposits are paid to the service's own legal entity, and minting is not offered), so its account list is empty as a true answer, not a placeholder (docs/decisions/052).", simulatorOnly: true },
+  'wallet-transfers': { status: 'planned', reason: 'Not offered, on any environment, and not coming: POST /wallets/{walletId}/transfers always answers 501. Move USDC out of the home wallet with a withdrawal (POST /treasury/withdrawals).' },
+  'issuer-mint': { status: 'planned', reason: 'Not offered, on any environment, and not coming: POST /issuers/{issuerId}/mint always answers 501. USDC comes in through deposits (bank wire, PIX or on chain), which the service mints through its own issuer account.' },
+  'wire-transfers': { status: 'planned', reason: 'Not offered, on any environment, and not coming: POST /banking/wire-transfers always answers 501. Pay fiat out to a registered bank account with an off-ramp (POST /treasury/offramp).' },
+  'deposit-instructions': { status: 'live', reason: "The organization's one reference (with a check character; the same on every environment) and the house bank account of each configured currency (HOUSE_ACCOUNTS). `simulated` shows simulated accounts where no money moves; an environment with none configured answers 501 (docs/decisions/053)." },
   onramp: { status: 'planned', reason: 'Wire on-ramps are not built yet.' },
   'onramp-pix': { status: 'planned', reason: 'PIX on-ramps are not built yet.' },
-  'crypto-deposit': { status: 'planned', reason: 'Crypto deposit addresses are not built yet.' },
+  'crypto-deposit': { status: 'simulated', reason: 'USDC deposit addresses on the home network and on every network a crossing home is priced for (the EVM ones share the home address; Solana and Tron have their own, from a simulated custody provider), with the move fee quotes charge (docs/decisions/053).', simulatorOnly: true },
   withdrawals: { status: 'planned', reason: 'Withdrawals are not built yet.' },
   offramp: { status: 'planned', reason: 'Off-ramps and their beneficiaries are not built yet.' },
   recipients: { status: 'live', reason: "Saved bank and wallet recipients, kept in the service's own table: the same on every environment, no provider involved." },
@@ -45,9 +45,15 @@ export type Feature = keyof typeof features;
  * The features as GET /capabilities publishes them on an environment: outside `simulated`, a
  * feature that only has simulators is `planned` (its endpoints answer 501 from the provider port).
  */
-export function featuresOn(environment: string): { feature: Feature; status: FeatureStatus; reason: string; requires?: string[] }[] {
+export function featuresOn(
+  environment: string,
+  /** Features whose configuration is missing here, with why: published as `planned` (they answer 501). */
+  unconfigured: Partial<Record<Feature, string>> = {},
+): { feature: Feature; status: FeatureStatus; reason: string; requires?: string[] }[] {
   return Object.entries(features).map(([feature, definition]: [string, FeatureDefinition]) => {
     const { simulatorOnly, ...published } = definition;
+    const missing = unconfigured[feature as Feature];
+    if (missing) return { ...published, feature: feature as Feature, status: 'planned' as const, reason: missing };
     if (simulatorOnly && environment !== 'simulated') {
       return { ...published, feature: feature as Feature, status: 'planned' as const, reason: `No provider adapter is wired on ${environment} yet; only simulators exist.` };
     }

@@ -174,43 +174,43 @@ export const getBalance = route({
   kyb: false, feature: 'balance', summary: "The organization's USDC: available, settling and their total.", responses: { 200: { ...ok[200], schema: Balance } },
 });
 export const listWallets = route({
-  operationId: 'listWallets', method: 'GET', path: '/wallets', handler: planned, auth: 'key',
-  kyb: false, feature: 'wallets', summary: 'Wallet accounts (no balances).', responses: { 200: { ...ok[200], schema: WalletAccountList } },
+  operationId: 'listWallets', method: 'GET', path: '/wallets', handler: 'functions/api/wallets/listWallets.ts', auth: 'key',
+  kyb: false, feature: 'wallets', summary: "The organization's wallet accounts, whole with `count` (no balances).", responses: { 200: { ...ok[200], schema: WalletAccountList } },
 });
 export const getWallet = route({
-  operationId: 'getWallet', method: 'GET', path: '/wallets/{walletId}', handler: planned, auth: 'key',
+  operationId: 'getWallet', method: 'GET', path: '/wallets/{walletId}', handler: 'functions/api/wallets/getWallet.ts', auth: 'key',
   kyb: false, feature: 'wallets', summary: 'One wallet account, by service id or externalId.', request: { params: WalletParams }, responses: { 200: { ...ok[200], schema: WalletAccount } }, errors: ['not_found'],
 });
 export const getWalletBalances = route({
-  operationId: 'getWalletBalances', method: 'GET', path: '/wallets/{walletId}/balances', handler: planned, auth: 'key',
-  kyb: false, feature: 'wallets', summary: "A wallet provider's balance report.", request: { params: WalletParams }, responses: { 200: { ...ok[200], schema: WalletBalances } }, errors: ['not_found'],
+  operationId: 'getWalletBalances', method: 'GET', path: '/wallets/{walletId}/balances', handler: 'functions/api/wallets/getWalletBalances.ts', auth: 'key',
+  kyb: false, feature: 'wallets', summary: "A wallet provider's balance report (501 when no wallet provider is configured; 503 while the wallet is still being opened).", request: { params: WalletParams }, responses: { 200: { ...ok[200], schema: WalletBalances } }, errors: ['not_found', 'unavailable'],
 });
 export const listIssuerAccounts = route({
-  operationId: 'listIssuerAccounts', method: 'GET', path: '/issuers/accounts', handler: planned, auth: 'key',
-  kyb: false, feature: 'issuers', summary: 'Issuer accounts.', responses: { 200: { ...ok[200], schema: WalletAccountList } },
+  operationId: 'listIssuerAccounts', method: 'GET', path: '/issuers/accounts', handler: 'functions/api/issuers/listIssuerAccounts.ts', auth: 'key',
+  kyb: false, feature: 'issuers', summary: "The organization's accounts at issuers (kind `issuer_account`), whole with `count`.", responses: { 200: { ...ok[200], schema: WalletAccountList } },
 });
 export const listIssuers = route({
-  operationId: 'listIssuers', method: 'GET', path: '/issuers', handler: planned, auth: 'key',
-  kyb: false, feature: 'issuers', summary: 'Issuer catalogue.', responses: { 200: { ...ok[200], schema: IssuerList } },
+  operationId: 'listIssuers', method: 'GET', path: '/issuers', handler: 'functions/api/issuers/listIssuers.ts', auth: 'key',
+  kyb: false, feature: 'issuers', summary: 'The issuer catalogue: who issues which stablecoins on which networks.', responses: { 200: { ...ok[200], schema: IssuerList } },
 });
 export const createWalletTransfer = route({
-  operationId: 'createWalletTransfer', method: 'POST', path: '/wallets/{walletId}/transfers', handler: planned, auth: 'key',
-  kyb: false, feature: 'wallet-transfers', summary: 'Not offered.', request: { params: WalletParams }, responses: {},
+  operationId: 'createWalletTransfer', method: 'POST', path: '/wallets/{walletId}/transfers', handler: notImplementedHandler, auth: 'key',
+  kyb: false, feature: 'wallet-transfers', summary: 'Not offered: answers 501 on every environment; move USDC out with a withdrawal.', request: { params: WalletParams }, responses: {},
 });
 export const mintAtIssuer = route({
-  operationId: 'mintAtIssuer', method: 'POST', path: '/issuers/{issuerId}/mint', handler: planned, auth: 'key',
-  kyb: false, feature: 'issuer-mint', summary: 'Not offered.', request: { params: IssuerParams }, responses: {},
+  operationId: 'mintAtIssuer', method: 'POST', path: '/issuers/{issuerId}/mint', handler: notImplementedHandler, auth: 'key',
+  kyb: false, feature: 'issuer-mint', summary: 'Not offered: answers 501 on every environment; USDC comes in through deposits.', request: { params: IssuerParams }, responses: {},
 });
 export const createWireTransfer = route({
-  operationId: 'createWireTransfer', method: 'POST', path: '/banking/wire-transfers', handler: planned, auth: 'key',
-  kyb: false, feature: 'wire-transfers', summary: 'Not offered; use off-ramps to pay fiat out.', responses: {},
+  operationId: 'createWireTransfer', method: 'POST', path: '/banking/wire-transfers', handler: notImplementedHandler, auth: 'key',
+  kyb: false, feature: 'wire-transfers', summary: 'Not offered: answers 501 on every environment; pay fiat out with an off-ramp (POST /treasury/offramp).', responses: {},
 });
 
 // ---- Deposits ----------------------------------------------------------------------------
 
 export const getDepositInstructions = route({
-  operationId: 'getDepositInstructions', method: 'GET', path: '/treasury/deposit-instructions', handler: planned, auth: 'key',
-  kyb: true, feature: 'deposit-instructions', summary: 'Where to wire USD or EUR, with the organization reference.', responses: { 200: { ...ok[200], schema: DepositInstructions } }, errors: ['kyb_required'],
+  operationId: 'getDepositInstructions', method: 'GET', path: '/treasury/deposit-instructions', handler: 'functions/api/deposits/getDepositInstructions.ts', auth: 'key',
+  kyb: true, feature: 'deposit-instructions', summary: "Where to wire USD or EUR, with the organization's one reference (501 where no house account is configured).", responses: { 200: { ...ok[200], schema: DepositInstructions } }, errors: ['kyb_required'],
 });
 export const getOnRampQuote = route({
   operationId: 'getOnRampQuote', method: 'GET', path: '/treasury/onramp/quote', handler: planned, auth: 'key',
@@ -239,8 +239,8 @@ export const createPixOnRamp = route({
   errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'idempotency_key_reused', 'pix_onramp_unavailable'],
 });
 export const getCryptoDeposit = route({
-  operationId: 'getCryptoDeposit', method: 'GET', path: '/treasury/crypto-deposit', handler: planned, auth: 'key',
-  kyb: false, feature: 'crypto-deposit', summary: 'Addresses for USDC sent on chain.', responses: { 200: { ...ok[200], schema: CryptoDepositAddresses } }, errors: ['no_home_wallet'],
+  operationId: 'getCryptoDeposit', method: 'GET', path: '/treasury/crypto-deposit', handler: 'functions/api/deposits/getCryptoDeposit.ts', auth: 'key',
+  kyb: false, feature: 'crypto-deposit', summary: 'Addresses for USDC sent on chain: the home network and the networks moved home, with the move fee.', responses: { 200: { ...ok[200], schema: CryptoDepositAddresses } }, errors: ['no_home_wallet', 'ambiguous_home_wallet', 'unavailable'],
 });
 
 // ---- Withdrawals and off-ramps -----------------------------------------------------------

@@ -3,14 +3,19 @@ import { config } from '#platform/config.ts';
 import { getCapabilities } from '#wiring/routes.ts';
 import { featuresOn } from '#wiring/features.ts';
 import { corridors } from '#core/corridors.ts';
+import { houseAccountsFor } from '#core/houseAccounts.ts';
 
 export const handler = endpoint(getCapabilities, async () => {
-  const { SERVICE_VERSION, SERVICE_ENVIRONMENT } = config();
+  const { SERVICE_VERSION, SERVICE_ENVIRONMENT, HOUSE_ACCOUNTS } = config();
+  const noHouseAccount = houseAccountsFor(SERVICE_ENVIRONMENT, HOUSE_ACCOUNTS).length === 0;
   return ok({
     version: SERVICE_VERSION,
     environment: SERVICE_ENVIRONMENT,
     // A corridor is listed where it can be paid: here only the simulated rails exist.
     corridors: SERVICE_ENVIRONMENT === 'simulated' ? corridors : [],
-    features: featuresOn(SERVICE_ENVIRONMENT),
+    features: featuresOn(
+      SERVICE_ENVIRONMENT,
+      noHouseAccount ? { 'deposit-instructions': 'No house bank account is configured on this environment (HOUSE_ACCOUNTS).' } : {},
+    ),
   });
 });

@@ -1,0 +1,73 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { ApiError } from '#platform/errors.ts';
+import { logger } from '#platform/logger.ts';
+import { getCryptoDeposit } from '#wiring/routes.ts';
+import { cryptoDepositQuoteSize, depositNetworksOf } from '#core/cryptoDeposit.ts';
+import { homeWalletOf } from '#core/homeWallet.ts';
+import { money } from '#core/money.ts';
+import { isAddressOn } from '#core/networks.ts';
+import { custodyProvider, type CustodyWallet } from '#providers/custody.ts';
+import type { CryptoDepositAddresses } from '#schemas/deposits.ts';
+
+const currency = 'USDC';
+
+/**
+ * GET /treasury/crypto-deposit: where USDC can be sent on chain. The home network, where a deposit
+ * is credited as is, and every network a crossing home is priced for, with that crossing's fee
+ * (functions/core/cryptoDeposit.ts). EVM networks share the home wallet's address; Solana and Tron
+ * each have their own, from the custody provider. Every address is checked against its network's
+ * format before it is shown: a wrong address loses the money sent to it (docs/decisions/053).
+ */
+export const handler = endpoint(getCryptoDeposit, async ({ caller }) => {
+  // First, so an environment with no custody adapter answers 501 whatever state the wallet is in.
+  const custody = custodyProvider();
+  const home = await homeWalletOf(caller.organizationId);
+  if (home.status !== 'active' || !home.address || !home.chain || !home.externalId) {
+    throw new ApiError(
+      'no_home_wallet',
+      home.status === 'provisioning'
+        ? 'The home wallet is still being opened and cannot receive yet; retry in a few seconds.'
+        : 'The home wallet is not active and cannot receive deposits.',
+    );
+  }
+  const planned = depositNetworksOf(home.chain);
+  if (!planned) throw new Error(`home wallet ${home.id} is on ${home.chain}, a network of unknown address format`);
+
+  const wallet: CustodyWallet = {
+    organizationId: home.organizationId,
+    walletId: home.id,
+    externalId: home.externalId,
+    chain: home.chain,
+    currencies: home.currencies,
+    home: true,
+  };
+  const depositAddress = async (network: string) => {
+    try {
+      return await custody.depositAddress(wallet, network);
+    } catch (error) {
+      // A partial list would read as "not supported"; better to say "retry".
+      if (error instanceof Error && error.name === 'ProviderUnavailable') {
+        throw new ApiError('unavailable', `The custody provider did not answer for the ${network} address; retry with backoff.`);
+      }
+      throw error;
+    }
+  };
+  const networks = await Promise.all(
+    planned.map(async (entry) => {
+      const address = entry.sharesHomeAddress ? home.address! : await depositAddress(entry.network);
+      if (!isAddressOn(entry.network, address)) {
+        logger.error('custody answered a malformed deposit address', { network: entry.network, walletId: home.id });
+        throw new Error(`deposit address for ${entry.network} is not a well-formed ${entry.format} address`);
+      }
+      return { network: entry.network, address, home: entry.home, fee: money(entry.fee, currency) };
+    }),
+  );
+  const addresses = new Set(networks.map((network) => network.address));
+  const body: CryptoDepositAddresses = {
+    currency,
+    ...(addresses.size === 1 ? { address: networks[0]!.address } : {}),
+    networks,
+    quotedAt: money(cryptoDepositQuoteSize, currency),
+  };
+  return ok(body);
+});

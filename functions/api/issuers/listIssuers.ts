@@ -1,0 +1,13 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { providerRead } from '#platform/providerRead.ts';
+import { issuerProvider } from '#providers/issuers.ts';
+import { listIssuers } from '#wiring/routes.ts';
+import type { IssuerList } from '#schemas/wallets.ts';
+
+/** GET /issuers: the issuer catalogue from the issuer port; 501 where no issuer provider is wired. */
+export const handler = endpoint(listIssuers, async () => {
+  const provider = issuerProvider();
+  const issuers = await providerRead('issuer catalogue', () => provider.catalogue());
+  const body: IssuerList = { issuers, count: issuers.length };
+  return ok(body);
+});

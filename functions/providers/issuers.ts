@@ -1,0 +1,65 @@
+import { config } from '#platform/config.ts';
+import type { Issuer, WalletAccount } from '#schemas/wallets.ts';
+import { ProviderNotConfigured } from './providerErrors.ts';
+
+/**
+ * The stablecoin issuer port: which issuers the service works with (the catalogue of GET /issuers)
+ * and which accounts an organization holds at them (GET /issuers/accounts, kind `issuer_account`).
+ * `simulated` uses the simulator below; sandbox and production need a real adapter, and until one
+ * is wired both calls throw ProviderNotConfigured, which the API answers 501: never an empty list
+ * standing in for a feature that is not there (docs/decisions/052-wallets-and-issuers.md).
+ */
+export interface IssuerProvider {
+  readonly name: string;
+  catalogue(): Promise<Issuer[]>;
+  /** The organization's own accounts at the issuers, as the contract's "wallet or issuer account". */
+  accounts(organizationId: string): Promise<WalletAccount[]>;
+}
+
+export const simulatedIssuerName = 'simulated-issuer';
+
+/**
+ * A simulated stand-in for the issuer the service mints and redeems through: USDC and EURC on the
+ * networks the service uses for them. Ids carry `sim-` like the simulated wallets' handles, so
+ * nobody takes it for a real relationship.
+ */
+const simulatedCatalogue: readonly Issuer[] = [
+  { id: 'sim-circle', name: 'Circle (simulated)', currencies: ['USDC', 'EURC'], chains: ['base', 'ethereum'] },
+];
+
+export class SimulatedIssuers implements IssuerProvider {
+  readonly name = simulatedIssuerName;
+
+  async catalogue(): Promise<Issuer[]> {
+    return simulatedCatalogue.map((issuer) => ({ ...issuer, currencies: [...issuer.currencies], chains: [...issuer.chains] }));
+  }
+
+  /**
+   * None, for every organization, and that is the true answer rather than a placeholder: in this
+   * service an organization holds no account at an issuer. Bank and PIX deposits are paid to the
+   * service's own legal entity, which mints through its own issuer relationship and credits the
+   * organization's home wallet; minting at an issuer is not offered through the API (POST
+   * /issuers/{issuerId}/mint answers 501); and no flow of the simulator opens one.
+   */
+  async accounts(organizationId: string): Promise<WalletAccount[]> {
+    if (!organizationId) throw new Error('organizationId is required');
+    return [];
+  }
+}
+
+let installed: IssuerProvider | undefined;
+
+/** Wiring (or a test) installs another provider here; `undefined` goes back to the environment's default. */
+export function useIssuerProvider(provider?: IssuerProvider): void {
+  installed = provider;
+}
+
+export function issuerProvider(): IssuerProvider {
+  if (installed) return installed;
+  const environment = config().SERVICE_ENVIRONMENT;
+  if (environment === 'simulated') {
+    installed = new SimulatedIssuers();
+    return installed;
+  }
+  throw new ProviderNotConfigured(`No stablecoin issuer provider is configured for the ${environment} environment.`);
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { HouseAccountsVariable, houseAccountsFor, isValidIban, simulatedHouseAccounts } from '#core/houseAccounts.ts';
+
+const parse = (value: unknown) => HouseAccountsVariable.safeParse(typeof value === 'string' ? value : JSON.stringify(value));
+
+describe('HOUSE_ACCOUNTS', () => {
+  it('keeps only the fields held: blank values are not held, IBAN and BIC in electronic form', () => {
+    const result = parse([
+      { currency: 'USD', accountName: ' Payments Inc ', accountNumber: '123456789', bankName: '', bic: '', bankAddress: '   ' },
+      { currency: 'EUR', accountName: 'Payments Inc', iban: 'de89 3704 0044 0532 0130 00', bic: 'cobadeff' },
+    ]);
+    expect(result.error?.issues ?? []).toEqual([]);
+    expect(result.data).toEqual([
+      { currency: 'USD', accountName: 'Payments Inc', accountNumber: '123456789' },
+      { currency: 'EUR', accountName: 'Payments Inc', iban: 'DE89370400440532013000', bic: 'COBADEFF' },
+    ]);
+    for (const account of result.data!) expect(Object.values(account)).not.toContain(undefined);
+  });
+
+  it.each([
+    ['not JSON', '{'],
+    ['not an array', { currency: 'USD' }],
+    ['a currency the contract does not list', [{ currency: 'GBP', accountName: 'P', accountNumber: '1' }]],
+    ['a currency twice', [{ currency: 'USD', accountName: 'P', accountNumber: '1' }, { currency: 'USD', accountName: 'Q', accountNumber: '2' }]],
+    ['nowhere to send money', [{ currency: 'USD', accountName: 'P', bankName: 'Bank' }]],
+    ['no account name', [{ currency: 'USD', accountName: ' ', accountNumber: '1' }]],
+    ['an IBAN whose check digits fail', [{ currency: 'EUR', accountName: 'P', iban: 'DE88370400440532013000' }]],
+    ['a malformed BIC', [{ currency: 'EUR', accountName: 'P', iban: 'DE89370400440532013000', bic: 'COBA' }]],
+    ['an unknown field (a typo)', [{ currency: 'EUR', accountName: 'P', ibn: 'DE89370400440532013000', iban: 'DE89370400440532013000' }]],
+  ])('refuses %s', (_label, value) => {
+    expect(parse(value).success).toBe(false);
+  });
+
+  it('none configured: the simulated accounts on simulated only; an empty list stays empty', () => {
+    expect(houseAccountsFor('simulated', undefined)).toBe(simulatedHouseAccounts);
+    expect(houseAccountsFor('sandbox', undefined)).toEqual([]);
+    expect(houseAccountsFor('production', undefined)).toEqual([]);
+    expect(houseAccountsFor('simulated', [])).toEqual([]);
+  });
+
+  it('the simulated accounts are well-formed and pass the same checks as configured ones', () => {
+    expect(parse(simulatedHouseAccounts).data).toEqual(simulatedHouseAccounts);
+    for (const account of simulatedHouseAccounts) if (account.iban) expect(isValidIban(account.iban)).toBe(true);
+  });
+});
