@@ -5,10 +5,8 @@ import { executionName, workflowEngine } from '#platform/workflow.ts';
 import { applyMovement, InsufficientFunds } from '#store/ledger.ts';
 import { getQuote, useQuoteItem, type QuoteRecord } from '#store/quotes.ts';
 import {
-  complianceRecordItem, createTransactionItems, getTransactionAndHold, type TransactionRecord,
+  complianceRecordItem, createTransactionItems, getTransactionAndHold, putComplianceRecord, type TransactionRecord,
 } from '#store/transactions.ts';
-import { dynamo, tableName } from '#store/client.ts';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beneficiaryProblems, type CorridorDefinition } from './corridors.ts';
 import { homeWalletOf } from './homeWallet.ts';
 import { formatDecimal, money } from './money.ts';
@@ -134,11 +132,10 @@ export async function acceptPayment(organizationId: string, body: CreateTransact
 /** The same key again: the same answer (compliance hold, or the payment as it stands), never a second payment. */
 async function answerForExisting(organizationId: string, transactionId: string, requestHash: string): Promise<TransactionAccepted | undefined> {
   const { transaction, hold } = await getTransactionAndHold(organizationId, transactionId);
+  if (hold && hold.requestHash !== requestHash) throw keyReused();
   if (hold) throw complianceHold(transactionId);
   if (!transaction) return undefined;
-  if (transaction.requestHash !== requestHash) {
-    throw new ApiError('idempotency_key_reused', 'This idempotency key was already used for a different payment; use a new key for a new payment.');
-  }
+  if (transaction.requestHash !== requestHash) throw keyReused();
   // A retry after a crash between funding and starting: starting again is a no-op when it runs.
   if (transaction.state === 'FUNDED') await startPaymentWorkflow(organizationId, transactionId);
   return { transactionId, status: transaction.state };
@@ -187,6 +184,10 @@ function quoteUsed(): ApiError {
   return new ApiError('quote_expired', 'This quote was already used by another payment; get a new quote.');
 }
 
+function keyReused(): ApiError {
+  return new ApiError('idempotency_key_reused', 'This idempotency key was already used for a different payment; use a new key for a new payment.');
+}
+
 function complianceHold(transactionId: string): ApiError {
   return new ApiError('compliance_hold', 'This payment is held for compliance review and was not started. Do not retry it automatically.', {
     transactionId,
@@ -206,12 +207,7 @@ async function recordComplianceHold(
     corridor: body.corridor,
     now,
   });
-  // A concurrent identical request may have written it first: the record stands either way.
-  await dynamo()
-    .send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }))
-    .catch((error: Error) => {
-      if (error.name !== 'ConditionalCheckFailedException') throw error;
-    });
+  await putComplianceRecord(item);
 }
 
 /** Canonical JSON of the parsed body (unknown fields already stripped): key order does not matter. */

@@ -23,15 +23,32 @@ import type { PaymentState } from './paymentStates.ts';
  */
 export type PaymentOutcome = 'settling' | 'retry' | 'processing' | 'paid' | 'returned' | 'done';
 
+/** What a step answers the workflow; `waitSeconds` is how long the next Wait lasts (10 s unless said). */
+export interface StepResult {
+  outcome: PaymentOutcome;
+  waitSeconds?: number;
+}
+
 /** After this many unavailable answers the payment fails, its hold released (nothing was ever sent). */
 export const maxSubmitAttempts = 5;
+
+/**
+ * Polling a payout backs off with its age (a tenth of the time it has been settling, 10 s to an
+ * hour), so a slow rail costs a few dozen workflow rounds a day, far from Step Functions' history
+ * limit; after two weeks without a final answer the payment is parked for a person.
+ */
+export const maxSettlingDays = 14;
+
+export function pollWaitSeconds(settlingForMs: number): number {
+  return Math.min(3600, Math.max(10, Math.floor(settlingForMs / 10_000)));
+}
 
 export interface PaymentRef {
   organizationId: string;
   transactionId: string;
 }
 
-export async function submitPayout(ref: PaymentRef): Promise<{ outcome: PaymentOutcome }> {
+export async function submitPayout(ref: PaymentRef): Promise<StepResult> {
   let tx = await load(ref);
   if (tx.state === 'FUNDED' || tx.state === 'PENDING_RETRY') {
     const routed = await applyTransition(tx, {
@@ -71,7 +88,7 @@ export async function submitPayout(ref: PaymentRef): Promise<{ outcome: PaymentO
   return settle(tx, { to: 'SETTLING', detail: 'payout accepted by the rail', set: { providerPayoutId: submission.providerPayoutId } });
 }
 
-export async function pollPayout(ref: PaymentRef): Promise<{ outcome: PaymentOutcome }> {
+export async function pollPayout(ref: PaymentRef): Promise<StepResult> {
   const tx = await load(ref);
   if (tx.state !== 'SETTLING') return { outcome: outcomeOf(tx.state) };
   let report;
@@ -82,8 +99,14 @@ export async function pollPayout(ref: PaymentRef): Promise<{ outcome: PaymentOut
     throw error;
   }
   switch (report.status) {
-    case 'processing':
-      return { outcome: 'processing' };
+    case 'processing': {
+      const since = [...tx.timeline].reverse().find((entry) => entry.state === 'SETTLING')?.at ?? tx.updatedAt;
+      const settlingForMs = Date.now() - Date.parse(since);
+      if (settlingForMs > maxSettlingDays * 86_400_000) {
+        return settle(tx, { to: 'NEEDS_ATTENTION', detail: `no final answer from the payout provider in ${maxSettlingDays} days` });
+      }
+      return { outcome: 'processing', waitSeconds: pollWaitSeconds(settlingForMs) };
+    }
     case 'paid': {
       const currency = tx.corridor.to;
       const paid = `${formatDecimal(report.paidAmount, scaleOf(currency)!)} ${currency} paid to the beneficiary`;
@@ -100,20 +123,20 @@ export async function pollPayout(ref: PaymentRef): Promise<{ outcome: PaymentOut
   }
 }
 
-export async function refundPayment(ref: PaymentRef): Promise<{ outcome: PaymentOutcome }> {
+export async function refundPayment(ref: PaymentRef): Promise<StepResult> {
   const tx = await load(ref);
   if (tx.state !== 'REFUNDING') return { outcome: outcomeOf(tx.state) };
   return settle(tx, { to: 'REFUNDED', detail: `${formatDecimal(BigInt(tx.send), 6)} USDC returned to the balance` }, release(tx));
 }
 
-export async function reconcilePayment(ref: PaymentRef): Promise<{ outcome: PaymentOutcome }> {
+export async function reconcilePayment(ref: PaymentRef): Promise<StepResult> {
   const tx = await load(ref);
   if (tx.state !== 'PAID_OUT') return { outcome: outcomeOf(tx.state) };
   return settle(tx, { to: 'RECONCILED', detail: `fee of ${formatDecimal(BigInt(tx.fee), 6)} USDC realized` }, capture(tx));
 }
 
 /** Anything the workflow did not expect: park the payment for a person, funds held, never guessed. */
-export async function parkPayment(ref: PaymentRef & { error?: unknown }): Promise<{ outcome: PaymentOutcome }> {
+export async function parkPayment(ref: PaymentRef & { error?: unknown }): Promise<StepResult> {
   const tx = await load(ref);
   if (!['FUNDED', 'ROUTING', 'PENDING_RETRY', 'SETTLING', 'PAID_OUT', 'REFUNDING'].includes(tx.state)) return { outcome: outcomeOf(tx.state) };
   logger.error('payment parked after an unexpected workflow error', { transactionId: tx.transactionId, state: tx.state, error: ref.error });
@@ -125,8 +148,9 @@ export function outcomeOf(state: PaymentState): PaymentOutcome {
   switch (state) {
     case 'FUNDED':
     case 'PENDING_RETRY':
-      return 'retry';
+    // Not yet known to the provider as far as we recorded: submit again (idempotent on the reference).
     case 'ROUTING':
+      return 'retry';
     case 'SETTLING':
       return 'processing';
     case 'PAID_OUT':
@@ -149,7 +173,7 @@ async function load(ref: PaymentRef): Promise<TransactionRecord> {
  * was moved on meanwhile (a second delivery won), nothing is written and the outcome of the
  * state it is now in is answered.
  */
-async function settle(tx: TransactionRecord, transition: Transition, legs?: LedgerLeg[]): Promise<{ outcome: PaymentOutcome }> {
+async function settle(tx: TransactionRecord, transition: Transition, legs?: LedgerLeg[]): Promise<StepResult> {
   if (!legs) {
     const next = await applyTransition(tx, transition);
     return { outcome: outcomeOf((next ?? (await load(tx))).state) };

@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import { decodeCursor, encodeCursor } from './cursors.ts';
@@ -132,26 +132,29 @@ export async function getTransaction(organizationId: string, transactionId: stri
   return Item ? fromItem(Item) : undefined;
 }
 
-/** The payment and its compliance record under one key, in one round trip. */
+/**
+ * The payment and its compliance record under one key, in one round trip. TransactGetItems, not
+ * BatchGetItem: it answers both items or fails, so an unprocessed key can never pass for an
+ * absent one (which would let a retry be treated as a new payment).
+ */
 export async function getTransactionAndHold(
   organizationId: string,
   transactionId: string,
-): Promise<{ transaction?: TransactionRecord; hold?: Record<string, unknown> }> {
+): Promise<{ transaction?: TransactionRecord; hold?: { requestHash: string } }> {
   const table = tableName();
   const { Responses } = await dynamo().send(
-    new BatchGetCommand({
-      RequestItems: {
-        [table]: {
-          Keys: [keys.transaction(organizationId, transactionId), keys.complianceRecord(organizationId, transactionId)],
-          ConsistentRead: true,
-        },
-      },
+    new TransactGetCommand({
+      TransactItems: [
+        { Get: { TableName: table, Key: keys.transaction(organizationId, transactionId) } },
+        { Get: { TableName: table, Key: keys.complianceRecord(organizationId, transactionId) } },
+      ],
     }),
   );
-  const items = Responses?.[table] ?? [];
-  const transaction = items.find((item) => item.entity === transactionEntity);
-  const hold = items.find((item) => item.entity === complianceRecordEntity);
-  return { transaction: transaction ? fromItem(transaction) : undefined, hold };
+  const [transaction, hold] = (Responses ?? []).map((response) => response.Item);
+  return {
+    transaction: transaction ? fromItem(transaction) : undefined,
+    hold: hold ? { requestHash: String(hold.requestHash) } : undefined,
+  };
 }
 
 function fromItem(item: Record<string, unknown>): TransactionRecord {
@@ -212,14 +215,19 @@ export function transitionItems(tx: TransactionRecord, transition: Transition) {
   return { items, next };
 }
 
-/** A transition with no ledger movement. Returns false when the payment was no longer in the expected state. */
+/**
+ * A transition with no ledger movement. Answers undefined when the payment was no longer in the
+ * expected state; any other cancellation (contention, throttling) changed nothing and is thrown,
+ * so the workflow's Retry runs the step again instead of taking it as done.
+ */
 export async function applyTransition(tx: TransactionRecord, transition: Transition): Promise<TransactionRecord | undefined> {
   const { items, next } = transitionItems(tx, transition);
   try {
     await dynamo().send(new TransactWriteCommand({ TransactItems: items as never }));
     return next;
   } catch (error) {
-    if ((error as Error).name === 'TransactionCanceledException') return undefined;
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+    if ((error as Error).name === 'TransactionCanceledException' && reasons?.[0]?.Code === 'ConditionalCheckFailed') return undefined;
     throw error;
   }
 }
@@ -252,6 +260,15 @@ export async function listTransactions(
  * The beneficiary account is kept masked (contract rule 5).
  */
 export const complianceRecordEntity = 'complianceRecord';
+
+/** Written once: a concurrent identical request may have written it first, and the record stands either way. */
+export async function putComplianceRecord(item: ReturnType<typeof complianceRecordItem>): Promise<void> {
+  await dynamo()
+    .send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }))
+    .catch((error: Error) => {
+      if (error.name !== 'ConditionalCheckFailedException') throw error;
+    });
+}
 
 export function complianceRecordItem(input: {
   organizationId: string;

@@ -277,6 +277,10 @@ describe('POST /transactions refuses before any value moves', () => {
     expect(held.body).toEqual({ error: 'compliance_hold', message: expect.any(String), transactionId: body.idempotencyKey });
     expect(JSON.stringify(held.body).toLowerCase()).not.toContain('dragomir');
     expect((await pay(org.apiKey, body)).body).toEqual(held.body);
+    // The held key is spent: another body under it is refused as a reused key, not a new payment.
+    const other = await pay(org.apiKey, { ...body, beneficiary: mxBeneficiary });
+    expect(other.status).toBe(409);
+    expect(other.body.error).toBe('idempotency_key_reused');
     expect((await call(service, 'GET', `/transactions/${body.idempotencyKey}`, { apiKey: org.apiKey })).status).toBe(404);
     expect((await readBalance(org.organizationId)).available).toBe(before.available);
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.complianceRecord(org.organizationId, body.idempotencyKey) }));

@@ -15,7 +15,8 @@ const inputSchema = z.object({
 
 const steps = { submit: submitPayout, poll: pollPayout, refund: refundPayment, reconcile: reconcilePayment, park: parkPayment };
 
-export async function handler(event: unknown): Promise<{ outcome: PaymentOutcome }> {
+export async function handler(event: unknown): Promise<{ outcome: PaymentOutcome; waitSeconds: number }> {
   const { step, ...ref } = inputSchema.parse(event);
-  return steps[step](ref);
+  const { outcome, waitSeconds = 10 } = await steps[step](ref);
+  return { outcome, waitSeconds };
 }
