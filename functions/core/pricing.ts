@@ -40,7 +40,6 @@ export function price(input: { corridor: CorridorDefinition; send: bigint; homeN
 
   let best: Price | undefined;
   let reachable = false;
-  let smallest: bigint | undefined;
   for (const route of input.corridor.routes) {
     const crossing = fundingOf(route, input.homeNetwork);
     if (!crossing) continue;
@@ -50,11 +49,7 @@ export function price(input: { corridor: CorridorDefinition; send: bigint; homeN
     const marginBps = route.kind === 'owned' ? (route.marginBps ?? 0) : 0;
     const rate = marginBps > 0 ? multiply(input.mid, fraction(BigInt(10_000 - marginBps), 10_000n)) : input.mid;
     const receive = net > 0n ? convertFloor(net, sendScale, rate, destinationScale) : 0n;
-    if (receive <= 0n) {
-      const needed = input.send - net;
-      smallest = smallest === undefined || needed < smallest ? needed : smallest;
-      continue;
-    }
+    if (receive <= 0n) continue;
     const candidate: Price = {
       route,
       send: input.send,

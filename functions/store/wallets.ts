@@ -124,19 +124,11 @@ export async function getWalletByExternalId(organizationId: string, externalId: 
 }
 
 /**
- * Far above any wallet id (`wal_` + 26) or provider handle, and under DynamoDB's 1024-byte sort
- * key. The path parameter is bounded at 265 characters (docs/decisions/007), but zod counts code
- * points: 265 emoji are 1060 bytes, which DynamoDB would refuse with an error instead of a miss.
- */
-const maxHandleBytes = 512;
-
-/**
  * GET /wallets/:walletId takes the service's id or the provider's `externalId`: the id first (one
  * strongly consistent GetItem), the handle second. Both reads are scoped by the organization, so
- * another organization's wallet is not found either way; a value too long to be a key names none.
+ * another organization's wallet is not found either way (ids too long for a key are refused by PathId).
  */
 export async function findWallet(organizationId: string, idOrExternalId: string): Promise<WalletRecord | undefined> {
-  if (Buffer.byteLength(idOrExternalId, 'utf8') > maxHandleBytes) return undefined;
   return (await getWallet(organizationId, idOrExternalId)) ?? (await getWalletByExternalId(organizationId, idOrExternalId));
 }
 

@@ -1,3 +1,4 @@
+import { providerRead } from '#platform/providerRead.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
 import { logger } from '#platform/logger.ts';
@@ -41,17 +42,8 @@ export const handler = endpoint(getCryptoDeposit, async ({ caller }) => {
     currencies: home.currencies,
     home: true,
   };
-  const depositAddress = async (network: string) => {
-    try {
-      return await custody.depositAddress(wallet, network);
-    } catch (error) {
-      // A partial list would read as "not supported"; better to say "retry".
-      if (error instanceof Error && error.name === 'ProviderUnavailable') {
-        throw new ApiError('unavailable', `The custody provider did not answer for the ${network} address; retry with backoff.`);
-      }
-      throw error;
-    }
-  };
+  // A partial list would read as "not supported"; a provider that does not answer is "retry" (503).
+  const depositAddress = (network: string) => providerRead(`${network} deposit address`, () => custody.depositAddress(wallet, network));
   const networks = await Promise.all(
     planned.map(async (entry) => {
       const address = entry.sharesHomeAddress ? home.address! : await depositAddress(entry.network);
