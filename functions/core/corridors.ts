@@ -5,6 +5,7 @@
  * refuses what `beneficiaryProblems` reports, as the real rail would
  * (docs/decisions/040-corridors-and-outcome-bands.md).
  */
+import { ibanChecksumValid } from './iban.ts';
 import type { Beneficiary } from '#schemas/transactions.ts';
 
 /** The capabilities view of a corridor (contract: Capabilities). */
@@ -168,15 +169,7 @@ export function ibanValid(iban: string, country: string): boolean {
   const compact = iban.replace(/ /g, '').toUpperCase();
   const length = ibanLengths[country];
   if (length === undefined || compact.length !== length || !compact.startsWith(country)) return false;
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]+$/.test(compact)) return false;
-  const rearranged = compact.slice(4) + compact.slice(0, 4);
-  let remainder = 0;
-  for (const char of rearranged) {
-    const value = char >= 'A' ? char.charCodeAt(0) - 55 : Number(char);
-    // Letters are two digits; folding the remainder as we go keeps every step a small integer.
-    remainder = value >= 10 ? (remainder * 100 + value) % 97 : (remainder * 10 + value) % 97;
-  }
-  return remainder === 1;
+  return ibanChecksumValid(compact);
 }
 
 const ibanLengths: Readonly<Record<string, number>> = { DE: 22, ES: 24 };

@@ -10,6 +10,7 @@
  * on the first customer's wire: unknown fields, a currency twice, an account with neither IBAN nor
  * account number, an IBAN whose check digits fail, a malformed BIC.
  */
+import { ibanChecksumValid } from './iban.ts';
 import { z } from 'zod';
 
 export const houseAccountCurrencies = ['USD', 'EUR'] as const;
@@ -26,16 +27,7 @@ export interface HouseAccount {
 }
 
 /** An IBAN in electronic form (no spaces, upper case) whose ISO 7064 MOD 97-10 check holds. */
-export function isValidIban(iban: string): boolean {
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) return false;
-  const rearranged = `${iban.slice(4)}${iban.slice(0, 4)}`;
-  let remainder = 0;
-  for (const character of rearranged) {
-    const digits = /\d/.test(character) ? character : String(character.charCodeAt(0) - 55);
-    for (const digit of digits) remainder = (remainder * 10 + Number(digit)) % 97;
-  }
-  return remainder === 1;
-}
+export const isValidIban = ibanChecksumValid;
 
 /** A field that is not held is absent: a blank value in the configuration means not held, never an empty string sent. */
 const held = (max: number) =>

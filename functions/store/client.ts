@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import { config } from '#platform/config.ts';
 
 /**
@@ -165,4 +165,38 @@ export function resetDynamoClient(): void {
   baseClients.length = 0;
   documentClient = undefined;
   exactClient = undefined;
+}
+
+/** One item of a TransactWriteItems, as the document client takes it. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Cancellations caused by contention alone wrote nothing and are worth another try. */
+const transientCancellations = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+
+/**
+ * The per-item cancellation reasons of a cancelled TransactWriteItems, in the order the items were
+ * sent ('None', 'ConditionalCheckFailed', 'TransactionConflict', ...); undefined for any other error.
+ */
+export function cancellationReasons(error: unknown): CancellationReason[] | undefined {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
+  return (error as Error & { CancellationReasons?: CancellationReason[] }).CancellationReasons;
+}
+
+/**
+ * TransactWriteItems, all or nothing. A cancellation caused only by contention (many writers on one
+ * item; real DynamoDB cancels them, DynamoDB Local serializes) is retried with full-jitter backoff;
+ * anything else, a failed condition first of all, is thrown for the caller to read.
+ */
+export async function transactWrite(items: TransactItem[], maxAttempts = 8): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (error) {
+      const codes = cancellationReasons(error)?.map((reason) => reason.Code);
+      const transient = codes?.every((code) => code === undefined || code === 'None' || transientCancellations.has(code));
+      if (!transient || attempt >= maxAttempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 10 * 2 ** attempt)));
+    }
+  }
 }

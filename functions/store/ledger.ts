@@ -1,6 +1,6 @@
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
-import { GetCommand, NumberValue, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { dynamo, dynamoExact, tableName } from './client.ts';
+import { GetCommand, NumberValue, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { cancellationReasons, dynamo, dynamoExact, tableName, transactWrite, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -65,7 +65,7 @@ export interface LedgerBalance {
   updatedAt: string | null;
 }
 
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type { TransactItem };
 
 // ---- Errors --------------------------------------------------------------------------------
 
@@ -132,10 +132,6 @@ export function cancellationCodes(error: unknown): (string | undefined)[] | unde
   return reasons?.map((reason) => reason.Code);
 }
 
-function cancellationReasons(error: unknown): CancellationReason[] | undefined {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
-  return (error as Error & { CancellationReasons?: CancellationReason[] }).CancellationReasons;
-}
 
 // ---- Writing -------------------------------------------------------------------------------
 
@@ -241,13 +237,7 @@ export function ledgerItems(movement: LedgerMovement): { items: TransactItem[]; 
 }
 
 /** Many movements on one balance item contend; DynamoDB then cancels some with TransactionConflict. */
-const transientCodes = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 const maxAttempts = 12;
-
-function backoffMs(attempt: number): number {
-  // Full jitter: contenders spread out instead of colliding again in lockstep.
-  return Math.random() * Math.min(1_000, 10 * 2 ** attempt);
-}
 
 /**
  * Applies the movement, together with the caller's `extraItems` (its conditional state update,
@@ -263,31 +253,26 @@ function backoffMs(attempt: number): number {
 export async function applyMovement(movement: LedgerMovement, extraItems: TransactItem[] = []): Promise<JournalEntry> {
   const { items, balanceItemIndex, journalItemIndex } = ledgerItems(movement);
   const transactItems = [...items, ...extraItems];
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await dynamo().send(new TransactWriteCommand({ TransactItems: transactItems }));
-      const journal = items[journalItemIndex]!.Put!.Item!;
-      return journalEntryOf(journal);
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (!reasons) throw error;
-      const codes = reasons.map((reason) => reason.Code);
-      const failedCondition = (index: number) => codes[index] === 'ConditionalCheckFailed';
-      if (failedCondition(journalItemIndex)) {
-        throw new MovementAlreadyApplied(movement.organizationId, movement.entryId, { cause: error });
-      }
-      const extraCodes = codes.slice(items.length);
-      if (extraCodes.some((code) => code === 'ConditionalCheckFailed')) {
-        throw new TransactionConflict(reasons, extraCodes, { cause: error });
-      }
-      if (failedCondition(balanceItemIndex)) {
-        const balance = await readBalance(movement.organizationId);
-        throw new InsufficientFunds(movement.organizationId, balance, neededOf(movement), { cause: error });
-      }
-      const transient = codes.every((code) => code === undefined || code === 'None' || transientCodes.has(code));
-      if (!transient || attempt >= maxAttempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
+  try {
+    await transactWrite(transactItems, maxAttempts);
+    return journalEntryOf(items[journalItemIndex]!.Put!.Item!);
+  } catch (error) {
+    const reasons = cancellationReasons(error);
+    if (!reasons) throw error;
+    const codes = reasons.map((reason) => reason.Code);
+    const failedCondition = (index: number) => codes[index] === 'ConditionalCheckFailed';
+    if (failedCondition(journalItemIndex)) {
+      throw new MovementAlreadyApplied(movement.organizationId, movement.entryId, { cause: error });
     }
+    const extraCodes = codes.slice(items.length);
+    if (extraCodes.some((code) => code === 'ConditionalCheckFailed')) {
+      throw new TransactionConflict(reasons, extraCodes, { cause: error });
+    }
+    if (failedCondition(balanceItemIndex)) {
+      const balance = await readBalance(movement.organizationId);
+      throw new InsufficientFunds(movement.organizationId, balance, neededOf(movement), { cause: error });
+    }
+    throw error;
   }
 }
 

@@ -1,9 +1,9 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { issueApiKey, type KeyEnvironment } from '#core/apiKeys.ts';
 import { emailKey, hashInvitationToken, invitationExpiry, newInvitationToken, type MemberRole, type MemberStatus } from '#core/team.ts';
 import type { Member } from '#schemas/team.ts';
-import { dynamo, tableName } from './client.ts';
+import { cancellationReasons, dynamo, tableName, transactWrite, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
 import type { ApiKeyEntry } from './organizations.ts';
 
@@ -110,29 +110,14 @@ async function getInvitation(tokenHash: string): Promise<InvitationItem | undefi
 
 // ---- Writing -----------------------------------------------------------------------------
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-/** Cancellations caused by contention alone wrote nothing and are worth another try. */
-const transientCodes = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
-const maxAttempts = 8;
-
-/**
- * All or nothing. `stale` when a condition failed (the state the write was decided on moved);
- * contention alone is retried with jittered backoff.
- */
+/** All or nothing; `stale` when a condition failed (the state the write was decided on moved). */
 async function transact(items: TransactItem[]): Promise<true | Stale> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
-      return true;
-    } catch (error) {
-      if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') throw error;
-      const codes = ((error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((reason) => reason.Code);
-      if (codes.includes('ConditionalCheckFailed')) return 'stale';
-      const transient = codes.every((code) => code === undefined || code === 'None' || transientCodes.has(code));
-      if (!transient || attempt >= maxAttempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(500, 10 * 2 ** attempt)));
-    }
+  try {
+    await transactWrite(items);
+    return true;
+  } catch (error) {
+    if (cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed')) return 'stale';
+    throw error;
   }
 }
 

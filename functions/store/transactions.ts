@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand, QueryCommand, TransactGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from './client.ts';
+import { GetCommand, PutCommand, QueryCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
+import { cancellationReasons, dynamo, tableName, transactWrite, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
 import { decodeCursor, encodeCursor } from './cursors.ts';
 import { newOutboxEvent, outboxPut } from './outbox.ts';
@@ -217,17 +217,15 @@ export function transitionItems(tx: TransactionRecord, transition: Transition) {
 
 /**
  * A transition with no ledger movement. Answers undefined when the payment was no longer in the
- * expected state; any other cancellation (contention, throttling) changed nothing and is thrown,
- * so the workflow's Retry runs the step again instead of taking it as done.
+ * expected state; contention is retried, and anything else thrown, never taken as done.
  */
 export async function applyTransition(tx: TransactionRecord, transition: Transition): Promise<TransactionRecord | undefined> {
   const { items, next } = transitionItems(tx, transition);
   try {
-    await dynamo().send(new TransactWriteCommand({ TransactItems: items as never }));
+    await transactWrite(items as TransactItem[]);
     return next;
   } catch (error) {
-    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-    if ((error as Error).name === 'TransactionCanceledException' && reasons?.[0]?.Code === 'ConditionalCheckFailed') return undefined;
+    if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return undefined;
     throw error;
   }
 }
