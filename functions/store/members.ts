@@ -4,6 +4,7 @@ import { issueApiKey, type KeyEnvironment } from '#core/apiKeys.ts';
 import { emailKey, hashInvitationToken, invitationExpiry, newInvitationToken, type MemberRole, type MemberStatus } from '#core/team.ts';
 import type { Member } from '#schemas/team.ts';
 import { cancellationReasons, dynamo, tableName, transactWrite, type TransactItem } from './client.ts';
+import { ApiError, notFound } from '#platform/errors.ts';
 import { keys } from './keys.ts';
 import type { ApiKeyEntry } from './organizations.ts';
 
@@ -75,6 +76,25 @@ export function memberView(member: MemberItem, status: MemberStatus = member.sta
 }
 
 // ---- Reading -----------------------------------------------------------------------------
+
+/**
+ * Optimistic concurrency for a change to one member: read it, let `act` decide and write; when the
+ * write finds the member changed meanwhile (`stale`), read again and decide again. 404 when it does
+ * not exist (or belongs to another organization); 503 if it keeps changing.
+ */
+export async function changeMember<T>(
+  organizationId: string,
+  memberId: string,
+  act: (member: MemberItem) => Promise<T | Stale>,
+): Promise<T> {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const member = await getMember(organizationId, memberId);
+    if (!member) throw notFound('member');
+    const result = await act(member);
+    if (result !== 'stale') return result;
+  }
+  throw new ApiError('unavailable', 'The member changed while this request was changing it; retry.');
+}
 
 export async function getMember(organizationId: string, memberId: string): Promise<MemberItem | undefined> {
   const result = await dynamo().send(

@@ -1,8 +1,8 @@
 import { config } from '#platform/config.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { ApiError, notFound } from '#platform/errors.ts';
+import { ApiError } from '#platform/errors.ts';
 import { rotateMemberKey } from '#wiring/routes.ts';
-import { getMember, memberView, rotateMemberKey as rotate } from '#store/members.ts';
+import { changeMember, memberView, rotateMemberKey as rotate } from '#store/members.ts';
 
 /**
  * POST /members/me/api-key: the calling member's key is replaced by a new one with the same role,
@@ -13,14 +13,11 @@ export const handler = endpoint(rotateMemberKey, async ({ caller }) => {
   if (!caller.memberId) {
     throw new ApiError('member_required', 'This needs a member key; the organization key is rotated with POST /api-keys/rotate.');
   }
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    const member = await getMember(caller.organizationId, caller.memberId);
-    if (!member) throw notFound('member');
+  return changeMember(caller.organizationId, caller.memberId, async (member) => {
     // The key authenticated a moment ago but is no longer the member's: rotated or revoked meanwhile.
     if (member.status !== 'active' || member.keyId !== caller.keyId) throw new ApiError('unauthorized', 'This key was replaced or revoked.');
     const rotated = await rotate(member, caller.keyId, config().SERVICE_ENVIRONMENT);
-    if (rotated === 'stale') continue;
+    if (rotated === 'stale') return rotated;
     return ok({ apiKey: rotated.apiKey, member: memberView(rotated.member), rotatedAt: rotated.member.updatedAt });
-  }
-  throw new ApiError('unavailable', 'The member changed while its key was being rotated; retry.');
+  });
 });

@@ -1,23 +1,20 @@
 import { mayManage } from '#core/team.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { ApiError, notFound } from '#platform/errors.ts';
+import { ApiError } from '#platform/errors.ts';
 import { removeMember } from '#wiring/routes.ts';
-import { getMember, memberView, removeMember as remove } from '#store/members.ts';
+import { changeMember, memberView, removeMember as remove } from '#store/members.ts';
 
 /**
  * DELETE /members/{memberId}: an invitation is rescinded (its link stops working), an active
  * member's key is revoked in the same write (401 on its next request). The address can be invited
  * again afterwards. The answer shows the member as it was, with status `removed`.
  */
-export const handler = endpoint(removeMember, async ({ caller, params }) => {
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    const member = await getMember(caller.organizationId, params.memberId);
-    if (!member) throw notFound('member');
+export const handler = endpoint(removeMember, async ({ caller, params }) =>
+  changeMember(caller.organizationId, params.memberId, async (member) => {
     if (!mayManage(caller.role, member.role)) {
       throw new ApiError('forbidden', `The ${caller.role} role may only remove members whose role is below its own.`);
     }
-    if ((await remove(member)) === 'stale') continue;
+    if ((await remove(member)) === 'stale') return 'stale';
     return ok({ member: memberView(member, 'removed'), rescinded: member.status === 'invited' });
-  }
-  throw new ApiError('unavailable', 'The member changed while it was being removed; retry.');
-});
+  }),
+);
