@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from './client.ts';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, queryAll, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -118,24 +118,15 @@ export async function getExecution(name: string): Promise<ExecutionRecord | unde
 
 /** Names of executions still RUNNING (the index is eventually consistent: re-read each one before acting). */
 export async function listRunningExecutionNames(): Promise<string[]> {
-  const names: string[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :running',
-        ExpressionAttributeValues: { ':running': runningExecutionsKey },
-        ProjectionExpression: '#name',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) names.push(item.name as string);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return names;
+  const items = await queryAll({
+    TableName: tableName(),
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :running',
+    ExpressionAttributeValues: { ':running': runningExecutionsKey },
+    ProjectionExpression: '#name',
+    ExpressionAttributeNames: { '#name': 'name' },
+  });
+  return items.map((item) => item.name as string);
 }
 
 /** The owner extends its lease; false when it is no longer the owner (another process took over). */

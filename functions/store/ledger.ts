@@ -1,6 +1,6 @@
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
-import { GetCommand, NumberValue, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { cancellationReasons, dynamo, dynamoExact, tableName, transactWrite, type TransactItem } from './client.ts';
+import { GetCommand, NumberValue } from '@aws-sdk/lib-dynamodb';
+import { cancellationReasons, dynamo, dynamoExact, queryAll, tableName, transactWrite, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -353,26 +353,17 @@ function journalEntryOf(item: Record<string, unknown>): JournalEntry {
 
 /** Every journal entry of the organization, in entry id order (strongly consistent, all pages). */
 export async function listJournalEntries(organizationId: string, currency = ledgerCurrency): Promise<JournalEntry[]> {
-  const entries: JournalEntry[] = [];
   const { pk, sk: prefix } = keys.journalEntry(organizationId, '');
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamoExact().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const entry = journalEntryOf(item);
-      if (entry.currency === currency) entries.push(entry);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return entries;
+  const items = await queryAll(
+    {
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+      ConsistentRead: true,
+    },
+    dynamoExact(),
+  );
+  return items.map(journalEntryOf).filter((entry) => entry.currency === currency);
 }
 
 /** The sum of every journal entry's organization legs per account: what the balance item must equal. */

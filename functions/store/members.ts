@@ -1,9 +1,9 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { issueApiKey, type KeyEnvironment } from '#core/apiKeys.ts';
 import { emailKey, hashInvitationToken, invitationExpiry, newInvitationToken, type MemberRole, type MemberStatus } from '#core/team.ts';
 import type { Member } from '#schemas/team.ts';
-import { cancellationReasons, dynamo, tableName, transactWrite, type TransactItem } from './client.ts';
+import { cancellationReasons, dynamo, queryAll, tableName, transactWrite, type TransactItem } from './client.ts';
 import { ApiError, notFound } from '#platform/errors.ts';
 import { keys } from './keys.ts';
 import type { ApiKeyEntry } from './organizations.ts';
@@ -105,22 +105,13 @@ export async function getMember(organizationId: string, memberId: string): Promi
 
 /** Every member of the organization, oldest first (member ids are ULIDs). A team is bounded, so this is the full set. */
 export async function listMembers(organizationId: string): Promise<MemberItem[]> {
-  const members: MemberItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.organization(organizationId).pk, ':prefix': 'MEMBER#' },
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    members.push(...((page.Items ?? []) as MemberItem[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return members;
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.organization(organizationId).pk, ':prefix': 'MEMBER#' },
+    ConsistentRead: true,
+  });
+  return items as unknown as MemberItem[];
 }
 
 async function getInvitation(tokenHash: string): Promise<InvitationItem | undefined> {

@@ -10,10 +10,11 @@ import type { Price } from '#core/pricing.ts';
  */
 export const quoteEntity = 'quote';
 
-export interface QuoteRecord {
-  organizationId: string;
-  quoteId: string;
-  corridor: { from: string; to: string; destinationCountry: string };
+/**
+ * A price as stored (strings of minor units, the rate as its two integers): a quote keeps it, and
+ * the payment that accepts the quote (or is priced at acceptance) keeps the very same fields.
+ */
+export interface StoredPrice {
   /** USDC minor units. */
   send: string;
   fee: string;
@@ -25,6 +26,32 @@ export interface QuoteRecord {
   receive: string;
   provider: string;
   routeKind: 'orchestrator' | 'owned';
+}
+
+export function storedPrice(price: Price): StoredPrice {
+  return {
+    send: price.send.toString(),
+    fee: price.fee.toString(),
+    networkFee: price.networkFee === null ? null : price.networkFee.toString(),
+    fundingNetwork: price.fundingNetwork,
+    rate: { numerator: price.rate.numerator.toString(), denominator: price.rate.denominator.toString() },
+    margin: price.margin ? { bps: price.margin.bps, amount: price.margin.amount.toString() } : null,
+    receive: price.receive.toString(),
+    provider: price.route.provider,
+    routeKind: price.route.kind,
+  };
+}
+
+/** The stored price of a quote, without the quote's own fields. */
+export function priceOfQuote(quote: QuoteRecord): StoredPrice {
+  const { send, fee, networkFee, fundingNetwork, rate, margin, receive, provider, routeKind } = quote;
+  return { send, fee, networkFee, fundingNetwork, rate, margin, receive, provider, routeKind };
+}
+
+export interface QuoteRecord extends StoredPrice {
+  organizationId: string;
+  quoteId: string;
+  corridor: { from: string; to: string; destinationCountry: string };
   estimatedSeconds: number;
   expiresAt: string;
   /** When given, the payment accepting the quote must carry this key. */
@@ -47,15 +74,7 @@ export function quoteRecord(input: {
     organizationId: input.organizationId,
     quoteId: input.quoteId,
     corridor: input.corridor,
-    send: price.send.toString(),
-    fee: price.fee.toString(),
-    networkFee: price.networkFee === null ? null : price.networkFee.toString(),
-    fundingNetwork: price.fundingNetwork,
-    rate: { numerator: price.rate.numerator.toString(), denominator: price.rate.denominator.toString() },
-    margin: price.margin ? { bps: price.margin.bps, amount: price.margin.amount.toString() } : null,
-    receive: price.receive.toString(),
-    provider: price.route.provider,
-    routeKind: price.route.kind,
+    ...storedPrice(price),
     estimatedSeconds: price.route.estimatedSeconds,
     expiresAt: input.expiresAt.toISOString(),
     idempotencyKey: input.idempotencyKey,

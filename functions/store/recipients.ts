@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { monotonicFactory } from 'ulid';
-import { dynamo, tableName } from './client.ts';
+import { dynamo, queryAll, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import {
   recipientFieldNames, type CreateRecipientBody, type Recipient, type RecipientField, type UpdateRecipientBody,
@@ -78,23 +78,14 @@ export async function getRecipient(organizationId: string, recipientId: string):
  */
 export async function listRecipients(organizationId: string): Promise<Recipient[]> {
   const { pk, sk: prefix } = keys.recipient(organizationId, '');
-  const recipients: Recipient[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) recipients.push(recipientView(item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return recipients;
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+    ScanIndexForward: false,
+    ConsistentRead: true,
+  });
+  return items.map(recipientView);
 }
 
 export type RecipientUpdate =

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { cancellationReasons, dynamo, tableName, transactWrite, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
+import type { StoredPrice } from './quotes.ts';
 import { decodeCursor, encodeCursor } from './cursors.ts';
 import { newOutboxEvent, outboxPut } from './outbox.ts';
 import { money } from '#core/money.ts';
@@ -21,24 +22,14 @@ export interface TimelineEntry {
   at: string;
 }
 
-export interface TransactionRecord {
+/** The price fields (`send`, `fee`, … `receive`: what was quoted to the recipient) are the quote's. */
+export interface TransactionRecord extends StoredPrice {
   organizationId: string;
   transactionId: string;
   state: PaymentState;
   /** SHA-256 of the request body as accepted: the same key with another body is refused. */
   requestHash: string;
   corridor: { from: string; to: string; destinationCountry: string };
-  /** USDC minor units (scale 6). */
-  send: string;
-  fee: string;
-  networkFee: string | null;
-  fundingNetwork: string;
-  rate: { numerator: string; denominator: string };
-  margin: { bps: number; amount: string } | null;
-  /** What was quoted to the recipient, destination minor units. */
-  receive: string;
-  provider: string;
-  routeKind: 'orchestrator' | 'owned';
   quoteId: string | null;
   recipientReference: string;
   beneficiary: Beneficiary;

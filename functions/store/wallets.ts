@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
-import { dynamo, tableName } from './client.ts';
+import { dynamo, queryAll, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import { newOutboxEvent, outboxPut, type OutboxEvent } from './outbox.ts';
 import type { OpenedWallet } from '#providers/custody.ts';
@@ -138,23 +138,14 @@ export async function findWallet(organizationId: string, idOrExternalId: string)
  */
 export async function listWallets(organizationId: string): Promise<WalletRecord[]> {
   const { pk, sk: prefix } = keys.wallet(organizationId, '');
-  const wallets: WalletRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: 'entity = :entity',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ':entity': walletEntity },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) wallets.push(fromItem(item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return wallets;
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    FilterExpression: 'entity = :entity',
+    ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ':entity': walletEntity },
+    ConsistentRead: true,
+  });
+  return items.map(fromItem);
 }
 
 /**
