@@ -3,7 +3,7 @@ import { ApiError, validationError } from '#platform/errors.ts';
 import { logger } from '#platform/logger.ts';
 import { executionName, workflowEngine } from '#platform/workflow.ts';
 import { applyMovement, InsufficientFunds } from '#store/ledger.ts';
-import { getQuote, useQuoteItem, type QuoteRecord } from '#store/quotes.ts';
+import { getQuote, priceOfQuote, storedPrice, useQuoteItem, type QuoteRecord, type StoredPrice } from '#store/quotes.ts';
 import {
   complianceRecordItem, createTransactionItems, getTransactionAndHold, putComplianceRecord, type TransactionRecord,
 } from '#store/transactions.ts';
@@ -47,14 +47,10 @@ export async function acceptPayment(organizationId: string, body: CreateTransact
     throw complianceHold(transactionId);
   }
 
-  const pricing = body.quoteId
-    ? fromQuote(await lockedQuote(organizationId, body, send, corridor, now))
+  const price: StoredPrice = body.quoteId
+    ? priceOfQuote(await lockedQuote(organizationId, body, send, corridor, now))
     : await pricePayment({ corridor, send, homeNetwork: home.chain, now }).then(
-        ({ price }) => ({
-          fee: price.fee, networkFee: price.networkFee, fundingNetwork: price.fundingNetwork, rate: price.rate,
-          margin: price.margin, receive: price.receive, provider: price.route.provider, routeKind: price.route.kind,
-          quoted: 'priced at acceptance',
-        }),
+        (priced) => storedPrice(priced.price),
         (error: unknown) => {
           if (error instanceof PricingUnavailable) throw new ApiError('unavailable', 'The pricing source is momentarily unavailable; retry with the same idempotency key.');
           throw error;
@@ -68,15 +64,7 @@ export async function acceptPayment(organizationId: string, body: CreateTransact
     state: 'FUNDED',
     requestHash,
     corridor: { from: corridor.from, to: corridor.to, destinationCountry: corridor.destinationCountry },
-    send: send.toString(),
-    fee: pricing.fee.toString(),
-    networkFee: pricing.networkFee === null ? null : pricing.networkFee.toString(),
-    fundingNetwork: pricing.fundingNetwork,
-    rate: { numerator: pricing.rate.numerator.toString(), denominator: pricing.rate.denominator.toString() },
-    margin: pricing.margin ? { bps: pricing.margin.bps, amount: pricing.margin.amount.toString() } : null,
-    receive: pricing.receive.toString(),
-    provider: pricing.provider,
-    routeKind: pricing.routeKind,
+    ...price,
     quoteId: body.quoteId ?? null,
     recipientReference: body.recipientReference,
     beneficiary,
@@ -84,7 +72,7 @@ export async function acceptPayment(organizationId: string, body: CreateTransact
     payoutMode: 'regular',
     timeline: [
       { state: 'INITIATED', at },
-      { state: 'QUOTED', detail: body.quoteId ? `locked quote ${body.quoteId}` : pricing.quoted, at },
+      { state: 'QUOTED', detail: body.quoteId ? `locked quote ${body.quoteId}` : 'priced at acceptance', at },
       { state: 'FUNDED', detail: `${formatDecimal(send, 6)} USDC held from the home wallet`, at },
     ],
     submitAttempts: 0,
@@ -163,20 +151,6 @@ async function lockedQuote(organizationId: string, body: CreateTransactionBody, 
   if (quote.usedBy && quote.usedBy !== body.idempotencyKey) throw quoteUsed();
   if (Date.parse(quote.expiresAt) <= now.getTime()) throw new ApiError('quote_expired', 'The quote has expired; get a new one.');
   return quote;
-}
-
-function fromQuote(quote: QuoteRecord) {
-  return {
-    fee: BigInt(quote.fee),
-    networkFee: quote.networkFee === null ? null : BigInt(quote.networkFee),
-    fundingNetwork: quote.fundingNetwork,
-    rate: { numerator: BigInt(quote.rate.numerator), denominator: BigInt(quote.rate.denominator) },
-    margin: quote.margin ? { bps: quote.margin.bps, amount: BigInt(quote.margin.amount) } : null,
-    receive: BigInt(quote.receive),
-    provider: quote.provider,
-    routeKind: quote.routeKind,
-    quoted: `locked quote ${quote.quoteId}`,
-  };
 }
 
 /** Single use: a quote another payment accepted can no longer be accepted (decision 042). */

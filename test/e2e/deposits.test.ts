@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalService, type LocalService } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
@@ -16,29 +15,15 @@ import { addressFormatOf, isAddressOn } from '#core/networks.ts';
 import { crossingFees } from '#core/pricing.ts';
 import { useCustodyProvider } from '#providers/custody.ts';
 import { getCryptoDeposit, getDepositInstructions } from '#wiring/routes.ts';
+import { deepStrict, strictly } from '../support/strictSchema.ts';
 
 let service: LocalService;
 let org: TestOrganization;
 let other: TestOrganization;
 
-/** The route's response schema with every object made strict, down through arrays: no undocumented field passes. */
-function deepStrict(schema: z.ZodType): z.ZodType {
-  if (schema instanceof z.ZodObject) {
-    return z.object(Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [name, deepStrict(field as z.ZodType)]))).strict();
-  }
-  if (schema instanceof z.ZodOptional) return deepStrict(schema.unwrap() as z.ZodType).optional();
-  if (schema instanceof z.ZodArray) return z.array(deepStrict(schema.element as z.ZodType));
-  return schema;
-}
 const instructionsSchema = deepStrict(getDepositInstructions.responses[200]!.schema!);
 const cryptoSchema = deepStrict(getCryptoDeposit.responses[200]!.schema!);
 
-/** The body parsed strictly (fails the test with zod's issues when it does not fit). */
-function strictly(schema: z.ZodType, body: unknown) {
-  const result = schema.safeParse(body);
-  expect(result.error?.issues ?? [], JSON.stringify(body)).toEqual([]);
-  return result.data as Record<string, any>;
-}
 
 /** Every string anywhere in the body, with its path. */
 function strings(value: unknown, path = ''): [string, string][] {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
@@ -9,30 +8,17 @@ import { keys } from '#store/keys.ts';
 import { getRecipient, markRecipientUsed } from '#store/recipients.ts';
 import { recipientFieldNames } from '#schemas/recipients.ts';
 import { createRecipient, deleteRecipient, listRecipients, updateRecipient } from '#wiring/routes.ts';
+import { deepStrict, strictly } from '../support/strictSchema.ts';
 
 let service: LocalService;
 let org: TestOrganization;
 let other: TestOrganization;
 
-/** The route's response schema with every object made strict, down through arrays: no undocumented field passes. */
-function deepStrict(schema: z.ZodType): z.ZodType {
-  if (schema instanceof z.ZodObject) {
-    return z.object(Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [name, deepStrict(field as z.ZodType)]))).strict();
-  }
-  if (schema instanceof z.ZodArray) return z.array(deepStrict(schema.element as z.ZodType));
-  return schema;
-}
 const created = deepStrict(createRecipient.responses[201]!.schema!);
 const updated = deepStrict(updateRecipient.responses[200]!.schema!);
 const deleted = deepStrict(deleteRecipient.responses[200]!.schema!);
 const listed = deepStrict(listRecipients.responses[200]!.schema!);
 
-/** The body parsed strictly (fails the test with zod's issues when it does not fit). */
-function strictly(schema: z.ZodType, body: unknown) {
-  const result = schema.safeParse(body);
-  expect(result.error?.issues ?? [], JSON.stringify(body)).toEqual([]);
-  return result.data as Record<string, any>;
-}
 
 const bank = {
   name: 'Ana Souza',

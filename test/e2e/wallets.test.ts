@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { startLocalService, type LocalService } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
+import { deepStrict, strictly as parseStrictly } from '../support/strictSchema.ts';
 import { parseDecimal } from '#core/money.ts';
 import { useCustodyProvider } from '#providers/custody.ts';
 import { useIssuerProvider } from '#providers/issuers.ts';
@@ -27,19 +27,9 @@ let other: TestOrganization;
 /** The last block stops the simulated service to start a sandbox one in its place. */
 let simulatedStopped = false;
 
-/** The route's response schema with every object made strict, down through arrays. */
-function deepStrict(schema: z.ZodType): z.ZodType {
-  if (schema instanceof z.ZodObject) {
-    return z.object(Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [name, deepStrict(field as z.ZodType)]))).strict();
-  }
-  if (schema instanceof z.ZodArray) return z.array(deepStrict(schema.element as z.ZodType));
-  return schema;
-}
 
 function strictly(definition: RouteDefinition, body: unknown) {
-  const result = deepStrict(definition.responses[200]!.schema!).safeParse(body);
-  expect(result.error?.issues ?? [], JSON.stringify(body)).toEqual([]);
-  return result.data as Record<string, any>;
+  return parseStrictly(deepStrict(definition.responses[200]!.schema!), body);
 }
 
 async function read(definition: RouteDefinition, path: string, apiKey = org.apiKey) {
