@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { ApiError, validationError } from '#platform/errors.ts';
 import { logger } from '#platform/logger.ts';
 import { executionName, workflowEngine } from '#platform/workflow.ts';
@@ -12,6 +11,7 @@ import { homeWalletOf } from './homeWallet.ts';
 import { formatDecimal, money } from './money.ts';
 import { corridorOf, pricePayment, PricingUnavailable, sendAmountOf } from './quoting.ts';
 import { maskAccount, screen } from './screening.ts';
+import { hashRequest } from './requestHash.ts';
 import type { CreateTransactionBody, TransactionAccepted } from '#schemas/transactions.ts';
 
 /**
@@ -183,20 +183,3 @@ async function recordComplianceHold(
   });
   await putComplianceRecord(item);
 }
-
-/** Canonical JSON of the parsed body (unknown fields already stripped): key order does not matter. */
-export function hashRequest(body: unknown): string {
-  return createHash('sha256').update(canonical(body)).digest('hex');
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-

@@ -16,6 +16,10 @@ export const keys = {
   transaction: (organizationId: string, transactionId: string) => ({ pk: `ORG#${organizationId}`, sk: `TX#${transactionId}` }),
   complianceRecord: (organizationId: string, transactionId: string) => ({ pk: `ORG#${organizationId}`, sk: `COMPLIANCE#${transactionId}` }),
   recipient: (organizationId: string, recipientId: string) => ({ pk: `ORG#${organizationId}`, sk: `RECIPIENT#${recipientId}` }),
+  /** A treasury operation (functions/store/operations.ts): on-ramp, withdrawal, off-ramp, on-chain deposit. */
+  operation: (organizationId: string, kind: string, id: string) => ({ pk: `ORG#${organizationId}`, sk: `OP#${kind}#${id}` }),
+  /** Makes an operation id global: who holds it (the contract's idempotency_key_conflict). */
+  operationClaim: (kind: string, id: string) => ({ pk: `OPID#${kind}#${id}`, sk: 'OPID' }),
   outboxEvent: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'OUTBOX' }),
   auditRecord: (organizationId: string, eventId: string) => ({ pk: `ORG#${organizationId}`, sk: `AUDIT#${eventId}` }),
   execution: (executionName: string) => ({ pk: `EXECUTION#${executionName}`, sk: 'EXECUTION' }),
