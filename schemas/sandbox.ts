@@ -36,21 +36,21 @@ export const SimulatedWire = z
 export type SimulatedWire = z.infer<typeof SimulatedWire>;
 
 /**
- * The sandbox outcome band is not shown by the contract. Ours: which operation, in which currency and
- * amount range, ends in which final state, so a tester can aim at a refund or an in-doubt on purpose.
+ * The sandbox outcome band is not shown by the contract. Ours: which operation ends in which state
+ * when its amount carries which cents, so a tester can aim at a refund or an in-doubt on purpose.
  */
 export const SandboxOutcomeBand = z
   .object({
     operation: z.enum(['payment', 'onramp', 'withdrawal', 'offramp']),
-    currency: z.string(),
-    min: DecimalString.meta({ description: 'Inclusive.' }),
-    max: DecimalString.meta({ description: 'Exclusive.' }),
-    outcome: z.string().meta({ description: "The final state an operation in this band reaches, e.g. `REFUNDED`, `IN_DOUBT`." }),
+    currency: z.string().meta({ description: 'The currency whose cents choose the band: USDC sent, or the fiat deposited for an on-ramp.' }),
+    cents: z.string().regex(/^\d{2}$/).meta({ description: 'The two decimal digits after the point: 100.91 is band `91`. Any other cents run the normal path.' }),
+    example: DecimalString.meta({ description: 'An amount in the band.' }),
+    outcome: z.string().meta({ description: 'The final state an operation in this band reaches, e.g. `REFUNDED`, `IN_DOUBT`.' }),
     detail: z.string(),
   })
   .meta({
     id: 'SandboxOutcomeBand',
-    description: 'Fields are not shown by the contract; this shape is our choice (docs/decisions/030).',
+    description: 'Fields are not shown by the contract; this shape is our choice (docs/decisions/030, 062).',
   });
 export type SandboxOutcomeBand = z.infer<typeof SandboxOutcomeBand>;
 

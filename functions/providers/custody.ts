@@ -2,6 +2,9 @@ import { createHmac } from 'node:crypto';
 import { config } from '#platform/config.ts';
 import { scaleOf } from '#core/money.ts';
 import { addressFormatOf, solanaAddress, tronAddress } from '#core/networks.ts';
+import { NumberValue, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamoExact, queryAll, tableName } from '#store/client.ts';
+import { keys } from '#store/keys.ts';
 import { ledgerCurrency, readBalance } from '#store/ledger.ts';
 import { ProviderNotConfigured } from './providerErrors.ts';
 
@@ -62,6 +65,12 @@ export interface CustodyProvider {
    * per-network deposit address does. A read, with no effect on the wallet.
    */
   depositAddress(wallet: CustodyWallet, network: string): Promise<string>;
+  /**
+   * Sandbox only (POST /wallets/{walletId}/topup-eurc): credits `amount` of `asset` to the wallet
+   * at the provider, as a sandbox faucet does, and answers the position after it. A provider with
+   * no faucet leaves it out (the endpoint answers 501).
+   */
+  sandboxTopUp?(wallet: CustodyWallet, asset: string, amount: bigint): Promise<CustodyBalance>;
 }
 
 // The error classes live with the other providers' (one set of names for the workflows' Retry/Catch);
@@ -97,11 +106,31 @@ export class SimulatedCustody implements CustodyProvider {
    */
   async balances(wallet: CustodyWallet): Promise<CustodyBalance[]> {
     const held = wallet.home && wallet.currencies.includes(ledgerCurrency) ? await readBalance(wallet.organizationId, ledgerCurrency) : undefined;
-    return wallet.currencies.map((asset) => {
+    const toppedUp = await simulatedPositions(wallet.walletId);
+    const assets = [...new Set([...wallet.currencies, ...toppedUp.keys()])];
+    return assets.map((asset) => {
       const scale = scaleOf(asset);
       if (scale === undefined) throw new Error(`wallet ${wallet.walletId} lists ${asset}, which has no known scale`);
-      return { asset, amount: asset === ledgerCurrency && held ? held.available + held.held : 0n, scale, chain: wallet.chain };
+      const amount = asset === ledgerCurrency && held ? held.available + held.held : (toppedUp.get(asset) ?? 0n);
+      return { asset, amount, scale, chain: wallet.chain };
     });
+  }
+
+  /** The faucet: an ADD on the simulator's own book for the wallet (never the ledger, which keeps USDC only). */
+  async sandboxTopUp(wallet: CustodyWallet, asset: string, amount: bigint): Promise<CustodyBalance> {
+    const scale = scaleOf(asset);
+    if (scale === undefined || asset === ledgerCurrency) throw new Error(`the simulated faucet does not give ${asset}`);
+    if (amount <= 0n) throw new Error('a top-up must be positive');
+    const { Attributes } = await dynamoExact().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.simulatedCustodyPosition(wallet.walletId, asset),
+        UpdateExpression: 'SET entity = :entity, walletId = :walletId, asset = :asset ADD amount :amount',
+        ExpressionAttributeValues: { ':entity': 'simulatedCustodyPosition', ':walletId': wallet.walletId, ':asset': asset, ':amount': amount },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return { asset, amount: (Attributes!.amount as NumberValue).toBigInt(), scale, chain: wallet.chain };
   }
 
   /**
@@ -127,6 +156,13 @@ export class SimulatedCustody implements CustodyProvider {
   private derive(purpose: string, walletId: string): string {
     return createHmac('sha256', 'simulated-custody/v1').update(`${purpose}:${walletId}`).digest('hex');
   }
+}
+
+/** What the simulated faucet has given a wallet, per asset (one Query on the simulator's book). */
+async function simulatedPositions(walletId: string): Promise<Map<string, bigint>> {
+  const { pk } = keys.simulatedCustodyPosition(walletId, '');
+  const items = await queryAll({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }, dynamoExact());
+  return new Map(items.map((item) => [String(item.asset), (item.amount as NumberValue).toBigInt()]));
 }
 
 let installed: CustodyProvider | undefined;

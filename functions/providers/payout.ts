@@ -69,6 +69,17 @@ export const outcomeBands = {
   failedAfterAcceptance: 97,
 } as const;
 
+/** The bands as a tester reads them (GET /treasury/sandbox-prefill): cents of the USDC sent, and the payment's end. */
+export const payoutOutcomeBands: readonly { cents: number; outcome: string; description: string }[] = [
+  { cents: outcomeBands.rejected, outcome: 'FAILED', description: 'The rail refuses the payout (beneficiary account closed); nothing was sent and the hold is released.' },
+  { cents: outcomeBands.returned, outcome: 'REFUNDED', description: 'Paid, then returned by the beneficiary bank; the USDC comes back to the balance.' },
+  { cents: outcomeBands.unavailableTwice, outcome: 'RECONCILED', description: 'The provider is unavailable twice (PENDING_RETRY), then pays.' },
+  { cents: outcomeBands.unanswered, outcome: 'IN_DOUBT', description: 'The submit is never answered; the payment is parked and never submitted again.' },
+  { cents: outcomeBands.review, outcome: 'NEEDS_ATTENTION', description: "Held by the provider's compliance review; funds stay held." },
+  { cents: outcomeBands.shortPaid, outcome: 'RECONCILED', description: 'Paid one whole destination unit short; the status shows a payoutDelta.' },
+  { cents: outcomeBands.failedAfterAcceptance, outcome: 'FAILED', description: 'Accepted, then rejected by the rail; the hold is released.' },
+];
+
 /** Submits of band 93 that answer ProviderUnavailable before one is accepted. */
 export const unavailableAttempts = 2;
 

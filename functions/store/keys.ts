@@ -20,14 +20,42 @@ export const keys = {
   operation: (organizationId: string, kind: string, id: string) => ({ pk: `ORG#${organizationId}`, sk: `OP#${kind}#${id}` }),
   /** Makes an operation id global: who holds it (the contract's idempotency_key_conflict). */
   operationClaim: (kind: string, id: string) => ({ pk: `OPID#${kind}#${id}`, sk: 'OPID' }),
+  /** A registered off-ramp payee (functions/store/offRampBeneficiaries.ts): immutable once written. */
+  offRampBeneficiary: (organizationId: string, beneficiaryId: string) => ({ pk: `ORG#${organizationId}`, sk: `OFFRAMP_BENEFICIARY#${beneficiaryId}` }),
+  /** An off-ramp quote (functions/store/offRampQuotes.ts): apart from payment quotes, whose shape it does not share. */
+  offRampQuote: (organizationId: string, quoteId: string) => ({ pk: `ORG#${organizationId}`, sk: `OFFRAMP_QUOTE#${quoteId}` }),
+  /** The off-ramp simulator's own book (functions/providers/offRamp.ts), one item per deposit reference. */
+  simulatedOffRamp: (reference: string, record: 'deposit' | 'attempts' = 'deposit') => ({
+    pk: `SIMOFFRAMP#${reference}`,
+    sk: record === 'deposit' ? 'SIMOFFRAMP' : 'ATTEMPTS',
+  }),
   outboxEvent: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'OUTBOX' }),
   auditRecord: (organizationId: string, eventId: string) => ({ pk: `ORG#${organizationId}`, sk: `AUDIT#${eventId}` }),
   execution: (executionName: string) => ({ pk: `EXECUTION#${executionName}`, sk: 'EXECUTION' }),
   setting: (name: string) => ({ pk: 'SETTING', sk: name }),
+  /** The simulated custodian's faucet book: what POST /wallets/{id}/topup-eurc gave a wallet, per asset. */
+  simulatedCustodyPosition: (walletId: string, asset: string) => ({ pk: `SIMCUSTODY#${walletId}`, sk: `ASSET#${asset}` }),
   /** The payout simulator's own book (functions/providers/payout.ts): the payout, and its submit-attempt counter. */
   simulatedPayout: (reference: string, record: 'payout' | 'attempts' = 'payout') => ({
     pk: `SIMPAYOUT#${reference}`,
     sk: record === 'payout' ? 'SIMPAYOUT' : 'ATTEMPTS',
+  }),
+  /** The on-ramp simulator's own book (functions/providers/onRamp.ts): the collection (PIX code or wire registration), and the delivery. */
+  simulatedOnRamp: (reference: string, record: 'collection' | 'delivery') => ({
+    pk: `SIMONRAMP#${reference}`,
+    sk: record === 'collection' ? 'COLLECTION' : 'DELIVERY',
+  }),
+  /** One line of a house bank account's statement (functions/store/statementLines.ts): global, since a parked line names no organization. */
+  statementLine: (statementLineId: string) => ({ pk: `STMTLINE#${statementLineId}`, sk: 'STMTLINE' }),
+  /** An api on-ramp waiting for its wire, oldest first per currency: what an incoming wire is attributed to. */
+  openOnRamp: (organizationId: string, currency: string, createdAt: string, onRampId: string) => ({
+    pk: `ORG#${organizationId}`,
+    sk: `ONRAMP_OPEN#${currency}#${createdAt}#${onRampId}`,
+  }),
+  /** The chain-send simulator's own book (functions/providers/chain.ts): the transfer, and its send-attempt counter. */
+  simulatedChainTransfer: (reference: string, record: 'transfer' | 'attempts' = 'transfer') => ({
+    pk: `SIMCHAIN#${reference}`,
+    sk: record === 'transfer' ? 'SIMCHAIN' : 'ATTEMPTS',
   }),
 } as const;
 

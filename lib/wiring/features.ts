@@ -11,6 +11,8 @@ export interface FeatureDefinition {
   requires?: string[];
   /** Works only against this build's simulators: elsewhere it needs a provider adapter not wired yet. */
   simulatorOnly?: boolean;
+  /** Fakes money: never offered on `production`, whatever adapters exist there. */
+  sandboxOnly?: boolean;
 }
 
 export const features = {
@@ -36,7 +38,12 @@ export const features = {
   webhooks: { status: 'planned', reason: 'Webhook registration and delivery are not built yet.' },
   notifications: { status: 'planned', reason: 'E-mail notifications are not built yet.' },
   statements: { status: 'planned', reason: 'Statements are not configured: they read realized fees from the ledger.' },
-  sandbox: { status: 'planned', reason: 'Sandbox tools are not built yet.' },
+  sandbox: {
+    status: 'simulated',
+    reason: 'Tools that fake only the payer or a balance (simulate-wire, simulate-payment, topup-eurc) and ready-to-send inputs with the outcome bands (sandbox-prefill). Never on production (docs/decisions/062).',
+    simulatorOnly: true,
+    sandboxOnly: true,
+  },
 } as const satisfies Record<string, FeatureDefinition>;
 
 export type Feature = keyof typeof features;
@@ -51,9 +58,12 @@ export function featuresOn(
   unconfigured: Partial<Record<Feature, string>> = {},
 ): { feature: Feature; status: FeatureStatus; reason: string; requires?: string[] }[] {
   return Object.entries(features).map(([feature, definition]: [string, FeatureDefinition]) => {
-    const { simulatorOnly, ...published } = definition;
+    const { simulatorOnly, sandboxOnly, ...published } = definition;
     const missing = unconfigured[feature as Feature];
     if (missing) return { ...published, feature: feature as Feature, status: 'planned' as const, reason: missing };
+    if (sandboxOnly && environment === 'production') {
+      return { ...published, feature: feature as Feature, status: 'planned' as const, reason: 'Sandbox tools fake money and are never offered on production.' };
+    }
     if (simulatorOnly && environment !== 'simulated') {
       return { ...published, feature: feature as Feature, status: 'planned' as const, reason: `No provider adapter is wired on ${environment} yet; only simulators exist.` };
     }

@@ -389,11 +389,11 @@ export const simulateWire = route({
   errors: ['unknown_currency', 'validation', 'forbidden', 'kyb_required'],
 });
 export const getSandboxPrefill = route({
-  operationId: 'getSandboxPrefill', method: 'GET', path: '/treasury/sandbox-prefill', handler: planned, auth: 'key',
+  operationId: 'getSandboxPrefill', method: 'GET', path: '/treasury/sandbox-prefill', handler: 'functions/api/sandbox/getSandboxPrefill.ts', auth: 'key',
   kyb: false, feature: 'sandbox', summary: 'Inputs that the sandbox providers settle.', responses: { 200: { ...ok[200], schema: SandboxPrefill } },
 });
 export const topUpEurc = route({
-  operationId: 'topUpEurc', method: 'POST', path: '/wallets/{walletId}/topup-eurc', handler: planned, auth: 'key',
+  operationId: 'topUpEurc', method: 'POST', path: '/wallets/{walletId}/topup-eurc', handler: 'functions/api/sandbox/topUpEurc.ts', auth: 'key',
   permission: 'treasury.move', kyb: true, feature: 'sandbox', summary: 'Credit a simulated EURC balance.', request: { params: WalletParams, body: TopUpEurcBody }, responses: { 200: { ...ok[200], schema: EurcTopUp } },
   errors: ['validation', 'forbidden', 'kyb_required', 'not_found', 'conflict'],
 });
