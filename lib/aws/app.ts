@@ -3,7 +3,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import { ApiStack } from './apiStack.ts';
 import { DataStack } from './dataStack.ts';
-import { environmentFromContext, stageSettings, type StageSettings } from './environment.ts';
+import { environmentFromContext, houseAccountsFromContext, stageSettings, type StageSettings } from './environment.ts';
 import { EventsStack } from './eventsStack.ts';
 import { WorkflowStack } from './workflowStack.ts';
 
@@ -24,7 +24,8 @@ export interface PaymentsStacks {
  * lib/build/lambdaBundles.ts.
  */
 export function buildPaymentsApp(app: App, bundles: LambdaBundle[]): PaymentsStacks {
-  const settings = stageSettings(environmentFromContext(app));
+  const houseAccounts = houseAccountsFromContext(app);
+  const settings = { ...stageSettings(environmentFromContext(app)), ...(houseAccounts ? { houseAccounts } : {}) };
   // Strong references: while the functions use the table and the cursor key, CloudFormation
   // refuses to change or drop the data stack's exports, so stateful resources cannot be swapped
   // out from under running code. Said explicitly (CDK warns when it is only the default).

@@ -1,6 +1,7 @@
 import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { HouseAccountList } from '../../functions/core/houseAccounts.ts';
 
 /**
  * The stage a deployment is for, from CDK context (`cdk deploy -c environment=sandbox`), and the
@@ -33,6 +34,30 @@ export interface StageSettings {
   logRemovalPolicy: RemovalPolicy;
   /** Stage-wide default throttling of the HTTP API, before any per-organization bucket. */
   apiThrottle: { rateLimit: number; burstLimit: number };
+  /** HOUSE_ACCOUNTS for every function: the house bank accounts deposits are wired to (JSON), when configured. */
+  houseAccounts?: string;
+}
+
+/**
+ * The house bank accounts of a stage, from CDK context (`-c houseAccounts='[{"currency":"USD",...}]'`
+ * or the `context` block of cdk.json): checked at synth with the same schema the functions read them
+ * with, so a malformed list stops the deploy instead of answering 500 later. Not secrets: they are
+ * what GET /treasury/deposit-instructions shows every organization.
+ */
+export function houseAccountsFromContext(scope: Construct): string | undefined {
+  const value: unknown = scope.node.tryGetContext('houseAccounts');
+  if (value === undefined) return undefined;
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new Error('CDK context "houseAccounts" must be a JSON array of house bank accounts');
+    }
+  }
+  const checked = HouseAccountList.safeParse(parsed);
+  if (!checked.success) throw new Error(`CDK context "houseAccounts" is not valid: ${checked.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`);
+  return JSON.stringify(parsed);
 }
 
 export function stageSettings(environment: ServiceEnvironment): StageSettings {

@@ -83,6 +83,7 @@ export class ServiceFunction extends Construct {
         SERVICE_ENVIRONMENT: settings.environment,
         WORKFLOW_ARN_PREFIX: workflowArnPrefix(this, settings),
         CURSOR_SECRET_ARN: cursorSecret.secretArn,
+        ...(settings.houseAccounts ? { HOUSE_ACCOUNTS: settings.houseAccounts } : {}),
         NODE_OPTIONS: '--enable-source-maps',
         // The bundled SDK warns about Node versions it will drop; the runtime is chosen here, not at run time.
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

@@ -35,7 +35,7 @@ describe('on simulated', () => {
   it('sandbox-prefill gives one ready payout per corridor, each accepted as sent', async () => {
     const { status, body } = await call(service, 'GET', '/treasury/sandbox-prefill', { apiKey: org.apiKey });
     expect(status).toBe(200);
-    const prefill = strictly(SandboxPrefill, body);
+    const prefill = strictly(SandboxPrefill, body) as SandboxPrefill;
     expect(prefill.payouts.map((p) => `${p.corridor.to}/${p.corridor.destinationCountry}`).sort()).toEqual(
       corridorCatalogue.map((c) => `${c.to}/${c.destinationCountry}`).sort(),
     );
@@ -51,7 +51,7 @@ describe('on simulated', () => {
 
   it('a payment band does what the prefill says it does', async () => {
     const { body } = await call(service, 'GET', '/treasury/sandbox-prefill', { apiKey: org.apiKey });
-    const prefill = strictly(SandboxPrefill, body);
+    const prefill = strictly(SandboxPrefill, body) as SandboxPrefill;
     const band = prefill.bands.find((b) => b.operation === 'payment' && b.outcome === 'REFUNDED')!;
     expect(band).toBeDefined();
     const payout = prefill.payouts[0]!;

@@ -92,6 +92,22 @@ describe('stage', () => {
     expect(() => buildPaymentsApp(new App({ context: { environment: 'prod' } }), bundles)).toThrow(/simulated, sandbox, production/);
   });
 
+  it('gives every function the house accounts of the context, checked at synth; none without it', () => {
+    const accounts = [{ currency: 'USD', accountName: 'Payments Ltd', accountNumber: '8000012345', bic: 'CHASUS33' }];
+    const app = new App({ context: { environment: 'sandbox', houseAccounts: JSON.stringify(accounts) } });
+    const stacks = buildPaymentsApp(app, bundles);
+    const functions = Object.values(Template.fromStack(stacks.api).findResources('AWS::Lambda::Function')) as Resource[];
+    const serviceFunctions = functions.filter((fn) => fn.Properties.Environment?.Variables?.TABLE_NAME);
+    expect(serviceFunctions.length).toBeGreaterThan(10);
+    for (const fn of serviceFunctions) expect(JSON.parse(fn.Properties.Environment.Variables.HOUSE_ACCOUNTS)).toEqual(accounts);
+    const without = Object.values(simulated.templates.api.findResources('AWS::Lambda::Function')) as Resource[];
+    expect(without.some((fn) => fn.Properties.Environment?.Variables?.HOUSE_ACCOUNTS)).toBe(false);
+
+    const twice = JSON.stringify([...accounts, ...accounts]);
+    expect(() => buildPaymentsApp(new App({ context: { environment: 'sandbox', houseAccounts: twice } }), bundles)).toThrow(/houseAccounts.*configured twice/);
+    expect(() => buildPaymentsApp(new App({ context: { environment: 'sandbox', houseAccounts: '[{' } }), bundles)).toThrow(/JSON array/);
+  });
+
   it('names every stack and state machine after the stage', () => {
     expect(production.stacks.api.stackName).toBe('payments-production-api');
     production.templates.workflows.hasResourceProperties('AWS::StepFunctions::StateMachine', {
