@@ -166,6 +166,20 @@ export async function startHttpServer(options: { port: number; host?: string }):
       response.end(JSON.stringify({ error: 'internal', message: 'Something went wrong on our side; it has been logged.' }));
     }
   });
+  // Requests node cannot parse (a request line or headers past its 16 KB limit, malformed framing)
+  // never reach a handler: answer them in the contract's error body too, not with a bare status.
+  // (In AWS, API Gateway answers these itself, before any Lambda.)
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({
+      error: 'bad_request',
+      message: tooLarge ? 'The request line or headers are too large (at most 16 KB).' : 'The request could not be parsed as HTTP.',
+    });
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
   server.headersTimeout = 15_000;
   server.requestTimeout = 30_000;
 
