@@ -5,6 +5,7 @@
  *   npm run --silent admin -- org limits <organizationId> <initiate|write|read> --burst N --per-second N  (or --default)
  *   npm run --silent admin -- org rotate-key <organizationId>
  *   npm run --silent admin -- mail latest [--to <address>]
+ *   npm run --silent admin -- chain-deposit simulate <organizationId> --network <network> --amount <USDC> [--tx-hash <hash>]
  * It reaches the store at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000, the DynamoDB Local
  * of a running `npm start`) and TABLE_NAME, and prints one JSON line.
  */
@@ -31,7 +32,9 @@ const usage = `usage:
   admin org kyb <organizationId> approved|pending
   admin org limits <organizationId> <initiate|write|read> --burst N --per-second N   (or --default)
   admin org rotate-key <organizationId>      (a new organization key; the old one stops at once)
-  admin mail latest [--to <address>]         (the newest message in the local mail outbox)`;
+  admin mail latest [--to <address>]         (the newest message in the local mail outbox)
+  admin chain-deposit simulate <organizationId> --network <network> --amount <USDC> [--tx-hash <hash>]
+                                             (USDC arriving on chain, as a custodian would report it; simulated only)`;
 
 function fail(message: string): never {
   console.error(JSON.stringify({ error: message }));
@@ -132,6 +135,47 @@ try {
     if (!message) fail(`no message${values.to ? ` to ${values.to}` : ''} in ${directory}`);
     const token = invitationTokenOf(message);
     console.log(JSON.stringify({ file: message.file, to: message.to, subject: message.subject, date: message.date, links: message.links, ...(token ? { token } : {}) }));
+  } else if (group === 'chain-deposit' && command === 'simulate') {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { network: { type: 'string' }, amount: { type: 'string' }, 'tx-hash': { type: 'string' } },
+    });
+    const [organizationId] = positionals;
+    if (!organizationId || !values.network || !values.amount) fail('give an organization id, --network and --amount');
+    if (config().SERVICE_ENVIRONMENT !== 'simulated') fail('chain-deposit simulate fakes a custodian: simulated only');
+    let amount: bigint;
+    try {
+      amount = parseDecimal(values.amount, scaleOf('USDC')!);
+    } catch (error) {
+      if (!(error instanceof AmountError)) throw error;
+      fail(`--amount ${error.message} (USDC)`);
+    }
+    if (amount <= 0n) fail('--amount must be more than 0');
+    let runner: import('../lib/local/workflowRunner.ts').LocalWorkflowRunner | undefined;
+    if (process.env.DYNAMODB_ENDPOINT) {
+      const { LocalWorkflowRunner } = await import('../lib/local/workflowRunner.ts');
+      runner = new LocalWorkflowRunner({ waitSecondsOverride: 1 });
+      useWorkflowEngine(runner);
+    }
+    const { simulateChainDeposit } = await import('../lib/ops/chainDeposit.ts');
+    const { ChainDepositRefused } = await import('#core/chainDeposit.ts');
+    let result;
+    try {
+      result = await simulateChainDeposit({ organizationId, network: values.network, amount, ...(values['tx-hash'] ? { txHash: values['tx-hash'] } : {}) });
+    } catch (error) {
+      if (error instanceof ChainDepositRefused) fail(error.message);
+      throw error;
+    }
+    if (runner) {
+      // Locally the move home runs here (recorded in the table: a running `npm start` would re-drive it if this process died).
+      if (result.executionName) await runner.waitFor(result.executionName, 120_000);
+      await runner.stop();
+    }
+    const { getOperation } = await import('#store/operations.ts');
+    const { chainDepositView } = await import('#core/chainDeposit.ts');
+    const now = await getOperation(organizationId, 'chainDeposit', result.deposit.depositId);
+    console.log(JSON.stringify({ ...result, deposit: now ? chainDepositView(now as never) : result.deposit }));
   } else {
     fail('unknown command');
   }

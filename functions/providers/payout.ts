@@ -9,6 +9,7 @@ import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import type { Beneficiary } from '#schemas/transactions.ts';
 import { PayoutUnanswered, ProviderNotConfigured, ProviderUnavailable } from './providerErrors.ts';
+import { type OutcomeBand, centsOf } from './outcomeBands.ts';
 
 export { PayoutUnanswered } from './providerErrors.ts';
 
@@ -70,7 +71,7 @@ export const outcomeBands = {
 } as const;
 
 /** The bands as a tester reads them (GET /treasury/sandbox-prefill): cents of the USDC sent, and the payment's end. */
-export const payoutOutcomeBands: readonly { cents: number; outcome: string; description: string }[] = [
+export const payoutOutcomeBands: readonly OutcomeBand[] = [
   { cents: outcomeBands.rejected, outcome: 'FAILED', description: 'The rail refuses the payout (beneficiary account closed); nothing was sent and the hold is released.' },
   { cents: outcomeBands.returned, outcome: 'REFUNDED', description: 'Paid, then returned by the beneficiary bank; the USDC comes back to the balance.' },
   { cents: outcomeBands.unavailableTwice, outcome: 'RECONCILED', description: 'The provider is unavailable twice (PENDING_RETRY), then pays.' },
@@ -85,7 +86,7 @@ export const unavailableAttempts = 2;
 
 /** The band of a send amount: its cents, c = (sourceAmount / 10^4) mod 100. */
 export function outcomeBand(sourceAmount: bigint): number {
-  return Number((sourceAmount / 10_000n) % 100n);
+  return centsOf(sourceAmount, 6);
 }
 
 /** Seconds a simulated payout stays `processing` after acceptance (PAYOUT_SETTLE_SECONDS, default 0). */

@@ -288,30 +288,41 @@ export function depositEntryId(depositId: string): string {
   return `deposit:${depositId}:credit`;
 }
 
+export interface DepositCredit {
+  organizationId: string;
+  depositId: string;
+  amount: bigint;
+  rail: DepositRail;
+  memo: string;
+  now?: Date;
+}
+
 /**
- * A deposit arrives: `external:<rail>` gives, `available` receives. Deposits (and the demo
- * organization's opening balance) use exactly this movement; applying it twice is refused with
- * MovementAlreadyApplied.
+ * The movement of a deposit arriving: `external:<rail>` gives, `available` receives. Built here
+ * for callers that write it with their own status change (an on-ramp's DELIVERED, through
+ * transitionOperation's `ledger`); creditDeposit applies it on its own.
  */
-export async function creditDeposit(
-  input: { organizationId: string; depositId: string; amount: bigint; rail: DepositRail; memo: string; now?: Date },
-  extraItems: TransactItem[] = [],
-): Promise<JournalEntry> {
+export function depositMovement(input: DepositCredit): LedgerMovement {
   if (input.amount <= 0n) throw new InvalidMovement(`deposit ${input.depositId}: the amount must be positive`);
-  return applyMovement(
-    {
-      organizationId: input.organizationId,
-      entryId: depositEntryId(input.depositId),
-      operation: { kind: 'deposit', id: input.depositId },
-      legs: [
-        { account: `external:${input.rail}`, amount: -input.amount },
-        { account: 'available', amount: input.amount },
-      ],
-      memo: input.memo,
-      ...(input.now ? { now: input.now } : {}),
-    },
-    extraItems,
-  );
+  return {
+    organizationId: input.organizationId,
+    entryId: depositEntryId(input.depositId),
+    operation: { kind: 'deposit', id: input.depositId },
+    legs: [
+      { account: `external:${input.rail}`, amount: -input.amount },
+      { account: 'available', amount: input.amount },
+    ],
+    memo: input.memo,
+    ...(input.now ? { now: input.now } : {}),
+  };
+}
+
+/**
+ * A deposit arrives. Deposits (and the demo organization's opening balance) use exactly this
+ * movement; applying it twice is refused with MovementAlreadyApplied.
+ */
+export async function creditDeposit(input: DepositCredit, extraItems: TransactItem[] = []): Promise<JournalEntry> {
+  return applyMovement(depositMovement(input), extraItems);
 }
 
 // ---- Reading -------------------------------------------------------------------------------

@@ -139,6 +139,8 @@ export interface OperationTransition<R extends OperationBase> {
   ledger?: LedgerMovement;
   /** Leave the timeline alone (a status that only updates fields, e.g. a retry counter). */
   silent?: boolean;
+  /** Further items written in the same transaction (after the status update, so its index stays 0). */
+  extraItems?: TransactItem[];
   now?: Date;
 }
 
@@ -189,6 +191,7 @@ export async function transitionOperation<R extends OperationBase>(record: R, tr
   ];
   const event = transition.event?.(next);
   if (event) items.push(outboxPut(newOutboxEvent(event.type, record.organizationId, event.data, now)) as TransactItem);
+  items.push(...(transition.extraItems ?? []));
   try {
     if (transition.ledger) await applyMovement(transition.ledger, items);
     else await transactWrite(items);

@@ -124,6 +124,24 @@ export async function getWalletByExternalId(organizationId: string, externalId: 
 }
 
 /**
+ * By the provider's handle alone, whichever organization holds it: what a custody notification
+ * (an on-chain deposit) names. Undefined when no wallet has that handle.
+ */
+export async function walletOfExternalId(externalId: string): Promise<WalletRecord | undefined> {
+  const { Items } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': walletExternalKey(externalId) },
+    }),
+  );
+  const item = Items?.[0];
+  // The index is eventually consistent: read the wallet itself once found.
+  return item ? getWallet(String(item.organizationId), String(item.id)) : undefined;
+}
+
+/**
  * GET /wallets/:walletId takes the service's id or the provider's `externalId`: the id first (one
  * strongly consistent GetItem), the handle second. Both reads are scoped by the organization, so
  * another organization's wallet is not found either way (ids too long for a key are refused by PathId).

@@ -36,4 +36,11 @@ export const eventRules: EventRule[] = [
     target: 'functions/events/paymentStarter.ts',
     startsWorkflows: true,
   },
+  {
+    name: 'chainOperationStarter',
+    description: 'A withdrawal, or an on-chain deposit to move home, whose request died before starting its workflow is started from its event.',
+    pattern: { source: [eventSource], 'detail-type': ['withdrawal.initiated', 'chain_deposit.settling'] },
+    target: 'functions/events/chainOperationStarter.ts',
+    startsWorkflows: true,
+  },
 ];

@@ -246,20 +246,20 @@ export const getCryptoDeposit = route({
 // ---- Withdrawals and off-ramps -----------------------------------------------------------
 
 export const getWithdrawalQuote = route({
-  operationId: 'getWithdrawalQuote', method: 'GET', path: '/treasury/withdrawals/quote', handler: planned, auth: 'key',
-  kyb: false, feature: 'withdrawals', summary: 'Price a USDC withdrawal.', request: { query: WithdrawalQuoteQuery }, responses: { 200: { ...ok[200], schema: WithdrawalQuote } }, errors: ['validation', 'quote_unavailable', 'unsupported_network'],
+  operationId: 'getWithdrawalQuote', method: 'GET', path: '/treasury/withdrawals/quote', handler: 'functions/api/withdrawals/getWithdrawalQuote.ts', auth: 'key',
+  kyb: false, feature: 'withdrawals', summary: 'Price a USDC withdrawal.', request: { query: WithdrawalQuoteQuery }, responses: { 200: { ...ok[200], schema: WithdrawalQuote } }, errors: ['validation', 'quote_unavailable', 'unsupported_network', 'no_home_wallet', 'ambiguous_home_wallet'],
 });
 export const createWithdrawal = route({
-  operationId: 'createWithdrawal', method: 'POST', path: '/treasury/withdrawals', handler: planned, auth: 'key',
+  operationId: 'createWithdrawal', method: 'POST', path: '/treasury/withdrawals', handler: 'functions/api/withdrawals/createWithdrawal.ts', auth: 'key',
   permission: 'treasury.move', kyb: true, feature: 'withdrawals', summary: 'Send USDC to an own EVM address.', request: { body: CreateWithdrawalBody }, responses: { 202: { ...accepted[202], schema: WithdrawalAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_reused', 'idempotency_key_conflict', 'ambiguous_home_wallet', 'no_home_wallet', 'quote_unavailable', 'unsupported_network'],
 });
 export const listWithdrawals = route({
-  operationId: 'listWithdrawals', method: 'GET', path: '/treasury/withdrawals', handler: planned, auth: 'key',
+  operationId: 'listWithdrawals', method: 'GET', path: '/treasury/withdrawals', handler: 'functions/api/withdrawals/listWithdrawals.ts', auth: 'key',
   kyb: false, feature: 'withdrawals', summary: 'Withdrawals, newest first.', request: { query: ListWithdrawalsQuery }, responses: { 200: { ...ok[200], schema: WithdrawalList } }, errors: ['invalid_cursor', 'validation'],
 });
 export const getWithdrawal = route({
-  operationId: 'getWithdrawal', method: 'GET', path: '/treasury/withdrawals/{withdrawalId}', handler: planned, auth: 'key',
+  operationId: 'getWithdrawal', method: 'GET', path: '/treasury/withdrawals/{withdrawalId}', handler: 'functions/api/withdrawals/getWithdrawal.ts', auth: 'key',
   kyb: false, feature: 'withdrawals', summary: 'Status of one withdrawal.', request: { params: WithdrawalParams }, responses: { 200: { ...ok[200], schema: WithdrawalStatus } }, errors: ['not_found'],
 });
 export const createBeneficiary = route({

@@ -39,6 +39,20 @@ export const workflows = {
       PaymentStep: { handler: 'functions/tasks/payment/paymentStep.ts' },
     },
   },
+  withdrawal: {
+    name: 'withdrawal',
+    definition: 'statemachines/withdrawal.asl.json',
+    tasks: {
+      WithdrawalStep: { handler: 'functions/tasks/withdrawal/withdrawalStep.ts' },
+    },
+  },
+  chainDeposit: {
+    name: 'chainDeposit',
+    definition: 'statemachines/chain-deposit.asl.json',
+    tasks: {
+      ChainDepositStep: { handler: 'functions/tasks/chainDeposit/chainDepositStep.ts' },
+    },
+  },
 } as const satisfies Record<string, WorkflowDefinition>;
 
 export type WorkflowName = keyof typeof workflows;

@@ -93,6 +93,17 @@ beforeAll(async () => {
     realIds.recipientId = [saved.body.id];
     recipientsBefore = (await call(service, 'GET', '/recipients', { apiKey: a.apiKey })).body;
   }
+
+  // A withdrawal of A's, once withdrawals are built.
+  const createWithdrawal = routes.find((definition) => definition.operationId === 'createWithdrawal');
+  if (createWithdrawal && isLive(createWithdrawal)) {
+    const sent = await call(service, 'POST', '/treasury/withdrawals', {
+      apiKey: a.apiKey,
+      body: { idempotencyKey: `iso-wd-${Date.now().toString(36)}`, amount: { amount: '5.00', currency: 'USDC' }, chain: 'base', toAddress: '0x52908400098527886e0f7030069857d2e4169ee7' },
+    });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+    realIds.withdrawalId = [sent.body.withdrawalId];
+  }
 });
 
 afterAll(async () => {

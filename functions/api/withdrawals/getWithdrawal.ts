@@ -1,0 +1,11 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { notFound } from '#platform/errors.ts';
+import { getWithdrawal } from '#wiring/routes.ts';
+import { withdrawalStatusView, type WithdrawalRecord } from '#core/withdrawals.ts';
+import { getOperation } from '#store/operations.ts';
+
+export const handler = endpoint(getWithdrawal, async ({ caller, params }) => {
+  const record = await getOperation<WithdrawalRecord>(caller.organizationId, 'withdrawal', params.withdrawalId);
+  if (!record) throw notFound('withdrawal');
+  return ok(withdrawalStatusView(record));
+});

@@ -1,0 +1,10 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { listWithdrawals } from '#wiring/routes.ts';
+import { withdrawalListItem, type WithdrawalRecord } from '#core/withdrawals.ts';
+import { listOperations } from '#store/operations.ts';
+
+export const handler = endpoint(listWithdrawals, async ({ caller, query }) => {
+  const { rows, nextCursor } = await listOperations<WithdrawalRecord>(caller.organizationId, 'withdrawal', { limit: query.limit, cursor: query.cursor });
+  const withdrawals = rows.map(withdrawalListItem);
+  return ok({ withdrawals, count: withdrawals.length, nextCursor, hasMore: nextCursor !== null });
+});

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { creditDepositHome, moveDepositHome, parkChainDeposit, type ChainDepositOutcome } from '#core/chainDeposit.ts';
+
+/**
+ * chainDeposit / every Task state: one Lambda for the steps of moving an on-chain deposit home.
+ * The steps, and why each is safe to run twice, are in functions/core/chainDeposit.ts.
+ */
+const inputSchema = z.object({
+  step: z.enum(['move', 'credit', 'park']),
+  organizationId: z.string().min(1),
+  depositId: z.string().min(1),
+  error: z.unknown().optional(),
+});
+
+const steps = { move: moveDepositHome, credit: creditDepositHome, park: parkChainDeposit };
+
+export async function handler(event: unknown): Promise<{ outcome: ChainDepositOutcome; waitSeconds: number }> {
+  const { step, ...ref } = inputSchema.parse(event);
+  const result: { outcome: ChainDepositOutcome; waitSeconds?: number } = await steps[step](ref);
+  return { outcome: result.outcome, waitSeconds: result.waitSeconds ?? 5 };
+}

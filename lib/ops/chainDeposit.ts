@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+import { acceptChainDeposit, chainDepositExecutionName, chainDepositView } from '#core/chainDeposit.ts';
+import { homeWalletOf } from '#core/homeWallet.ts';
+import { addressFormatOf, base58Encode } from '#core/networks.ts';
+
+/**
+ * `admin chain-deposit simulate`: in `simulated` no custodian reports USDC arriving on chain, so
+ * this stands in for its notification and calls the very function a custody adapter would
+ * (functions/core/chainDeposit.ts). It invents only the transaction hash, in the network's own
+ * format, unless one is given (giving the same one twice shows the deposit is credited once).
+ */
+export async function simulateChainDeposit(input: { organizationId: string; network: string; amount: bigint; txHash?: string }) {
+  const home = await homeWalletOf(input.organizationId);
+  if (!home.externalId) throw new Error(`the home wallet of ${input.organizationId} is not open yet`);
+  const txHash = input.txHash ?? simulatedTxHash(input.network);
+  const { deposit, repeated } = await acceptChainDeposit({ walletExternalId: home.externalId, network: input.network, txHash, amount: input.amount });
+  return {
+    deposit: chainDepositView(deposit),
+    repeated,
+    /** Set when the deposit moves home through the chainDeposit workflow. */
+    executionName: deposit.status === 'CREDITED' ? null : chainDepositExecutionName(deposit.organizationId, deposit.id),
+  };
+}
+
+function simulatedTxHash(network: string): string {
+  switch (addressFormatOf(network)) {
+    case 'solana':
+      return base58Encode(randomBytes(64));
+    case 'tron':
+      return randomBytes(32).toString('hex');
+    default:
+      return `0x${randomBytes(32).toString('hex')}`;
+  }
+}
