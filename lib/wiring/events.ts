@@ -37,6 +37,13 @@ export const eventRules: EventRule[] = [
     startsWorkflows: true,
   },
   {
+    name: 'offRampStarter',
+    description: 'An accepted off-ramp whose request died before starting its workflow is started from its event.',
+    pattern: { source: [eventSource], 'detail-type': ['offramp.accepted'] },
+    target: 'functions/events/offRampStarter.ts',
+    startsWorkflows: true,
+  },
+  {
     name: 'chainOperationStarter',
     description: 'A withdrawal, or an on-chain deposit to move home, whose request died before starting its workflow is started from its event.',
     pattern: { source: [eventSource], 'detail-type': ['withdrawal.initiated', 'chain_deposit.settling'] },

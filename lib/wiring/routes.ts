@@ -263,29 +263,29 @@ export const getWithdrawal = route({
   kyb: false, feature: 'withdrawals', summary: 'Status of one withdrawal.', request: { params: WithdrawalParams }, responses: { 200: { ...ok[200], schema: WithdrawalStatus } }, errors: ['not_found'],
 });
 export const createBeneficiary = route({
-  operationId: 'createBeneficiary', method: 'POST', path: '/treasury/beneficiaries', handler: planned, auth: 'key',
+  operationId: 'createBeneficiary', method: 'POST', path: '/treasury/beneficiaries', handler: 'functions/api/offRamps/createBeneficiary.ts', auth: 'key',
   permission: 'beneficiary.manage', kyb: true, feature: 'offramp', summary: 'Register an off-ramp bank account.', request: { body: CreateBeneficiaryBody }, responses: { 201: { ...created[201], schema: BeneficiaryView } },
   errors: ['validation', 'forbidden', 'kyb_required'],
 });
 export const listBeneficiaries = route({
-  operationId: 'listBeneficiaries', method: 'GET', path: '/treasury/beneficiaries', handler: planned, auth: 'key',
+  operationId: 'listBeneficiaries', method: 'GET', path: '/treasury/beneficiaries', handler: 'functions/api/offRamps/listBeneficiaries.ts', auth: 'key',
   kyb: false, feature: 'offramp', summary: 'Registered off-ramp beneficiaries.', responses: { 200: { ...ok[200], schema: BeneficiaryList } },
 });
 export const getOffRampQuote = route({
-  operationId: 'getOffRampQuote', method: 'GET', path: '/treasury/offramp/quote', handler: planned, auth: 'key',
+  operationId: 'getOffRampQuote', method: 'GET', path: '/treasury/offramp/quote', handler: 'functions/api/offRamps/getOffRampQuote.ts', auth: 'key',
   kyb: false, feature: 'offramp', summary: 'Price an off-ramp.', request: { query: OffRampQuoteQuery }, responses: { 200: { ...ok[200], schema: OffRampQuote } }, errors: ['validation'],
 });
 export const createOffRamp = route({
-  operationId: 'createOffRamp', method: 'POST', path: '/treasury/offramp', handler: planned, auth: 'key',
+  operationId: 'createOffRamp', method: 'POST', path: '/treasury/offramp', handler: 'functions/api/offRamps/createOffRamp.ts', auth: 'key',
   permission: 'treasury.move', kyb: true, feature: 'offramp', summary: 'Pay USDC out as fiat to a beneficiary.', request: { body: CreateOffRampBody }, responses: { 202: { ...accepted[202], schema: OffRampAccepted } },
-  errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'not_home_chain', 'quote_already_used', 'quote_mismatch', 'quote_not_found'],
+  errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'not_home_chain', 'quote_already_used', 'quote_mismatch', 'quote_not_found', 'ambiguous_home_wallet', 'no_home_wallet'],
 });
 export const listOffRamps = route({
-  operationId: 'listOffRamps', method: 'GET', path: '/treasury/offramps', handler: planned, auth: 'key',
+  operationId: 'listOffRamps', method: 'GET', path: '/treasury/offramps', handler: 'functions/api/offRamps/listOffRamps.ts', auth: 'key',
   kyb: false, feature: 'offramp', summary: 'Off-ramps, newest first.', request: { query: ListOffRampsQuery }, responses: { 200: { ...ok[200], schema: OffRampList } }, errors: ['invalid_cursor', 'validation'],
 });
 export const getOffRamp = route({
-  operationId: 'getOffRamp', method: 'GET', path: '/treasury/offramp/{offRampId}', handler: planned, auth: 'key',
+  operationId: 'getOffRamp', method: 'GET', path: '/treasury/offramp/{offRampId}', handler: 'functions/api/offRamps/getOffRamp.ts', auth: 'key',
   kyb: false, feature: 'offramp', summary: 'Status of one off-ramp.', request: { params: OffRampParams }, responses: { 200: { ...ok[200], schema: OffRampStatus } }, errors: ['not_found'],
 });
 

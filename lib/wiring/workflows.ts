@@ -39,6 +39,13 @@ export const workflows = {
       PaymentStep: { handler: 'functions/tasks/payment/paymentStep.ts' },
     },
   },
+  offRamp: {
+    name: 'offRamp',
+    definition: 'statemachines/offramp.asl.json',
+    tasks: {
+      OffRampStep: { handler: 'functions/tasks/offRamp/offRampStep.ts' },
+    },
+  },
   withdrawal: {
     name: 'withdrawal',
     definition: 'statemachines/withdrawal.asl.json',

@@ -104,6 +104,22 @@ beforeAll(async () => {
     expect(sent.status, JSON.stringify(sent.body)).toBe(202);
     realIds.withdrawalId = [sent.body.withdrawalId];
   }
+
+  // An off-ramp of A's (to a beneficiary of A's), once off-ramps are built.
+  const createOffRamp = routes.find((definition) => definition.operationId === 'createOffRamp');
+  if (createOffRamp && isLive(createOffRamp)) {
+    const payee = await call(service, 'POST', '/treasury/beneficiaries', {
+      apiKey: a.apiKey,
+      body: { name: 'Isolation Payee', accountId: 'DE89370400440532013000', bic: 'COBADEFFXXX', bankName: 'Commerzbank', city: 'Köln', addressLine: 'Hohenzollernring 52', country: 'DE', currency: 'EUR' },
+    });
+    expect(payee.status, JSON.stringify(payee.body)).toBe(201);
+    const offRamp = await call(service, 'POST', '/treasury/offramp', {
+      apiKey: a.apiKey,
+      body: { idempotencyKey: `iso-ofr-${Date.now().toString(36)}`, amount: { amount: '15.00', currency: 'USDC' }, beneficiaryId: payee.body.id },
+    });
+    expect(offRamp.status, JSON.stringify(offRamp.body)).toBe(202);
+    realIds.offRampId = [offRamp.body.offRampId];
+  }
 });
 
 afterAll(async () => {

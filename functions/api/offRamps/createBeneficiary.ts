@@ -1,0 +1,10 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { createBeneficiary } from '#wiring/routes.ts';
+import { registerOffRampBeneficiary } from '#core/offRampBeneficiaries.ts';
+import { offRampProvider } from '#providers/offRamp.ts';
+
+export const handler = endpoint(createBeneficiary, async ({ caller, body }) => {
+  // Off-ramp endpoints answer 501 where off-ramps are not enabled (the contract): no provider, no payees.
+  offRampProvider();
+  return ok(await registerOffRampBeneficiary(caller.organizationId, body), 201);
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { convertFloor, fraction, fractionOf, multiply } from '#core/money.ts';
+import { offRampFxBufferBps, offRampMinimum, offRampPayoutRails, priceOffRamp } from '#core/offRampPricing.ts';
+import { offRampBands, offRampOutcomeBands } from '#providers/offRamp.ts';
+
+describe('priceOffRamp', () => {
+  it('USD is at par: fee floored at 50 bps, net = (pulled − fee − delivery fee) floored to cents', () => {
+    const price = priceOffRamp({ pulled: 123_456_789n, currency: 'USD' });
+    expect(price.atPar).toBe(true);
+    expect(price.fee).toBe(617_283n); // 123.456789 × 0.005 = 0.617283945, floored
+    expect(price.deliveryFee).toBe(offRampPayoutRails.USD!.deliveryFee);
+    expect(price.net).toBe((123_456_789n - 617_283n - 5_000_000n) / 10_000n);
+    expect(price.fxBufferBps).toBeUndefined();
+  });
+
+  it('another currency: the mid less the buffer, floored; no rate, no net', () => {
+    const mid = fractionOf('0.9213');
+    const price = priceOffRamp({ pulled: 100_000_000n, currency: 'EUR', mid });
+    const usable = 100_000_000n - 500_000n - 500_000n;
+    expect(price.net).toBe(convertFloor(usable, 6, multiply(mid, fraction(BigInt(10_000 - offRampFxBufferBps), 10_000n)), 2));
+    expect(price.fxBufferBps).toBe(offRampFxBufferBps);
+    expect(priceOffRamp({ pulled: 100_000_000n, currency: 'EUR' }).net).toBeUndefined();
+  });
+
+  it('below the minimum there is a fee but no net', () => {
+    const price = priceOffRamp({ pulled: offRampMinimum - 1n, currency: 'USD' });
+    expect(price.net).toBeUndefined();
+    expect(price.fee).toBeGreaterThan(0n);
+    expect(priceOffRamp({ pulled: offRampMinimum, currency: 'USD' }).net).toBeGreaterThan(0n);
+  });
+
+  it('refuses a currency it does not serve', () => {
+    expect(() => priceOffRamp({ pulled: 100_000_000n, currency: 'JPY' })).toThrow(/not served/);
+  });
+});
+
+describe('offRampOutcomeBands', () => {
+  it('lists each band once, with the end it reaches', () => {
+    const cents = offRampOutcomeBands.map((band) => band.cents);
+    expect(new Set(cents).size).toBe(cents.length);
+    expect(Object.values(offRampBands).sort()).toEqual([...cents].sort());
+    expect(offRampOutcomeBands.find((band) => band.cents === 91)!.outcome).toBe('FAILED');
+    expect(offRampOutcomeBands.find((band) => band.cents === 92)!.outcome).toBe('REFUNDED');
+    expect(offRampOutcomeBands.find((band) => band.cents === 94)!.outcome).toBe('IN_DOUBT');
+    expect(offRampOutcomeBands.find((band) => band.cents === 96)!.outcome).toBe('PAID');
+  });
+});
