@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { DecimalAmount, DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery } from './common.ts';
 
-/** The PIX amount pattern: BRL with at most two decimals. */
-const BrlAmount = z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be a BRL amount with at most two decimals');
+/** The PIX amount pattern: BRL with at most two decimals; bounded like every decimal string (docs/decisions/007). */
+const BrlAmount = z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be a BRL amount with at most two decimals').max(40);
 
 // ---- Bank deposit instructions ------------------------------------------------------------
 
@@ -203,7 +203,7 @@ export const PixOnRampQuote = z
     sent: Money,
     targetStablecoin: z.string(),
     feeBps: z.number(),
-    chain: z.string(),
+    chain: z.string().meta({ description: "The home wallet's network, where the USDC is delivered; `unknown` while there is none (then `available` is false)." }),
     available: z.boolean().meta({ description: 'False comes with a `reason`.' }),
     minimum: Money,
     maximum: Money.optional(),

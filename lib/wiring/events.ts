@@ -37,6 +37,13 @@ export const eventRules: EventRule[] = [
     startsWorkflows: true,
   },
   {
+    name: 'onRampStarter',
+    description: 'A deposit (wire or PIX on-ramp, or a wire that started one) whose request died before starting its workflow is started from its event.',
+    pattern: { source: [eventSource], 'detail-type': ['onramp.started'] },
+    target: 'functions/events/onRampStarter.ts',
+    startsWorkflows: true,
+  },
+  {
     name: 'offRampStarter',
     description: 'An accepted off-ramp whose request died before starting its workflow is started from its event.',
     pattern: { source: [eventSource], 'detail-type': ['offramp.accepted'] },

@@ -213,28 +213,28 @@ export const getDepositInstructions = route({
   kyb: true, feature: 'deposit-instructions', summary: "Where to wire USD or EUR, with the organization's one reference (501 where no house account is configured).", responses: { 200: { ...ok[200], schema: DepositInstructions } }, errors: ['kyb_required'],
 });
 export const getOnRampQuote = route({
-  operationId: 'getOnRampQuote', method: 'GET', path: '/treasury/onramp/quote', handler: planned, auth: 'key',
+  operationId: 'getOnRampQuote', method: 'GET', path: '/treasury/onramp/quote', handler: 'functions/api/onRamps/getOnRampQuote.ts', auth: 'key',
   kyb: false, feature: 'onramp', summary: 'Price a wire deposit.', request: { query: OnRampQuoteQuery }, responses: { 200: { ...ok[200], schema: OnRampQuote } }, errors: ['validation'],
 });
 export const createOnRamp = route({
-  operationId: 'createOnRamp', method: 'POST', path: '/treasury/onramp', handler: planned, auth: 'key',
+  operationId: 'createOnRamp', method: 'POST', path: '/treasury/onramp', handler: 'functions/api/onRamps/createOnRamp.ts', auth: 'key',
   permission: 'treasury.move', kyb: true, feature: 'onramp', summary: 'Open a wire deposit.', request: { body: CreateOnRampBody }, responses: { 202: { ...accepted[202], schema: OnRampAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'idempotency_key_reused', 'ambiguous_home_wallet', 'no_home_wallet'],
 });
 export const listOnRamps = route({
-  operationId: 'listOnRamps', method: 'GET', path: '/treasury/onramps', handler: planned, auth: 'key',
+  operationId: 'listOnRamps', method: 'GET', path: '/treasury/onramps', handler: 'functions/api/onRamps/listOnRamps.ts', auth: 'key',
   kyb: false, feature: 'onramp', summary: 'Deposits, newest first.', request: { query: ListOnRampsQuery }, responses: { 200: { ...ok[200], schema: OnRampList } }, errors: ['invalid_cursor', 'validation'],
 });
 export const getOnRamp = route({
-  operationId: 'getOnRamp', method: 'GET', path: '/treasury/onramp/{onRampId}', handler: planned, auth: 'key',
+  operationId: 'getOnRamp', method: 'GET', path: '/treasury/onramp/{onRampId}', handler: 'functions/api/onRamps/getOnRamp.ts', auth: 'key',
   kyb: false, feature: 'onramp', summary: 'Status of one wire or PIX deposit.', request: { params: OnRampParams }, responses: { 200: { ...ok[200], schema: OnRampStatus } }, errors: ['not_found'],
 });
 export const getPixOnRampQuote = route({
-  operationId: 'getPixOnRampQuote', method: 'GET', path: '/treasury/onramp/pix/quote', handler: planned, auth: 'key',
+  operationId: 'getPixOnRampQuote', method: 'GET', path: '/treasury/onramp/pix/quote', handler: 'functions/api/onRamps/getPixOnRampQuote.ts', auth: 'key',
   kyb: false, feature: 'onramp-pix', summary: 'Price a PIX deposit.', request: { query: PixOnRampQuoteQuery }, responses: { 200: { ...ok[200], schema: PixOnRampQuote } }, errors: ['validation'],
 });
 export const createPixOnRamp = route({
-  operationId: 'createPixOnRamp', method: 'POST', path: '/treasury/onramp/pix', handler: planned, auth: 'key',
+  operationId: 'createPixOnRamp', method: 'POST', path: '/treasury/onramp/pix', handler: 'functions/api/onRamps/createPixOnRamp.ts', auth: 'key',
   permission: 'treasury.move', kyb: true, feature: 'onramp-pix', summary: 'Open a PIX deposit (BR Code).', request: { body: CreatePixOnRampBody }, responses: { 202: { ...accepted[202], schema: PixOnRampAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'idempotency_key_reused', 'pix_onramp_unavailable'],
 });
@@ -380,11 +380,11 @@ export const getStatement = route({
 // ---- Sandbox tools -----------------------------------------------------------------------
 
 export const simulateOnRampPayment = route({
-  operationId: 'simulateOnRampPayment', method: 'POST', path: '/treasury/onramp/{onRampId}/simulate-payment', handler: planned, auth: 'key',
+  operationId: 'simulateOnRampPayment', method: 'POST', path: '/treasury/onramp/{onRampId}/simulate-payment', handler: 'functions/api/sandbox/simulateOnRampPayment.ts', auth: 'key',
   permission: 'treasury.move', kyb: false, feature: 'sandbox', summary: 'Pay an open deposit as a simulated payer.', request: { params: SimulateOnRampPaymentParams }, responses: { 202: { ...accepted[202], schema: SimulatedOnRampPayment } }, errors: ['forbidden', 'not_found', 'not_simulatable'],
 });
 export const simulateWire = route({
-  operationId: 'simulateWire', method: 'POST', path: '/treasury/onramps/simulate-wire', handler: planned, auth: 'key',
+  operationId: 'simulateWire', method: 'POST', path: '/treasury/onramps/simulate-wire', handler: 'functions/api/sandbox/simulateWire.ts', auth: 'key',
   permission: 'treasury.move', kyb: true, feature: 'sandbox', summary: "Post an incoming wire quoting the organization's reference.", request: { body: SimulateWireBody }, responses: { 202: { ...accepted[202], schema: SimulatedWire } },
   errors: ['unknown_currency', 'validation', 'forbidden', 'kyb_required'],
 });

@@ -53,6 +53,13 @@ export const workflows = {
       WithdrawalStep: { handler: 'functions/tasks/withdrawal/withdrawalStep.ts' },
     },
   },
+  onRamp: {
+    name: 'onRamp',
+    definition: 'statemachines/onramp.asl.json',
+    tasks: {
+      OnRampStep: { handler: 'functions/tasks/onRamp/onRampStep.ts' },
+    },
+  },
   chainDeposit: {
     name: 'chainDeposit',
     definition: 'statemachines/chain-deposit.asl.json',

@@ -120,6 +120,17 @@ beforeAll(async () => {
     expect(offRamp.status, JSON.stringify(offRamp.body)).toBe(202);
     realIds.offRampId = [offRamp.body.offRampId];
   }
+
+  // A's deposits, once on-ramps are built: a wire that started one by itself, and a PIX code A paid (both finish on their own).
+  const createPixOnRamp = routes.find((definition) => definition.operationId === 'createPixOnRamp');
+  if (createPixOnRamp && isLive(createPixOnRamp)) {
+    const wired = await call(service, 'POST', '/treasury/onramps/simulate-wire', { apiKey: a.apiKey, body: { amount: { amount: '25.00', currency: 'USD' } } });
+    expect(wired.status, JSON.stringify(wired.body)).toBe(202);
+    const pix = await call(service, 'POST', '/treasury/onramp/pix', { apiKey: a.apiKey, body: { idempotencyKey: `iso-pix-${Date.now().toString(36)}`, amount: { amount: '50.00' } } });
+    expect(pix.status, JSON.stringify(pix.body)).toBe(202);
+    expect((await call(service, 'POST', `/treasury/onramp/${pix.body.onRampId}/simulate-payment`, { apiKey: a.apiKey })).status).toBe(202);
+    realIds.onRampId = [wired.body.onRampId, pix.body.onRampId];
+  }
 });
 
 afterAll(async () => {

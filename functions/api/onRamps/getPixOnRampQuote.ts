@@ -1,0 +1,26 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { ApiError } from '#platform/errors.ts';
+import { getPixOnRampQuote } from '#wiring/routes.ts';
+import { homeWalletOf } from '#core/homeWallet.ts';
+import { fiatToUsdcRate, parseFiat, pixCurrency, pixQuote } from '#core/onRampPricing.ts';
+import { onRampProvider } from '#providers/onRamp.ts';
+
+/** GET /treasury/onramp/pix/quote: what a code for this amount would deliver now, and whether one can be opened. */
+export const handler = endpoint(getPixOnRampQuote, async ({ caller, query }) => {
+  // First, so an environment with no PIX provider answers 501.
+  const provider = onRampProvider();
+  const amount = parseFiat(query.amount, pixCurrency, ['amount']);
+  const home = await homeWalletOf(caller.organizationId).then(
+    (wallet) => (wallet.chain ? { chain: wallet.chain } : { unavailable: 'the home wallet is still being opened' }),
+    (error: unknown) => {
+      if (error instanceof ApiError) return { unavailable: 'there is no single home wallet to deliver the USDC to' };
+      throw error;
+    },
+  );
+  const priced = await fiatToUsdcRate(pixCurrency).catch((error: unknown) => {
+    const name = (error as Error).name;
+    if (name === 'ProviderUnavailable' || name === 'FxPairUnsupported') return { unavailable: 'the BRL price is momentarily unavailable' };
+    throw error;
+  });
+  return ok(pixQuote({ amount, provider: provider.name, home, priced }));
+});

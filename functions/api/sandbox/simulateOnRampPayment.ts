@@ -1,0 +1,9 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { requireSandbox } from '#platform/sandbox.ts';
+import { simulateOnRampPayment } from '#wiring/routes.ts';
+import { payAsSimulatedPayer } from '#core/onRamps.ts';
+
+export const handler = endpoint(simulateOnRampPayment, async ({ caller, params }) => {
+  requireSandbox();
+  return ok(await payAsSimulatedPayer(caller.organizationId, params.onRampId), 202);
+});

@@ -1,0 +1,39 @@
+import { ulid } from 'ulid';
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { ApiError, validationError } from '#platform/errors.ts';
+import { requireSandbox } from '#platform/sandbox.ts';
+import { simulateWire } from '#wiring/routes.ts';
+import { depositReferenceOf } from '#core/depositReference.ts';
+import { money } from '#core/money.ts';
+import { houseAccountOf, parseFiat } from '#core/onRampPricing.ts';
+import { ingestStatementLine } from '#core/wireDeposits.ts';
+import { onRampProvider } from '#providers/onRamp.ts';
+import type { SimulatedWire } from '#schemas/sandbox.ts';
+
+/**
+ * POST /treasury/onramps/simulate-wire (sandbox): a simulated payer wires the amount quoting the
+ * organization's own reference, and the line goes through the very ingestion a bank feed uses
+ * (functions/core/wireDeposits.ts): attributed to an open on-ramp, or a `dep-` deposit of its
+ * own, or parked (below the minimum: docs/decisions/054).
+ */
+export const handler = endpoint(simulateWire, async ({ caller, body }) => {
+  requireSandbox();
+  // The wire is converted and delivered by the on-ramp provider: none here, 501 (nothing ingested).
+  onRampProvider();
+  const { currency } = body.amount;
+  if (!houseAccountOf(currency)) throw new ApiError('unknown_currency', `No house account takes ${currency} wires here, so no wire of it can arrive.`);
+  const amount = parseFiat(body.amount.amount, currency, ['amount', 'amount']);
+  if (amount <= 0n) throw validationError([{ path: ['amount', 'amount'], message: 'a wire carries a positive amount' }]);
+  const reference = depositReferenceOf(caller.organizationId);
+  const ingested = await ingestStatementLine({ statementLineId: `sim-${ulid()}`, currency, amount, referenceText: reference });
+  const answer: SimulatedWire = {
+    simulated: true,
+    reference,
+    amount: money(amount, currency),
+    statementLineId: ingested.statementLineId,
+    onRampId: ingested.onRampId,
+    disposition: ingested.disposition,
+    detail: ingested.detail,
+  };
+  return ok(answer, 202);
+});

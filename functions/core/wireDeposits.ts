@@ -1,0 +1,178 @@
+import { ulid } from 'ulid';
+import { ApiError } from '#platform/errors.ts';
+import { cancellationReasons } from '#store/client.ts';
+import { createOperation, getOperation, transitionOperation } from '#store/operations.ts';
+import { getOrganization } from '#store/organizations.ts';
+import {
+  deleteOpenOnRamp, getStatementLine, listOpenOnRamps, parkStatementLine, statementLinePut, type StatementLineRecord,
+} from '#store/statementLines.ts';
+import { parseDepositReference, type ParsedDepositReference } from './depositReference.ts';
+import { homeWalletOf } from './homeWallet.ts';
+import { formatDecimal, scaleOf } from './money.ts';
+import {
+  closeMarkerItems, onRampCreateOptions, depositIdPrefix, newOnRamp, startOnRampWorkflow, wireInstructionsOf, type OnRampRecord,
+} from './onRamps.ts';
+import { houseAccountOf, onRampStablecoin, wireFeeBps, wireMaximum, wireMinimums } from './onRampPricing.ts';
+
+/**
+ * Incoming wires: one bank statement line at a time, as a house-bank feed adapter (or the sandbox's
+ * simulate-wire) reports it. The reference the payer quoted decides everything; the amount never
+ * does (docs/decisions/054-wire-onramps.md):
+ *
+ * - no reference, a mangled one (its check character fails), one naming no organization (or one
+ *   not verified), a currency with no house account, or an amount below the minimum: the line
+ *   PARKS, stored for manual reconciliation; nothing is credited and nothing is guessed;
+ * - a valid reference and an api on-ramp of that currency AWAITING_PAYMENT: the line is
+ *   `attributed` to the oldest such on-ramp (PAYMENT_RECEIVED, in one transaction with the line);
+ * - a valid reference and none open: a deposit starts by itself, `dep-<ulid>`, origin `deposit`
+ *   (`pending`), in one transaction with the line.
+ *
+ * The line's id makes ingestion idempotent: a line seen before answers what it did then and
+ * changes nothing.
+ */
+export interface StatementLine {
+  /** The bank's id of the line: unique per house account feed. */
+  statementLineId: string;
+  currency: string;
+  /** Fiat minor units credited to the house account. */
+  amount: bigint;
+  /** The payer's free text (remittance information), where the reference should be. */
+  referenceText: string;
+  receivedAt?: Date;
+}
+
+export interface IngestedLine {
+  statementLineId: string;
+  disposition: StatementLineRecord['disposition'];
+  organizationId: string | null;
+  onRampId: string | null;
+  detail: string;
+}
+
+/** References are looked for in the whole text, then in each word that starts like one: banks add their own words around it. */
+export function referenceIn(text: string): ParsedDepositReference | undefined {
+  const whole = parseDepositReference(text);
+  if (whole) return whole;
+  const found = new Map<string, ParsedDepositReference>();
+  for (const word of text.split(/[^A-Za-z0-9-]+/)) {
+    if (!/^ref/i.test(word)) continue;
+    const parsed = parseDepositReference(word);
+    if (parsed) found.set(parsed.organizationId, parsed);
+  }
+  // Two organizations named in one line: attributing it to either would be a guess.
+  return found.size === 1 ? [...found.values()][0] : undefined;
+}
+
+export async function ingestStatementLine(line: StatementLine): Promise<IngestedLine> {
+  if (!line.statementLineId || line.statementLineId.length > 200) throw new Error('a statement line needs an id of 1 to 200 characters');
+  if (line.amount <= 0n) throw new Error(`statement line ${line.statementLineId}: a credit line has a positive amount`);
+  const seen = await getStatementLine(line.statementLineId);
+  if (seen) return answerOf(seen);
+
+  const receivedAt = (line.receivedAt ?? new Date()).toISOString();
+  const base: StatementLineRecord = {
+    statementLineId: line.statementLineId,
+    currency: line.currency,
+    amount: line.amount.toString(),
+    referenceText: line.referenceText.slice(0, 200),
+    receivedAt,
+    disposition: 'parked',
+    detail: '',
+    organizationId: null,
+    onRampId: null,
+  };
+  const park = async (detail: string, organizationId: string | null = null) =>
+    answerOf(await parkStatementLine({ ...base, disposition: 'parked', detail, organizationId }));
+
+  const account = houseAccountOf(line.currency);
+  const minimum = wireMinimums[line.currency];
+  if (!account || minimum === undefined || scaleOf(line.currency) === undefined) return park(`no house account takes ${line.currency}: parked for manual reconciliation`);
+
+  const parsed = referenceIn(line.referenceText);
+  if (!parsed) return park('no valid deposit reference in the payment details (missing or mangled): parked for manual reconciliation, never matched on amount');
+  const organization = await getOrganization(parsed.organizationId);
+  if (!organization) return park('the reference names no organization: parked for manual reconciliation');
+  const organizationId = organization.id;
+  if (organization.kybStatus !== 'approved') return park('the organization is not verified (KYB): parked for manual reconciliation', organizationId);
+  const amountText = `${formatDecimal(line.amount, scaleOf(line.currency)!)} ${line.currency}`;
+  if (line.amount > wireMaximum) return park(`${amountText} is above the largest wire one deposit takes: parked for manual reconciliation`, organizationId);
+  if (line.amount < minimum) {
+    return park(`${amountText} is below the on-ramp minimum of ${formatDecimal(minimum, scaleOf(line.currency)!)} ${line.currency}: parked for manual reconciliation (returned to the payer or credited by hand)`, organizationId);
+  }
+
+  // An api on-ramp waiting for this currency takes it: the oldest first.
+  for (const marker of await listOpenOnRamps(organizationId, line.currency)) {
+    const onRamp = await getOperation<OnRampRecord>(organizationId, 'onramp', marker.onRampId);
+    if (!onRamp || (onRamp.status !== 'AWAITING_PAYMENT' && onRamp.status !== 'OPENING_COLLECTION')) {
+      await deleteOpenOnRamp(marker); // left behind by a move that did not close it: tidy up
+      continue;
+    }
+    if (onRamp.status !== 'AWAITING_PAYMENT') continue;
+    const detail = `wire of ${amountText} received (statement line ${line.statementLineId})`;
+    const attributed: StatementLineRecord = { ...base, disposition: 'attributed', detail: `attributed to on-ramp ${onRamp.id}`, organizationId, onRampId: onRamp.id };
+    try {
+      const moved = await transitionOperation(onRamp, {
+        to: 'PAYMENT_RECEIVED',
+        detail,
+        set: { received: line.amount.toString(), statementLineId: line.statementLineId },
+        extraItems: [statementLinePut(attributed), ...closeMarkerItems(onRamp)],
+      });
+      if (!moved) continue; // expired or moved on meanwhile: the next one, or a deposit of its own
+    } catch (error) {
+      const raced = await lineIngestedMeanwhile(line.statementLineId, error);
+      if (raced) return raced;
+      throw error;
+    }
+    await startOnRampWorkflow(organizationId, onRamp.id);
+    return answerOf(attributed);
+  }
+
+  let home;
+  try {
+    home = await homeWalletOf(organizationId);
+  } catch (error) {
+    if (error instanceof ApiError) return park(`the organization has no single home wallet to deliver to (${error.code}): parked for manual reconciliation`, organizationId);
+    throw error;
+  }
+  const now = new Date(receivedAt);
+  const depositId = `${depositIdPrefix}${ulid(now.getTime())}`;
+  const record = newOnRamp({
+    organizationId,
+    id: depositId,
+    status: 'PAYMENT_RECEIVED',
+    origin: 'deposit',
+    rail: 'wire',
+    currency: line.currency,
+    amount: line.amount.toString(),
+    received: line.amount.toString(),
+    statementLineId: line.statementLineId,
+    targetStablecoin: onRampStablecoin,
+    instructions: wireInstructionsOf(organizationId, account),
+    expiresAt: null,
+    feeBps: wireFeeBps,
+    now,
+    timeline: [{ status: 'PAYMENT_RECEIVED', detail: `wire of ${amountText} received quoting the reference, with no deposit open (statement line ${line.statementLineId}); delivering to ${home.id}` }],
+  });
+  const pending: StatementLineRecord = { ...base, disposition: 'pending', detail: `started deposit ${depositId}`, organizationId, onRampId: depositId };
+  try {
+    await createOperation(record, onRampCreateOptions(record, [statementLinePut(pending)]));
+  } catch (error) {
+    const raced = await lineIngestedMeanwhile(line.statementLineId, error);
+    if (raced) return raced;
+    throw error;
+  }
+  await startOnRampWorkflow(organizationId, depositId);
+  return answerOf(pending);
+}
+
+/** A racing ingestion of the same line won (our transaction was cancelled): answer what it did. */
+async function lineIngestedMeanwhile(statementLineId: string, error: unknown): Promise<IngestedLine | undefined> {
+  const cancelled = cancellationReasons(error) ?? (error as { reasons?: unknown[] }).reasons;
+  if (!cancelled) return undefined;
+  const stored = await getStatementLine(statementLineId);
+  return stored ? answerOf(stored) : undefined;
+}
+
+function answerOf(line: StatementLineRecord): IngestedLine {
+  return { statementLineId: line.statementLineId, disposition: line.disposition, organizationId: line.organizationId, onRampId: line.onRampId, detail: line.detail };
+}
