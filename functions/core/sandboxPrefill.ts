@@ -1,4 +1,5 @@
 import { corridorCatalogue, sampleBeneficiary } from './corridors.ts';
+import type { OutcomeBand } from '#providers/outcomeBands.ts';
 import { payoutOutcomeBands } from '#providers/payout.ts';
 import type { SandboxOutcomeBand, SandboxPrefill } from '#schemas/sandbox.ts';
 
@@ -8,10 +9,9 @@ import type { SandboxOutcomeBand, SandboxPrefill } from '#schemas/sandbox.ts';
  * (the corridor catalogue's sample beneficiaries, each simulator's own outcome bands), so it cannot
  * promise an outcome the simulator would not produce (docs/decisions/062).
  */
-type DescribedBand = { cents: number; outcome: string; description: string };
 
 /** A round amount in the band: 100 whole units and the band's cents. */
-function bandRows(operation: SandboxOutcomeBand['operation'], currency: string, bands: readonly DescribedBand[]): SandboxOutcomeBand[] {
+function bandRows(operation: SandboxOutcomeBand['operation'], currency: string, bands: readonly OutcomeBand[]): SandboxOutcomeBand[] {
   return bands.map((band) => {
     const cents = band.cents.toString().padStart(2, '0');
     return { operation, currency, cents, example: `100.${cents}`, outcome: band.outcome, detail: band.description };
@@ -19,9 +19,9 @@ function bandRows(operation: SandboxOutcomeBand['operation'], currency: string, 
 }
 
 export interface PrefillBands {
-  onramp?: readonly DescribedBand[];
-  withdrawal?: readonly DescribedBand[];
-  offramp?: readonly DescribedBand[];
+  onramp?: readonly OutcomeBand[];
+  withdrawal?: readonly OutcomeBand[];
+  offramp?: readonly OutcomeBand[];
 }
 
 export function sandboxPrefill(input: { offrampBeneficiaries: SandboxPrefill['offrampBeneficiaries']; bands: PrefillBands }): SandboxPrefill {
@@ -33,7 +33,8 @@ export function sandboxPrefill(input: { offrampBeneficiaries: SandboxPrefill['of
   }));
   const bands = [
     ...bandRows('payment', 'USDC', payoutOutcomeBands),
-    ...bandRows('onramp', 'USD', input.bands.onramp ?? []),
+    // On-ramp bands read the cents of the fiat deposited: the same bands in each currency deposited.
+    ...['USD', 'EUR', 'BRL'].flatMap((currency) => bandRows('onramp', currency, input.bands.onramp ?? [])),
     ...bandRows('withdrawal', 'USDC', input.bands.withdrawal ?? []),
     ...bandRows('offramp', 'USDC', input.bands.offramp ?? []),
   ];

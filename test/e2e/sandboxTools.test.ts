@@ -49,6 +49,38 @@ describe('on simulated', () => {
     }
   });
 
+  it('lists the bands of every simulator, and off-ramp beneficiaries that register and quote as given', async () => {
+    const { body } = await call(service, 'GET', '/treasury/sandbox-prefill', { apiKey: org.apiKey });
+    const prefill = strictly(SandboxPrefill, body) as SandboxPrefill;
+    expect(new Set(prefill.bands.map((band) => band.operation))).toEqual(new Set(['payment', 'onramp', 'withdrawal', 'offramp']));
+    for (const band of prefill.bands) expect(band.example.endsWith(`.${band.cents}`)).toBe(true);
+    expect(prefill.offrampBeneficiaries.length).toBeGreaterThan(0);
+    for (const beneficiary of prefill.offrampBeneficiaries) {
+      const registered = await call(service, 'POST', '/treasury/beneficiaries', { apiKey: org.apiKey, body: beneficiary });
+      expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+      const quote = await call(service, 'GET', `/treasury/offramp/quote?amount=100.00&beneficiaryId=${registered.body.id}`, { apiKey: org.apiKey });
+      expect(quote.status, JSON.stringify(quote.body)).toBe(200);
+      expect(quote.body.settlementCurrency).toBe(beneficiary.currency);
+    }
+  });
+
+  it('a withdrawal band does what the prefill says it does', async () => {
+    const { body } = await call(service, 'GET', '/treasury/sandbox-prefill', { apiKey: org.apiKey });
+    const band = (strictly(SandboxPrefill, body) as SandboxPrefill).bands.find((b) => b.operation === 'withdrawal' && b.outcome === 'RETURNED')!;
+    const id = `wd-band-${randomBytes(4).toString('hex')}`;
+    const sent = await call(service, 'POST', '/treasury/withdrawals', {
+      apiKey: org.apiKey,
+      body: { idempotencyKey: id, amount: { amount: band.example, currency: 'USDC' }, chain: 'base', toAddress: '0x52908400098527886e0f7030069857d2e4169ee7' },
+    });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+    let state = '';
+    for (let i = 0; i < 100 && state !== band.outcome; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      state = (await call(service, 'GET', `/treasury/withdrawals/${id}`, { apiKey: org.apiKey })).body.state;
+    }
+    expect(state).toBe(band.outcome);
+  });
+
   it('a payment band does what the prefill says it does', async () => {
     const { body } = await call(service, 'GET', '/treasury/sandbox-prefill', { apiKey: org.apiKey });
     const prefill = strictly(SandboxPrefill, body) as SandboxPrefill;

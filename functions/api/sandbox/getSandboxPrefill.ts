@@ -1,6 +1,10 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { requireSandbox } from '#platform/sandbox.ts';
+import { sampleOffRampBeneficiaries } from '#core/offRampBeneficiaries.ts';
 import { sandboxPrefill } from '#core/sandboxPrefill.ts';
+import { withdrawalOutcomeBands } from '#providers/chain.ts';
+import { offRampOutcomeBands } from '#providers/offRamp.ts';
+import { onRampOutcomeBands } from '#providers/onRamp.ts';
 import { payoutProvider } from '#providers/payout.ts';
 import { getSandboxPrefill } from '#wiring/routes.ts';
 
@@ -9,5 +13,10 @@ export const handler = endpoint(getSandboxPrefill, async () => {
   requireSandbox();
   // The inputs are the simulators' own: where payouts run against a real adapter (or none), they promise nothing (501).
   payoutProvider();
-  return ok(sandboxPrefill({ offrampBeneficiaries: [], bands: {} }));
+  return ok(
+    sandboxPrefill({
+      offrampBeneficiaries: [...sampleOffRampBeneficiaries],
+      bands: { onramp: onRampOutcomeBands, withdrawal: withdrawalOutcomeBands, offramp: offRampOutcomeBands },
+    }),
+  );
 });
