@@ -95,10 +95,11 @@ const partitionOf = (input: Record<string, unknown>) => text(((input.Key ?? inpu
  * Calls that are not the service's own in AWS: the local runner's execution records (Step Functions
  * keeps executions there) and the payout simulator's book (a real provider keeps its payouts).
  */
-function outsideTheService(input: Record<string, unknown>): 'runner' | 'simulator' | undefined {
+export function outsideTheService(input: Record<string, unknown>): 'runner' | 'simulator' | undefined {
   const pk = partitionOf(input);
   if (pk?.startsWith('EXECUTION#')) return 'runner';
-  if (pk?.startsWith('SIMPAYOUT#')) return 'simulator';
+  // Every simulator's book: SIMPAYOUT#, SIMCHAIN#, SIMONRAMP#, SIMOFFRAMP#, SIMCUSTODY#.
+  if (pk?.startsWith('SIM')) return 'simulator';
   const values = Object.values((input.ExpressionAttributeValues ?? {}) as Record<string, unknown>).map(text);
   return values.includes(runningExecutionsKey) ? 'runner' : undefined;
 }

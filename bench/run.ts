@@ -9,6 +9,8 @@
  * - payments (bench/payments.ts): POST /quotes and POST /transactions under load, 202 → RECONCILED,
  *   payments per second end to end, DynamoDB calls, capacity and transitions per payment, and the
  *   AWS list-price cost per 1,000 payments.
+ * - treasury (bench/treasury.ts): a simulated wire deposit to DELIVERED, a withdrawal to SENT and an
+ *   off-ramp to PAID, with DynamoDB calls and workflow transitions per operation.
  * BENCH_SECONDS (default 5) sets each autocannon run's duration.
  */
 export {};
@@ -27,6 +29,7 @@ const { keys } = await import('#store/keys.ts');
 const { parseApiKey } = await import('#core/apiKeys.ts');
 const { lambdaBundleFigures } = await import('./lambdaFigures.ts');
 const { paymentFigures } = await import('./payments.ts');
+const { treasuryFigures } = await import('./treasury.ts');
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -170,6 +173,7 @@ try {
   };
 
   const payments = await paymentFigures({ service, seconds, log });
+  const treasury = await treasuryFigures({ service, seconds, log });
 
   log('bundling Lambda entry points and timing cold imports');
   const lambdas = await lambdaBundleFigures();
@@ -191,6 +195,7 @@ try {
     },
     lambdas,
     payments,
+    treasury,
   };
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 } finally {

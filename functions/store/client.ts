@@ -168,6 +168,18 @@ export function resetDynamoClient(): void {
 }
 
 /** One item of a TransactWriteItems, as the document client takes it. */
+/**
+ * `SET #name = :name` for each field, with its names and values added to the expression's own:
+ * the attributes a conditional status change sets beside the status (payments, operations).
+ */
+export function setFields(fields: Record<string, unknown>, expression: { names: Record<string, string>; values: Record<string, unknown>; sets: string[] }): void {
+  for (const [name, value] of Object.entries(fields)) {
+    expression.names[`#${name}`] = name;
+    expression.values[`:${name}`] = value;
+    expression.sets.push(`#${name} = :${name}`);
+  }
+}
+
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Cancellations caused by contention alone wrote nothing and are worth another try. */

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { cancellationReasons, dynamo, tableName, transactWrite, type TransactItem } from './client.ts';
+import { cancellationReasons, dynamo, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
 import { decodeCursor, encodeCursor } from './cursors.ts';
 import { keys } from './keys.ts';
 import { applyMovement, MovementAlreadyApplied, TransactionConflict, type LedgerMovement } from './ledger.ts';
@@ -172,11 +172,7 @@ export async function transitionOperation<R extends OperationBase>(record: R, tr
   }
   const extra: Record<string, unknown> = { ...transition.set };
   if (transition.failure) extra.failure = transition.failure;
-  for (const [name, value] of Object.entries(extra)) {
-    names[`#${name}`] = name;
-    values[`:${name}`] = value;
-    sets.push(`#${name} = :${name}`);
-  }
+  setFields(extra, { names, values, sets });
   const items: TransactItem[] = [
     {
       Update: {

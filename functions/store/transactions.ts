@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
-import { cancellationReasons, dynamo, tableName, transactWrite, type TransactItem } from './client.ts';
+import { cancellationReasons, dynamo, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
 import type { StoredPrice } from './quotes.ts';
 import { decodeCursor, encodeCursor } from './cursors.ts';
@@ -184,11 +184,7 @@ export function transitionItems(tx: TransactionRecord, transition: Transition) {
   const sets = ['#state = :to', 'timeline = list_append(timeline, :entry)', 'updatedAt = :now'];
   const extra: Record<string, unknown> = { ...transition.set };
   if (transition.failure) extra.failure = transition.failure;
-  for (const [name, value] of Object.entries(extra)) {
-    names[`#${name}`] = name;
-    values[`:${name}`] = value;
-    sets.push(`#${name} = :${name}`);
-  }
+  setFields(extra, { names, values, sets });
   const items: Record<string, unknown>[] = [
     {
       Update: {

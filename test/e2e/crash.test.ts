@@ -1,15 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { QueryCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { freePort } from '../../lib/local/dynamodbLocal.ts';
 import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
 import { needsPersonStates, terminalStates } from '#core/paymentStates.ts';
-import { reloadConfig } from '#platform/config.ts';
-import { dynamo, resetDynamoClient } from '#store/client.ts';
+import { dynamo } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { readBalance } from '#store/ledger.ts';
+import { crashableService } from '../support/crash.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 
 /**
@@ -17,59 +15,18 @@ import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
  * again on the same store: every payment reaches a terminal or needs-a-person state, and none is
  * paid twice.
  */
-const root = path.resolve(import.meta.dirname, '../..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
-const tableName = `crash-${randomBytes(6).toString('hex')}`;
-const children: ChildProcess[] = [];
-
-async function launch(port: number): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
-  const child = spawn(tsx, ['bin/local.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
-      TABLE_NAME: tableName,
-      LOG_LEVEL: 'WARN',
-      // Payouts stay in flight for a while, so the kill lands mid-way; the dead process's leases are short.
-      PAYOUT_SETTLE_SECONDS: '2',
-      WORKFLOW_LEASE_SECONDS: '2',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group: tsx runs the service in a child process, and the kill must take both.
-    detached: true,
-  });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 45_000;
-  while (!/Demo API key:\s+(\S+)/.test(output)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not come up:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { child, url: /Base URL:\s+(\S+)/.exec(output)![1]!, apiKey: /Demo API key:\s+(\S+)/.exec(output)![1]! };
-}
-
-/** SIGKILL to the whole group: no shutdown code of the service runs, as in a power cut. */
-async function killHard(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  try {
-    process.kill(-child.pid!, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-  if (child.exitCode === null && child.signalCode === null) await exited;
-}
+// Payouts stay in flight for a while, so the kill lands mid-way.
+const service = crashableService('crash', { PAYOUT_SETTLE_SECONDS: '2' });
+const { tableName } = service;
 
 afterAll(async () => {
-  for (const child of children) await killHard(child);
+  await service.killAll();
 });
 
 describe('a crash with payments in flight', () => {
   it('loses nothing and pays nothing twice after a restart', async () => {
     const port = await freePort();
-    const first = await launch(port);
+    const first = await service.launch(port);
     const auth = { authorization: `Bearer ${first.apiKey}`, 'content-type': 'application/json' };
     const me = await (await fetch(`${first.url}/me`, { headers: auth })).json() as { id: string };
     const beneficiary = sampleBeneficiary(findCorridor('USDC', 'MXN', 'MX')!);
@@ -90,18 +47,16 @@ describe('a crash with payments in flight', () => {
     );
     expect(answers.map((answer) => answer.status)).toEqual(amounts.map(() => 202));
 
-    await killHard(first.child);
+    await service.killHard(first.child);
 
     // Read the store directly while nothing runs: some payments must be caught mid-way.
-    process.env.TABLE_NAME = tableName;
-    reloadConfig();
-    resetDynamoClient();
+    service.readItsTable();
     const stateOf = async (id: string) =>
       (await dynamo().send(new GetCommand({ TableName: tableName, Key: keys.transaction(me.id, id), ConsistentRead: true }))).Item!.state as string;
     const atKill = await Promise.all(ids.map(stateOf));
     expect(atKill.some((state) => ![...terminalStates, ...needsPersonStates].includes(state as never))).toBe(true);
 
-    const second = await launch(port);
+    const second = await service.launch(port);
     const deadline = Date.now() + 60_000;
     let finals: string[] = [];
     for (;;) {
@@ -110,7 +65,7 @@ describe('a crash with payments in flight', () => {
       if (Date.now() > deadline) throw new Error(`still in flight after the restart: ${JSON.stringify(finals)} (at kill: ${JSON.stringify(atKill)})`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    await killHard(second.child);
+    await service.killHard(second.child);
 
     expect(finals[6]).toBe('RECONCILED');
     expect(finals[7]).toBe('REFUNDED');

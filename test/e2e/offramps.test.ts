@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalService } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
-import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
+import { call, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
 import { expectLedgerInvariant, expectLedgerInvariantForAll } from '../support/ledgerInvariant.ts';
 import { strictly } from '../support/strictSchema.ts';
 import { homeWalletOf } from '#core/homeWallet.ts';
@@ -62,14 +62,9 @@ async function send(apiKey: string, body: Record<string, unknown>) {
 
 /** Polls GET /treasury/offramp/:id until it has ended (`state` is set). */
 async function ended(apiKey: string, offRampId: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { status, body } = await call(service, 'GET', `/treasury/offramp/${encodeURIComponent(offRampId)}`, { apiKey });
-    expect(status).toBe(200);
-    if (body.state) return strictly(getOffRamp.responses[200]!.schema!, body);
-    if (Date.now() > deadline) throw new Error(`off-ramp ${offRampId} still running: ${JSON.stringify(body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  // The off-ramp status has no `running`: it has ended once `state` is set.
+  const body = await untilSettled(service, apiKey, `/treasury/offramp/${encodeURIComponent(offRampId)}`, timeoutMs, (status) => Boolean(status.state));
+  return strictly(getOffRamp.responses[200]!.schema!, body);
 }
 
 const stages = (body: Record<string, any>) => body.timeline.map((entry: { stage: string }) => entry.stage);

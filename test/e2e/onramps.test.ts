@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalService } from '../../lib/local/service.ts';
-import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
+import { call, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { strictly, deepStrict } from '../support/strictSchema.ts';
 import { depositReferenceOf } from '#core/depositReference.ts';
@@ -32,14 +32,7 @@ const key = (label: string) => `${label}-${Date.now().toString(36)}-${(seq += 1)
 const statusSchema = deepStrict(OnRampStatus);
 
 async function settled(apiKey: string, onRampId: string, timeoutMs = 20_000): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { status, body } = await call(service, 'GET', `/treasury/onramp/${encodeURIComponent(onRampId)}`, { apiKey });
-    expect(status).toBe(200);
-    if (!body.running) return strictly(statusSchema, body);
-    if (Date.now() > deadline) throw new Error(`on-ramp ${onRampId} still running: ${JSON.stringify(body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return strictly(statusSchema, await untilSettled(service, apiKey, `/treasury/onramp/${encodeURIComponent(onRampId)}`, timeoutMs));
 }
 
 async function stageReached(apiKey: string, onRampId: string, stage: string, timeoutMs = 10_000): Promise<Record<string, any>> {

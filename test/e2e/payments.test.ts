@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalService } from '../../lib/local/service.ts';
-import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
+import { call, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
 import { expectLedgerInvariant, expectLedgerInvariantForAll } from '../support/ledgerInvariant.ts';
 import { creditDeposit, readBalance } from '#store/ledger.ts';
 import { corridorCatalogue, findCorridor, sampleBeneficiary } from '#core/corridors.ts';
@@ -40,14 +40,7 @@ async function pay(apiKey: string, body: Record<string, unknown>) {
 
 /** Polls GET /transactions/:id while `running` (as the contract tells integrators to). */
 async function settled(apiKey: string, transactionId: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { status, body } = await call(service, 'GET', `/transactions/${encodeURIComponent(transactionId)}`, { apiKey });
-    expect(status).toBe(200);
-    if (!body.running) return body;
-    if (Date.now() > deadline) throw new Error(`payment ${transactionId} still running: ${JSON.stringify(body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return untilSettled(service, apiKey, `/transactions/${encodeURIComponent(transactionId)}`, timeoutMs);
 }
 
 const states = (body: { timeline: { state: string }[] }) => body.timeline.map((entry) => entry.state);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
-import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
+import { call, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { deepStrict, strictly } from '../support/strictSchema.ts';
 import { brCodeFields, brCodeValid } from '#core/brCode.ts';
@@ -22,14 +22,7 @@ let seq = 0;
 const key = (label: string) => `${label}-${Date.now().toString(36)}-${(seq += 1)}`;
 
 async function settled(apiKey: string, onRampId: string, timeoutMs = 20_000): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { status, body } = await call(service, 'GET', `/treasury/onramp/${encodeURIComponent(onRampId)}`, { apiKey });
-    expect(status).toBe(200);
-    if (!body.running) return strictly(deepStrict(OnRampStatus), body);
-    if (Date.now() > deadline) throw new Error(`on-ramp ${onRampId} still running: ${JSON.stringify(body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return strictly(deepStrict(OnRampStatus), await untilSettled(service, apiKey, `/treasury/onramp/${encodeURIComponent(onRampId)}`, timeoutMs));
 }
 
 const stages = (body: Record<string, any>) => (body.timeline as { stage: string }[]).map((entry) => entry.stage);

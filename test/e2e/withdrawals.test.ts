@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalService } from '../../lib/local/service.ts';
-import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
+import { call, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { deepStrict, strictly } from '../support/strictSchema.ts';
 import { creditDeposit, listJournalEntries, readBalance } from '#store/ledger.ts';
@@ -48,15 +48,9 @@ async function withdraw(apiKey: string, body: Record<string, unknown>) {
 
 /** Polls GET /treasury/withdrawals/:id while `running`, as the contract tells integrators to. */
 async function finished(apiKey: string, withdrawalId: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { status, body } = await call(service, 'GET', `/treasury/withdrawals/${encodeURIComponent(withdrawalId)}`, { apiKey });
-    expect(status).toBe(200);
-    strictly(deepStrict(WithdrawalStatus), body);
-    if (!body.running) return body;
-    if (Date.now() > deadline) throw new Error(`withdrawal ${withdrawalId} still running: ${JSON.stringify(body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const body = await untilSettled(service, apiKey, `/treasury/withdrawals/${encodeURIComponent(withdrawalId)}`, timeoutMs);
+  strictly(deepStrict(WithdrawalStatus), body);
+  return body;
 }
 
 const states = (body: { timeline: { state: string }[] }) => body.timeline.map((entry) => entry.state);

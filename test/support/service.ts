@@ -54,3 +54,24 @@ export async function call(
   }
   return { status: response.status, headers: response.headers, body: parsed };
 }
+
+/**
+ * Polls a status endpoint until the operation has ended (by default `running: false`: ended or
+ * needs a person, as the contract tells integrators to poll); answers that body.
+ */
+export async function untilSettled(
+  service: LocalService,
+  apiKey: string,
+  path: string,
+  timeoutMs = 20_000,
+  ended: (body: Record<string, any>) => boolean = (body) => !body.running,
+): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { status, body } = await call(service, 'GET', path, { apiKey });
+    if (status !== 200) throw new Error(`GET ${path} answered ${status}: ${JSON.stringify(body)}`);
+    if (ended(body)) return body;
+    if (Date.now() > deadline) throw new Error(`${path} still running after ${timeoutMs} ms: ${JSON.stringify(body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,4 +1,5 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
+import { chainSender } from '#providers/chain.ts';
 import { ApiError } from '#platform/errors.ts';
 import { getWithdrawalQuote } from '#wiring/routes.ts';
 import { homeWalletOf } from '#core/homeWallet.ts';
@@ -8,6 +9,8 @@ import { withdrawalCurrency } from '#core/withdrawals.ts';
 
 /** GET /treasury/withdrawals/quote: what a withdrawal of `amount` on `chain` costs now and what arrives. */
 export const handler = endpoint(getWithdrawalQuote, async ({ caller, query }) => {
+  // First, so an environment with no custodian to send answers 501 (never an empty list or a price nothing can honour).
+  chainSender();
   const amount = withdrawalAmountOf(query.amount, withdrawalCurrency, ['amount']);
   // The networks depend on the home wallet's: without one open there is nothing to price from.
   const home = await homeWalletOf(caller.organizationId);

@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { reloadConfig } from '#platform/config.ts';
+import { resetDynamoClient } from '#store/client.ts';
+
+/**
+ * `npm start` as a real process on its own table, for the crash tests: launched, SIGKILLed (no
+ * shutdown code runs, as in a power cut) and launched again on the same store.
+ */
+const root = path.resolve(import.meta.dirname, '../..');
+const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+
+export interface CrashableService {
+  tableName: string;
+  /** Starts bin/local.ts on `port` with these extra variables (slow the flow so a kill lands mid-way). */
+  launch(port: number): Promise<{ child: ChildProcess; url: string; apiKey: string }>;
+  /** SIGKILL to the whole process group (tsx runs the service in a child process). */
+  killHard(child: ChildProcess): Promise<void>;
+  /** Kills whatever is still running (afterAll). */
+  killAll(): Promise<void>;
+  /** Points this test process's store at the service's table, to read what it wrote. */
+  readItsTable(): void;
+}
+
+export function crashableService(label: string, env: Record<string, string>): CrashableService {
+  const tableName = `${label}-${randomBytes(6).toString('hex')}`;
+  const children: ChildProcess[] = [];
+
+  async function killHard(child: ChildProcess): Promise<void> {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+    if (child.exitCode === null && child.signalCode === null) await exited;
+  }
+
+  return {
+    tableName,
+    killHard,
+    async launch(port) {
+      const child = spawn(tsx, ['bin/local.ts'], {
+        cwd: root,
+        env: {
+          ...process.env,
+          PORT: String(port),
+          DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+          TABLE_NAME: tableName,
+          LOG_LEVEL: 'WARN',
+          // The dead process's leases are short, so the restart takes its executions over quickly.
+          WORKFLOW_LEASE_SECONDS: '2',
+          ...env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group: the kill must take tsx and the service it runs.
+        detached: true,
+      });
+      children.push(child);
+      let output = '';
+      child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const deadline = Date.now() + 45_000;
+      while (!/Demo API key:\s+(\S+)/.test(output)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not come up:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return { child, url: /Base URL:\s+(\S+)/.exec(output)![1]!, apiKey: /Demo API key:\s+(\S+)/.exec(output)![1]! };
+    },
+    async killAll() {
+      for (const child of children) await killHard(child);
+    },
+    readItsTable() {
+      process.env.TABLE_NAME = tableName;
+      reloadConfig();
+      resetDynamoClient();
+    },
+  };
+}
