@@ -51,7 +51,8 @@ beforeAll(() => {
   bundles = bundleLambdas(lambdaEntries(), { outRoot: bundleRoot });
   simulated = synthesize('simulated');
   production = synthesize('production');
-});
+  // Bundling every Lambda and synthesizing two stages takes tens of seconds on two busy cores.
+}, 240_000);
 
 afterAll(() => {
   if (bundleRoot) rmSync(bundleRoot, { recursive: true, force: true });
