@@ -5,7 +5,7 @@ import { getOperation, transitionOperation, type OperationTransition } from '#st
 import { ApiError } from '#platform/errors.ts';
 import { homeWalletOf } from './homeWallet.ts';
 import { formatDecimal, scaleOf } from './money.ts';
-import { fiatToUsdcRate, figuresOf } from './onRampPricing.ts';
+import { fiatToUsdcRate, figuresOf, isAtPar } from './onRampPricing.ts';
 import { closeMarkerItems, providerReferenceOf, statusView, type OnRampRecord } from './onRamps.ts';
 
 /** The on-ramp's id in the journal, namespaced: the caller chose it, and it must never meet a chain deposit's id there. */
@@ -23,7 +23,8 @@ export function onRampDepositId(onRampId: string): string {
  * A step answers `next`, the step the workflow runs after `waitSeconds` (0: at once):
  *   open     open the collection (OPENING_COLLECTION)
  *   await    wait for the payment or the end of the window (AWAITING_PAYMENT)
- *   convert  convert the received fiat, or hand it back (PAYMENT_RECEIVED)
+ *   convert  convert the received fiat, or hand it back (PAYMENT_RECEIVED); fiat not at par is
+ *            forwarded to the FX desk first (FORWARDING), then converted
  *   deliver  mint and send the USDC to the home wallet (CONVERTING, DELIVERING without a txHash)
  *   confirm  wait for the delivery to confirm on chain, then credit (DELIVERING with a txHash)
  *   done     an end state: DELIVERED, REFUNDED, FAILED, EXPIRED, IN_DOUBT
@@ -57,8 +58,8 @@ export function nextOf(record: OnRampRecord): OnRampNext {
     case 'AWAITING_PAYMENT':
       return 'await';
     case 'PAYMENT_RECEIVED':
-      return 'convert';
     case 'FORWARDING':
+      return 'convert';
     case 'CONVERTING':
       return 'deliver';
     case 'DELIVERING':
@@ -145,6 +146,7 @@ export async function awaitPayment(ref: OnRampRef): Promise<OnRampStepResult> {
 
 export async function convertPayment(ref: OnRampRef): Promise<OnRampStepResult> {
   const record = await load(ref);
+  if (record.status === 'FORWARDING') return convertAtRate(record);
   if (record.status !== 'PAYMENT_RECEIVED') return { next: nextOf(record) };
   const received = BigInt(record.received!);
   let answer;
@@ -169,6 +171,17 @@ export async function convertPayment(ref: OnRampRef): Promise<OnRampStepResult> 
     // The price was fixed when the code was opened.
     return move(record, { to: 'CONVERTING', detail: `${fiatText(received, record.currency)} converting to ${usdcText(BigInt(record.gross!))} at the price fixed when the code was opened` });
   }
+  if (!isAtPar(record.currency)) {
+    // USD is minted one for one where it lands; any other currency leaves the house account for the
+    // FX desk first, and is converted at the rate of the moment it arrives there.
+    return move(record, { to: 'FORWARDING', detail: `${fiatText(received, record.currency)} forwarded from the house account to the FX desk` });
+  }
+  return convertAtRate(record);
+}
+
+/** PAYMENT_RECEIVED (at par) or FORWARDING → CONVERTING at the rate of now, floored. */
+async function convertAtRate(record: OnRampRecord): Promise<OnRampStepResult> {
+  const received = BigInt(record.received!);
   let priced;
   try {
     priced = await fiatToUsdcRate(record.currency);
@@ -198,7 +211,7 @@ export async function convertPayment(ref: OnRampRef): Promise<OnRampStepResult> 
 
 export async function deliverUsdc(ref: OnRampRef): Promise<OnRampStepResult> {
   let record = await load(ref);
-  if (record.status === 'CONVERTING' || record.status === 'FORWARDING') {
+  if (record.status === 'CONVERTING') {
     let home;
     try {
       home = await homeWalletOf(record.organizationId);

@@ -230,6 +230,8 @@ describe('POST /treasury/onramp, then the wire', () => {
     expect((await wire(org.apiKey, '80.00', 'EUR')).body.disposition).toBe('attributed');
     const done = await settled(org.apiKey, opened.body.onRampId);
     expect(done.state).toBe('DELIVERED');
+    // Euros leave the house account for the FX desk before they are converted; dollars are minted where they land.
+    expect(stages(done as never)).toEqual(['OPENING_COLLECTION', 'AWAITING_PAYMENT', 'PAYMENT_RECEIVED', 'FORWARDING', 'CONVERTING', 'DELIVERING', 'DELIVERED']);
     expect(done.fxProvider).toBe('simulated-fx');
     const gross = BigInt(done.gross.amount);
     // 80 EUR at 0.9213 USDC/EUR ± 50 bps drift: about 86.8 USDC.
