@@ -6,6 +6,11 @@
  *   npm run --silent admin -- org rotate-key <organizationId>
  *   npm run --silent admin -- mail latest [--to <address>]
  *   npm run --silent admin -- chain-deposit simulate <organizationId> --network <network> --amount <USDC> [--tx-hash <hash>]
+ *   npm run --silent admin -- resolve payment <organizationId> <transactionId> --as paid|not-paid --note "<text>"
+ *   npm run --silent admin -- resolve withdrawal <organizationId> <withdrawalId> --as sent|not-sent --note "<text>" [--tx-hash 0x…]
+ *   npm run --silent admin -- resolve onramp <organizationId> <onRampId> --as delivered|not-delivered --note "<text>" [--tx-hash 0x…]
+ *   npm run --silent admin -- resolve offramp <organizationId> <offRampId> --as paid|refunded --note "<text>"
+ *   npm run --silent admin -- resolve wire-line <statementLineId> --org <organizationId> --note "<text>"
  * It reaches the store at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000, the DynamoDB Local
  * of a running `npm start`) and TABLE_NAME, and prints one JSON line.
  */
@@ -34,7 +39,15 @@ const usage = `usage:
   admin org rotate-key <organizationId>      (a new organization key; the old one stops at once)
   admin mail latest [--to <address>]         (the newest message in the local mail outbox)
   admin chain-deposit simulate <organizationId> --network <network> --amount <USDC> [--tx-hash <hash>]
-                                             (USDC arriving on chain, as a custodian would report it; simulated only)`;
+                                             (USDC arriving on chain, as a custodian would report it; simulated only)
+  admin resolve payment <organizationId> <transactionId> --as paid|not-paid --note "<text>"
+  admin resolve withdrawal <organizationId> <withdrawalId> --as sent|not-sent --note "<text>" [--tx-hash 0x<64 hex>, with sent]
+                                             (a parked IN_DOUBT / NEEDS_ATTENTION one, after reconciling with the provider)
+  admin resolve onramp <organizationId> <onRampId> --as delivered|not-delivered --note "<text>" [--tx-hash 0x<64 hex>, with delivered]
+  admin resolve offramp <organizationId> <offRampId> --as paid|refunded --note "<text>"
+                                             (an IN_DOUBT one, after reconciling with the issuer / off-ramp provider)
+  admin resolve wire-line <statementLineId> --org <organizationId> --note "<text>"
+                                             (a parked incoming wire, once the payer is identified: deposits it as its reference would)`;
 
 function fail(message: string): never {
   console.error(JSON.stringify({ error: message }));
@@ -176,6 +189,29 @@ try {
     const { chainDepositView } = await import('#core/chainDeposit.ts');
     const now = await getOperation(organizationId, 'chainDeposit', result.deposit.depositId);
     console.log(JSON.stringify({ ...result, deposit: now ? chainDepositView(now as never) : result.deposit }));
+  } else if (group === 'resolve' && (command === 'payment' || command === 'withdrawal')) {
+    const { resolveFromCli, ResolveRefused } = await import('../lib/ops/resolvePayments.ts');
+    try {
+      console.log(JSON.stringify(await resolveFromCli(command, rest)));
+    } catch (error) {
+      if (error instanceof ResolveRefused) fail(error.message);
+      throw error;
+    }
+  } else if (group === 'resolve' && (command === 'onramp' || command === 'offramp' || command === 'wire-line')) {
+    const { parseDepositResolution, runDepositResolution, ResolveUsageError } = await import('../lib/ops/resolveDeposits.ts');
+    let request;
+    try {
+      request = parseDepositResolution(command, rest);
+    } catch (error) {
+      if (error instanceof ResolveUsageError) fail(error.message);
+      throw error;
+    }
+    try {
+      console.log(JSON.stringify(await runDepositResolution(request, { runDepositForMs: 120_000 })));
+    } catch (error) {
+      if (error instanceof ResolveUsageError) fail(error.message);
+      throw error;
+    }
   } else {
     fail('unknown command');
   }

@@ -7,6 +7,7 @@ import { formatDecimal, scaleOf } from './money.ts';
 import { isOffRampEnded, offRampStatusView, type OffRampRecord } from './offRamps.ts';
 import { payoutRailOf } from './offRampPricing.ts';
 import { maxSettlingDays, pollWaitSeconds } from './paymentProgress.ts';
+import { operatorDetail, parkedStatuses, requireNote, type OperatorResolution } from './operatorResolution.ts';
 import type { OffRampStage } from '#schemas/offramps.ts';
 
 /**
@@ -189,6 +190,46 @@ async function follow(record: OffRampRecord): Promise<OffRampStepResult> {
       });
     }
   }
+}
+
+export type OffRampResolution = { as: 'paid' | 'refunded'; note: string };
+
+/**
+ * An off-ramp parked IN_DOUBT, after operations reconciled with the provider: `paid` (PAID, the
+ * same capture, closedAs and offramp.paid as the workflow's payout) or `refunded` (the USDC came
+ * back: REFUNDED, hold released, as the workflow's return). One conditional move: a second
+ * resolution, or one of an off-ramp not parked, changes nothing and says why. An off-ramp parked
+ * before its hold (PULLING) has nothing held to capture or release: refused, nothing changes.
+ */
+export async function resolveOffRamp(ref: OffRampRef, resolution: OffRampResolution): Promise<OperatorResolution> {
+  const record = await load(ref);
+  const note = requireNote(resolution.note);
+  const unchanged = (detail: string): OperatorResolution => ({ resolved: false, status: record.status, detail });
+  if (!parkedStatuses.includes(record.status)) return unchanged(`off-ramp ${record.id} is ${record.status}, not parked: nothing changed`);
+  if (!record.timeline.some((entry) => entry.status === 'PULLED')) {
+    return unchanged(`off-ramp ${record.id} was parked before its USDC was held: nothing to capture or release; nothing changed`);
+  }
+  const transition: OperationTransition<OffRampRecord> =
+    resolution.as === 'paid'
+      ? {
+          to: 'PAID',
+          detail: operatorDetail(note),
+          set: { closedAs: 'paid' },
+          ledger: movement(record, 'capture', capture(record)),
+          event: (next) => ({ type: offRampPaidEvent, data: offRampStatusView(next) }),
+        }
+      : { to: 'REFUNDED', detail: operatorDetail(note), set: { closedAs: 'returned' }, ledger: movement(record, 'release', release(record)) };
+  const moved = await transitionOperation(record, transition);
+  if (!moved) {
+    const now = await load(record);
+    return { resolved: false, status: now.status, detail: `off-ramp ${record.id} moved to ${now.status} meanwhile: nothing changed` };
+  }
+  const amount = `${formatDecimal(BigInt(record.amount), 6)} USDC`;
+  const done =
+    resolution.as === 'paid'
+      ? `hold of ${amount} captured, fee of ${formatDecimal(BigInt(record.fee), 6)} USDC realized`
+      : `${amount} released to the balance`;
+  return { resolved: true, status: moved.status, detail: `${record.status} → ${moved.status}, ${done}` };
 }
 
 function stageDetail(record: OffRampRecord, stage: OffRampStage, progress: { status: string; rate?: { numerator: bigint; denominator: bigint } }): string {

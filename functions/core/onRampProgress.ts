@@ -4,6 +4,7 @@ import { depositMovement } from '#store/ledger.ts';
 import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
 import { ApiError } from '#platform/errors.ts';
 import { homeWalletOf } from './homeWallet.ts';
+import { operatorDetail, parkedStatuses, requireNote, type OperatorResolution } from './operatorResolution.ts';
 import { formatDecimal, scaleOf } from './money.ts';
 import { fiatToUsdcRate, figuresOf, isAtPar } from './onRampPricing.ts';
 import { closeMarkerItems, providerReferenceOf, statusView, type OnRampRecord } from './onRamps.ts';
@@ -276,20 +277,27 @@ export async function confirmDelivery(ref: OnRampRef): Promise<OnRampStepResult>
   if (state.status === 'unknown') {
     return move(record, { to: 'IN_DOUBT', failure: 'delivery_unknown', detail: 'the issuer no longer knows this delivery; being reconciled' });
   }
-  const net = BigInt(record.net!);
   return move(record, {
     to: 'DELIVERED',
-    detail: `${usdcText(net)} confirmed in the home wallet (${state.txHash})`,
-    ledger: depositMovement({
-      organizationId: record.organizationId,
-      depositId: onRampDepositId(record.id),
-      amount: net,
-      rail: record.rail,
-      memo: `${record.rail} on-ramp ${record.id}: ${fiatText(BigInt(record.received!), record.currency)} delivered as ${usdcText(net)}`,
-    }),
-    event: (next) => ({ type: 'onramp.delivered', data: statusView(next) }),
+    detail: `${usdcText(BigInt(record.net!))} confirmed in the home wallet (${state.txHash})`,
+    ledger: deliveredCredit(record),
+    event: deliveredEvent,
   });
 }
+
+/** The credit that goes with DELIVERED, and nowhere else: the workflow's confirmation and an operator's resolution. */
+function deliveredCredit(record: OnRampRecord) {
+  const net = BigInt(record.net!);
+  return depositMovement({
+    organizationId: record.organizationId,
+    depositId: onRampDepositId(record.id),
+    amount: net,
+    rail: record.rail,
+    memo: `${record.rail} on-ramp ${record.id}: ${fiatText(BigInt(record.received!), record.currency)} delivered as ${usdcText(net)}`,
+  });
+}
+
+const deliveredEvent = (next: OnRampRecord) => ({ type: 'onramp.delivered', data: statusView(next) });
 
 /** Anything the workflow did not expect: park the deposit IN_DOUBT for a person, never guessed. */
 export async function parkOnRamp(ref: OnRampRef & { error?: unknown }): Promise<OnRampStepResult> {
@@ -302,4 +310,54 @@ export async function parkOnRamp(ref: OnRampRef & { error?: unknown }): Promise<
     detail: `stopped in ${record.status} by an internal error; operations will finish it`,
     extraItems: record.status === 'AWAITING_PAYMENT' || record.status === 'OPENING_COLLECTION' ? closeMarkerItems(record) : [],
   });
+}
+
+// ---- Operator resolution ------------------------------------------------------------------------
+
+export const txHashPattern = /^0x[0-9a-fA-F]{64}$/;
+
+export type OnRampResolution = { as: 'delivered'; txHash: string; note: string } | { as: 'not-delivered'; note: string };
+
+/**
+ * An on-ramp parked IN_DOUBT, after operations reconciled with the issuer: `delivered` (the USDC
+ * reached the home wallet: DELIVERED with the same credit and onramp.delivered as the workflow's
+ * confirmation) or `not-delivered` (nothing was sent: FAILED, nothing credited; the fiat stays
+ * in the house account for reconciliation). One conditional move: a second resolution, or one of
+ * an on-ramp not parked, changes nothing and says why.
+ */
+export async function resolveOnRamp(ref: OnRampRef, resolution: OnRampResolution): Promise<OperatorResolution> {
+  const record = await load(ref);
+  const note = requireNote(resolution.note);
+  const unchanged = (detail: string): OperatorResolution => ({ resolved: false, status: record.status, detail });
+  if (!parkedStatuses.includes(record.status)) return unchanged(`on-ramp ${record.id} is ${record.status}, not parked: nothing changed`);
+
+  let transition: OperationTransition<OnRampRecord>;
+  if (resolution.as === 'delivered') {
+    if (!txHashPattern.test(resolution.txHash)) throw new Error('a delivered on-ramp needs the transaction hash: 0x and 64 hex digits');
+    if (record.net === null || record.received === null) {
+      return unchanged(`on-ramp ${record.id} was parked before it was converted: there is no USDC amount that could have been delivered; nothing changed`);
+    }
+    if (record.txHash && record.txHash.toLowerCase() !== resolution.txHash.toLowerCase()) {
+      return unchanged(`on-ramp ${record.id} was sent in ${record.txHash}, not ${resolution.txHash}: nothing changed`);
+    }
+    transition = {
+      to: 'DELIVERED',
+      detail: operatorDetail(note),
+      set: { txHash: record.txHash ?? resolution.txHash },
+      ledger: deliveredCredit(record),
+      event: deliveredEvent,
+    };
+  } else {
+    transition = { to: 'FAILED', failure: 'not_delivered', detail: operatorDetail(note) };
+  }
+  const moved = await transitionOperation(record, transition);
+  if (!moved) {
+    const now = await load(ref);
+    return { resolved: false, status: now.status, detail: `on-ramp ${record.id} moved to ${now.status} meanwhile: nothing changed` };
+  }
+  const done =
+    resolution.as === 'delivered'
+      ? `${usdcText(BigInt(record.net!))} credited to the balance`
+      : `nothing credited; the ${record.received === null ? 'payment, if any,' : `${fiatText(BigInt(record.received), record.currency)} received`} stays in the house account for reconciliation`;
+  return { resolved: true, status: moved.status, detail: `${record.status} → ${moved.status}, ${done}` };
 }

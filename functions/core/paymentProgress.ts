@@ -3,6 +3,7 @@ import { payoutProvider, type PayoutRequest } from '#providers/payout.ts';
 import { applyMovement, type LedgerLeg } from '#store/ledger.ts';
 import { applyTransition, getTransaction, transitionItems, type Transition, type TransactionRecord } from '#store/transactions.ts';
 import { formatDecimal, scaleOf } from './money.ts';
+import { operatorDetail, parkedStatuses, requireNote, type OperatorResolution } from './operatorResolution.ts';
 import type { PaymentState } from './paymentStates.ts';
 
 /**
@@ -143,6 +144,51 @@ export async function parkPayment(ref: PaymentRef & { error?: unknown }): Promis
   return settle(tx, { to: 'NEEDS_ATTENTION', detail: `stopped in ${tx.state} by an internal error; operations will finish it` });
 }
 
+/** How operations settled a parked payment with the provider (docs/decisions/063). */
+export const paymentResolutions = ['paid', 'not-paid'] as const;
+export type PaymentResolution = (typeof paymentResolutions)[number];
+
+/**
+ * Operations settle a payment parked IN_DOUBT or NEEDS_ATTENTION, after reconciling it with the
+ * provider. One conditional transition from the parked state, with the money its outcome implies:
+ *   paid      the provider paid: PAID_OUT (transaction.paid_out), then the normal reconciliation
+ *             step: RECONCILED with the hold captured and the fee realized (transaction.reconciled)
+ *   not-paid  nothing was paid: REFUNDED with the hold released (transaction.refunded); no fee
+ * Anything else (already resolved, never parked, resolved meanwhile by someone else) writes
+ * nothing and answers why. A resolution as paid interrupted between its two steps is finished
+ * by running it again.
+ */
+export async function resolvePayment(ref: PaymentRef & { as: PaymentResolution; note: string; now?: Date }): Promise<OperatorResolution> {
+  if (!paymentResolutions.includes(ref.as)) {
+    throw Object.assign(new Error(`a payment resolves as ${paymentResolutions.join(' or ')}`), { name: 'InvalidResolution' });
+  }
+  const detail = operatorDetail(requireNote(ref.note));
+  const tx = await load(ref);
+  if (ref.as === 'paid' && tx.state === 'PAID_OUT' && tx.timeline.at(-1)?.detail?.startsWith(operatorDetail(''))) {
+    return reconcileResolved(ref, 'an earlier resolution as paid is finished: ');
+  }
+  if (!parkedStatuses.includes(tx.state)) {
+    return { resolved: false, status: tx.state, detail: `payment ${tx.transactionId} is ${tx.state}, not IN_DOUBT or NEEDS_ATTENTION: nothing changed` };
+  }
+  const written = ref.as === 'paid'
+    ? await write(tx, { to: 'PAID_OUT', detail, now: ref.now })
+    : await write(tx, { to: 'REFUNDED', detail, now: ref.now }, release(tx));
+  if (!written) {
+    const now = await load(ref);
+    return { resolved: false, status: now.state, detail: `payment ${tx.transactionId} moved from ${tx.state} to ${now.state} meanwhile: nothing changed` };
+  }
+  if (ref.as === 'paid') return reconcileResolved(ref, `${tx.state} → PAID_OUT: `);
+  return { resolved: true, status: written.state, detail: `${tx.state} → REFUNDED, ${formatDecimal(BigInt(tx.send), 6)} USDC released to the balance` };
+}
+
+/** PAID_OUT by a resolution → RECONCILED through the workflow's own step (idempotent: capture once). */
+async function reconcileResolved(ref: PaymentRef, done: string): Promise<OperatorResolution> {
+  await reconcilePayment(ref);
+  const tx = await load(ref);
+  if (tx.state !== 'RECONCILED') return { resolved: true, status: tx.state, detail: `${done}${tx.state}` };
+  return { resolved: true, status: tx.state, detail: `${done}RECONCILED, hold captured and fee of ${formatDecimal(BigInt(tx.fee), 6)} USDC realized` };
+}
+
 /** What a payment already in `state` means for the workflow. */
 export function outcomeOf(state: PaymentState): PaymentOutcome {
   switch (state) {
@@ -174,10 +220,13 @@ async function load(ref: PaymentRef): Promise<TransactionRecord> {
  * state it is now in is answered.
  */
 async function settle(tx: TransactionRecord, transition: Transition, legs?: LedgerLeg[]): Promise<StepResult> {
-  if (!legs) {
-    const next = await applyTransition(tx, transition);
-    return { outcome: outcomeOf((next ?? (await load(tx))).state) };
-  }
+  const next = await write(tx, transition, legs);
+  return { outcome: outcomeOf((next ?? (await load(tx))).state) };
+}
+
+/** The transition and its movement in one transaction: the payment as written, or undefined when it had moved on. */
+async function write(tx: TransactionRecord, transition: Transition, legs?: LedgerLeg[]): Promise<TransactionRecord | undefined> {
+  if (!legs) return applyTransition(tx, transition);
   const { items, next } = transitionItems(tx, transition);
   try {
     await applyMovement(
@@ -191,11 +240,11 @@ async function settle(tx: TransactionRecord, transition: Transition, legs?: Ledg
       },
       items as never,
     );
-    return { outcome: outcomeOf(next.state) };
+    return next;
   } catch (error) {
     const name = (error as Error).name;
     if (name !== 'TransactionConflict' && name !== 'MovementAlreadyApplied') throw error;
-    return { outcome: outcomeOf((await load(tx)).state) };
+    return undefined;
   }
 }
 

@@ -3,12 +3,14 @@ import { ApiError } from '#platform/errors.ts';
 import { cancellationReasons } from '#store/client.ts';
 import { createOperation, getOperation, transitionOperation } from '#store/operations.ts';
 import { getOrganization } from '#store/organizations.ts';
+import type { TransactItem } from '#store/client.ts';
 import {
-  deleteOpenOnRamp, getStatementLine, listOpenOnRamps, parkStatementLine, statementLinePut, type StatementLineRecord,
+  deleteOpenOnRamp, getStatementLine, listOpenOnRamps, parkedStatementLineReplace, parkStatementLine, statementLinePut, type StatementLineRecord,
 } from '#store/statementLines.ts';
 import { parseDepositReference, type ParsedDepositReference } from './depositReference.ts';
 import { homeWalletOf } from './homeWallet.ts';
 import { formatDecimal, scaleOf } from './money.ts';
+import { operatorDetail, requireNote } from './operatorResolution.ts';
 import {
   closeMarkerItems, onRampCreateOptions, depositIdPrefix, newOnRamp, startOnRampWorkflow, wireInstructionsOf, type OnRampRecord,
 } from './onRamps.ts';
@@ -84,85 +86,161 @@ export async function ingestStatementLine(line: StatementLine): Promise<Ingested
   const park = async (detail: string, organizationId: string | null = null) =>
     answerOf(await parkStatementLine({ ...base, disposition: 'parked', detail, organizationId }));
 
-  const account = houseAccountOf(line.currency);
-  const minimum = wireMinimums[line.currency];
-  if (!account || minimum === undefined || scaleOf(line.currency) === undefined) return park(`no house account takes ${line.currency}: parked for manual reconciliation`);
+  if (!houseAccountTakes(line.currency)) return park(`no house account takes ${line.currency}: parked for manual reconciliation`);
 
   const parsed = referenceIn(line.referenceText);
   if (!parsed) return park('no valid deposit reference in the payment details (missing or mangled): parked for manual reconciliation, never matched on amount');
   const organization = await getOrganization(parsed.organizationId);
   if (!organization) return park('the reference names no organization: parked for manual reconciliation');
+  const routed = await routeToOrganization(base, organization, { refuse: park, linePut: statementLinePut, now: new Date(receivedAt) });
+  return routed.answer;
+}
+
+const houseAccountTakes = (currency: string) =>
+  houseAccountOf(currency) !== undefined && wireMinimums[currency] !== undefined && scaleOf(currency) !== undefined;
+
+interface Routing {
+  /** What happens when the line cannot go to the organization (ingestion parks it; a resolution changes nothing). */
+  refuse: (detail: string, organizationId: string | null) => Promise<IngestedLine>;
+  /** The line's write, in the same transaction as the attribution or the deposit. */
+  linePut: (line: StatementLineRecord) => TransactItem;
+  /** When a deposit it starts is created. */
+  now: Date;
+  /** An operator's note, appended to what the line and the on-ramp record (a resolution). */
+  note?: string;
+}
+
+/**
+ * A line whose organization is known (the reference it quotes, or an operator who identified the
+ * payer) goes to it: the oldest api on-ramp of its currency awaiting payment takes it
+ * (`attributed`), or a `dep-` deposit starts (`pending`); what the organization cannot take is
+ * refused. `written` is false when nothing was written here (refused, or a racing write won).
+ */
+async function routeToOrganization(
+  base: StatementLineRecord,
+  organization: { id: string; kybStatus: string },
+  routing: Routing,
+): Promise<{ answer: IngestedLine; written: boolean }> {
+  const refused = async (detail: string, organizationId: string | null) => ({ answer: await routing.refuse(detail, organizationId), written: false });
+  const noted = (detail: string) => (routing.note ? `${detail}; ${operatorDetail(routing.note)}` : detail);
+  const amount = BigInt(base.amount);
+  const account = houseAccountOf(base.currency);
+  const minimum = wireMinimums[base.currency];
+  if (!account || minimum === undefined || scaleOf(base.currency) === undefined) return refused(`no house account takes ${base.currency}: parked for manual reconciliation`, null);
   const organizationId = organization.id;
-  if (organization.kybStatus !== 'approved') return park('the organization is not verified (KYB): parked for manual reconciliation', organizationId);
-  const amountText = `${formatDecimal(line.amount, scaleOf(line.currency)!)} ${line.currency}`;
-  if (line.amount > wireMaximum) return park(`${amountText} is above the largest wire one deposit takes: parked for manual reconciliation`, organizationId);
-  if (line.amount < minimum) {
-    return park(`${amountText} is below the on-ramp minimum of ${formatDecimal(minimum, scaleOf(line.currency)!)} ${line.currency}: parked for manual reconciliation (returned to the payer or credited by hand)`, organizationId);
+  if (organization.kybStatus !== 'approved') return refused('the organization is not verified (KYB): parked for manual reconciliation', organizationId);
+  const amountText = `${formatDecimal(amount, scaleOf(base.currency)!)} ${base.currency}`;
+  if (amount > wireMaximum) return refused(`${amountText} is above the largest wire one deposit takes: parked for manual reconciliation`, organizationId);
+  if (amount < minimum) {
+    return refused(`${amountText} is below the on-ramp minimum of ${formatDecimal(minimum, scaleOf(base.currency)!)} ${base.currency}: parked for manual reconciliation (returned to the payer or credited by hand)`, organizationId);
   }
 
   // An api on-ramp waiting for this currency takes it: the oldest first.
-  for (const marker of await listOpenOnRamps(organizationId, line.currency)) {
+  for (const marker of await listOpenOnRamps(organizationId, base.currency)) {
     const onRamp = await getOperation<OnRampRecord>(organizationId, 'onramp', marker.onRampId);
     if (!onRamp || (onRamp.status !== 'AWAITING_PAYMENT' && onRamp.status !== 'OPENING_COLLECTION')) {
       await deleteOpenOnRamp(marker); // left behind by a move that did not close it: tidy up
       continue;
     }
     if (onRamp.status !== 'AWAITING_PAYMENT') continue;
-    const detail = `wire of ${amountText} received (statement line ${line.statementLineId})`;
-    const attributed: StatementLineRecord = { ...base, disposition: 'attributed', detail: `attributed to on-ramp ${onRamp.id}`, organizationId, onRampId: onRamp.id };
+    const detail = noted(`wire of ${amountText} received (statement line ${base.statementLineId})`);
+    const attributed: StatementLineRecord = { ...base, disposition: 'attributed', detail: noted(`attributed to on-ramp ${onRamp.id}`), organizationId, onRampId: onRamp.id };
     try {
       const moved = await transitionOperation(onRamp, {
         to: 'PAYMENT_RECEIVED',
         detail,
-        set: { received: line.amount.toString(), statementLineId: line.statementLineId },
-        extraItems: [statementLinePut(attributed), ...closeMarkerItems(onRamp)],
+        set: { received: base.amount, statementLineId: base.statementLineId },
+        extraItems: [routing.linePut(attributed), ...closeMarkerItems(onRamp)],
       });
       if (!moved) continue; // expired or moved on meanwhile: the next one, or a deposit of its own
     } catch (error) {
-      const raced = await lineIngestedMeanwhile(line.statementLineId, error);
-      if (raced) return raced;
+      const raced = await lineIngestedMeanwhile(base.statementLineId, error);
+      if (raced) return { answer: raced, written: false };
       throw error;
     }
     await startOnRampWorkflow(organizationId, onRamp.id);
-    return answerOf(attributed);
+    return { answer: answerOf(attributed), written: true };
   }
 
   let home;
   try {
     home = await homeWalletOf(organizationId);
   } catch (error) {
-    if (error instanceof ApiError) return park(`the organization has no single home wallet to deliver to (${error.code}): parked for manual reconciliation`, organizationId);
+    if (error instanceof ApiError) return refused(`the organization has no single home wallet to deliver to (${error.code}): parked for manual reconciliation`, organizationId);
     throw error;
   }
-  const now = new Date(receivedAt);
-  const depositId = `${depositIdPrefix}${ulid(now.getTime())}`;
+  const depositId = `${depositIdPrefix}${ulid(routing.now.getTime())}`;
   const record = newOnRamp({
     organizationId,
     id: depositId,
     status: 'PAYMENT_RECEIVED',
     origin: 'deposit',
     rail: 'wire',
-    currency: line.currency,
-    amount: line.amount.toString(),
-    received: line.amount.toString(),
-    statementLineId: line.statementLineId,
+    currency: base.currency,
+    amount: base.amount,
+    received: base.amount,
+    statementLineId: base.statementLineId,
     targetStablecoin: onRampStablecoin,
     instructions: wireInstructionsOf(organizationId, account),
     expiresAt: null,
     feeBps: wireFeeBps,
-    now,
-    timeline: [{ status: 'PAYMENT_RECEIVED', detail: `wire of ${amountText} received quoting the reference, with no deposit open (statement line ${line.statementLineId}); delivering to ${home.id}` }],
+    now: routing.now,
+    timeline: [
+      {
+        status: 'PAYMENT_RECEIVED',
+        detail: noted(
+          routing.note
+            ? `wire of ${amountText} received (statement line ${base.statementLineId}), attributed by operations; delivering to ${home.id}`
+            : `wire of ${amountText} received quoting the reference, with no deposit open (statement line ${base.statementLineId}); delivering to ${home.id}`,
+        ),
+      },
+    ],
   });
-  const pending: StatementLineRecord = { ...base, disposition: 'pending', detail: `started deposit ${depositId}`, organizationId, onRampId: depositId };
+  const pending: StatementLineRecord = { ...base, disposition: 'pending', detail: noted(`started deposit ${depositId}`), organizationId, onRampId: depositId };
   try {
-    await createOperation(record, onRampCreateOptions(record, [statementLinePut(pending)]));
+    await createOperation(record, onRampCreateOptions(record, [routing.linePut(pending)]));
   } catch (error) {
-    const raced = await lineIngestedMeanwhile(line.statementLineId, error);
-    if (raced) return raced;
+    const raced = await lineIngestedMeanwhile(base.statementLineId, error);
+    if (raced) return { answer: raced, written: false };
     throw error;
   }
   await startOnRampWorkflow(organizationId, depositId);
-  return answerOf(pending);
+  return { answer: answerOf(pending), written: true };
+}
+
+export interface LineResolution extends IngestedLine {
+  resolved: boolean;
+}
+
+/**
+ * A PARKED line attributed by operations, once a person identified the payer: it goes to the
+ * organization exactly as a wire quoting its reference would (an api on-ramp awaiting payment
+ * takes it, or a `dep-` deposit starts), in one transaction with the line leaving the queue. A
+ * line not parked (or attributed meanwhile), or one the organization cannot take (not verified,
+ * below the minimum, ...), is refused: nothing changes and `detail` says why.
+ */
+export async function resolveParkedLine(input: { statementLineId: string; organizationId: string; note: string }): Promise<LineResolution> {
+  const note = requireNote(input.note);
+  const line = await getStatementLine(input.statementLineId);
+  if (!line) throw Object.assign(new Error(`statement line ${input.statementLineId} not found`), { name: 'StatementLineNotFound' });
+  if (line.disposition !== 'parked') {
+    return { ...answerOf(line), resolved: false, detail: `statement line ${line.statementLineId} is ${line.disposition}, not parked (${line.detail}): nothing changed` };
+  }
+  const organization = await getOrganization(input.organizationId);
+  if (!organization) return { ...answerOf(line), resolved: false, detail: `no organization ${input.organizationId}: nothing changed` };
+  const routed = await routeToOrganization(line, organization, {
+    refuse: async (detail) => ({ ...answerOf(line), detail: `refused, still parked: ${detail.replace(/: parked for manual reconciliation.*$/, '')}` }),
+    linePut: parkedStatementLineReplace,
+    now: new Date(),
+    note,
+  });
+  if (routed.written) return { ...routed.answer, resolved: true };
+  const now = routed.answer;
+  return {
+    ...now,
+    resolved: false,
+    detail: now.disposition === 'parked' ? now.detail : `statement line ${line.statementLineId} was ${now.disposition} meanwhile (${now.detail}): nothing changed`,
+  };
 }
 
 /** A racing ingestion of the same line won (our transaction was cancelled): answer what it did. */

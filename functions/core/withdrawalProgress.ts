@@ -4,6 +4,7 @@ import { InsufficientFunds, type LedgerLeg, type LedgerMovement } from '#store/l
 import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
 import type { WithdrawalState } from '#schemas/withdrawals.ts';
 import { formatDecimal } from './money.ts';
+import { operatorDetail, parkedStatuses, requireNote, type OperatorResolution } from './operatorResolution.ts';
 import {
   sendReference, withdrawalCurrency, withdrawalNeedsPersonStates, withdrawalStatusView, withdrawalTerminalStates, type WithdrawalRecord,
 } from './withdrawals.ts';
@@ -187,6 +188,59 @@ export async function parkWithdrawal(ref: WithdrawalRef & { error?: unknown }): 
   }
   if (!['HELD', 'CROSSING', 'SENDING', 'PENDING_RETRY', 'RETURNING'].includes(record.status)) return { outcome: outcomeOf(record.status) };
   return settle(record, { to: 'NEEDS_ATTENTION', detail: `stopped in ${record.status} by an internal error; funds held, operations will finish it` });
+}
+
+/** How operations settled a parked withdrawal with the custodian and the chain (docs/decisions/063). */
+export const withdrawalResolutions = ['sent', 'not-sent'] as const;
+export type WithdrawalResolution = (typeof withdrawalResolutions)[number];
+
+const evmTxHash = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * Operations settle a withdrawal parked IN_DOUBT or NEEDS_ATTENTION: one conditional transition
+ * from the parked status, with the movement of the status it reaches (withdrawal.<status> event):
+ *   sent      confirmed on chain in `txHash`: SENT with the hash, the hold spent as a normal SENT
+ *   not-sent  nothing left the wallet: RETURNED with the hold released, or FAILED (`not_sent`)
+ *             when the record shows nothing was ever held
+ * Anything else (already resolved, never parked, resolved meanwhile) writes nothing and answers why.
+ */
+export async function resolveWithdrawal(ref: WithdrawalRef & { as: WithdrawalResolution; note: string; txHash?: string; now?: Date }): Promise<OperatorResolution> {
+  if (!withdrawalResolutions.includes(ref.as)) {
+    throw Object.assign(new Error(`a withdrawal resolves as ${withdrawalResolutions.join(' or ')}`), { name: 'InvalidResolution' });
+  }
+  if (ref.as === 'sent' && !evmTxHash.test(ref.txHash ?? '')) {
+    throw Object.assign(new Error('a withdrawal resolved as sent needs the transaction hash it was confirmed in (0x and 64 hex digits)'), { name: 'InvalidResolution' });
+  }
+  if (ref.as === 'not-sent' && ref.txHash !== undefined) {
+    throw Object.assign(new Error('a transaction hash goes only with sent'), { name: 'InvalidResolution' });
+  }
+  const detail = operatorDetail(requireNote(ref.note));
+  const record = await load(ref);
+  if (!parkedStatuses.includes(record.status)) {
+    return { resolved: false, status: record.status, detail: `withdrawal ${record.id} is ${record.status}, not IN_DOUBT or NEEDS_ATTENTION: nothing changed` };
+  }
+  // The hold is written with HELD, in the same transaction: the timeline says whether there is one.
+  const held = record.timeline.some((entry) => entry.status === 'HELD');
+  let transition: OperationTransition<WithdrawalRecord>;
+  let done: string;
+  if (ref.as === 'sent') {
+    if (!held) return { resolved: false, status: record.status, detail: `withdrawal ${record.id} never held its funds, so nothing can have been sent: nothing changed` };
+    const txHash = ref.txHash!.toLowerCase();
+    transition = { to: 'SENT', detail, set: { txHash }, ledger: capture(record) };
+    done = `SENT in ${txHash}, ${usdc(record.net)} out and the fees realized`;
+  } else if (held) {
+    transition = { to: 'RETURNED', detail, ledger: release(record) };
+    done = `RETURNED, ${usdc(record.amount)} released to the balance`;
+  } else {
+    transition = { to: 'FAILED', failure: 'not_sent', detail };
+    done = 'FAILED, nothing was held';
+  }
+  const next = await transitionOperation(record, { ...transition, now: ref.now, event: (after) => eventOf(after) });
+  if (!next) {
+    const now = await load(ref);
+    return { resolved: false, status: now.status, detail: `withdrawal ${record.id} moved from ${record.status} to ${now.status} meanwhile: nothing changed` };
+  }
+  return { resolved: true, status: next.status, detail: `${record.status} → ${done}` };
 }
 
 /** What a withdrawal already in `status` means for the workflow. */

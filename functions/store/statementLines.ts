@@ -49,6 +49,21 @@ export function statementLinePut(line: StatementLineRecord): TransactItem {
   return { Put: { TableName: tableName(), Item: itemOf(line), ConditionExpression: 'attribute_not_exists(pk)' } };
 }
 
+/**
+ * The Put that takes a PARKED line out of the reconciliation queue (an operator attributed it), to
+ * write with the deposit or attribution it causes; fails when the line is not parked (any more).
+ */
+export function parkedStatementLineReplace(line: StatementLineRecord): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: itemOf(line),
+      ConditionExpression: 'disposition = :parked',
+      ExpressionAttributeValues: { ':parked': 'parked' },
+    },
+  };
+}
+
 export async function getStatementLine(statementLineId: string): Promise<StatementLineRecord | undefined> {
   const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.statementLine(statementLineId), ConsistentRead: true }));
   return Item ? recordOf(Item) : undefined;
