@@ -11,6 +11,7 @@
  *   npm run --silent admin -- resolve onramp <organizationId> <onRampId> --as delivered|not-delivered --note "<text>" [--tx-hash 0x…]
  *   npm run --silent admin -- resolve offramp <organizationId> <offRampId> --as paid|refunded --note "<text>"
  *   npm run --silent admin -- resolve wire-line <statementLineId> --org <organizationId> --note "<text>"
+ *   npm run --silent admin -- wire-line parked [--limit N]
  * It reaches the store at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000, the DynamoDB Local
  * of a running `npm start`) and TABLE_NAME, and prints one JSON line.
  */
@@ -47,7 +48,8 @@ const usage = `usage:
   admin resolve offramp <organizationId> <offRampId> --as paid|refunded --note "<text>"
                                              (an IN_DOUBT one, after reconciling with the issuer / off-ramp provider)
   admin resolve wire-line <statementLineId> --org <organizationId> --note "<text>"
-                                             (a parked incoming wire, once the payer is identified: deposits it as its reference would)`;
+                                             (a parked incoming wire, once the payer is identified: deposits it as its reference would)
+  admin wire-line parked [--limit N]         (the manual reconciliation queue: parked incoming wires, oldest first)`;
 
 function fail(message: string): never {
   console.error(JSON.stringify({ error: message }));
@@ -197,6 +199,13 @@ try {
       if (error instanceof ResolveRefused) fail(error.message);
       throw error;
     }
+  } else if (group === 'wire-line' && command === 'parked') {
+    const { values } = parseArgs({ args: rest, options: { limit: { type: 'string' } } });
+    const limit = values.limit === undefined ? 100 : Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) fail('--limit is a whole number from 1 to 1000');
+    const { listParkedStatementLines } = await import('#store/statementLines.ts');
+    const lines = await listParkedStatementLines(limit);
+    console.log(JSON.stringify({ parked: lines, count: lines.length }));
   } else if (group === 'resolve' && (command === 'onramp' || command === 'offramp' || command === 'wire-line')) {
     const { parseDepositResolution, runDepositResolution, ResolveUsageError } = await import('../lib/ops/resolveDeposits.ts');
     let request;
