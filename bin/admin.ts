@@ -192,11 +192,12 @@ try {
     const now = await getOperation(organizationId, 'chainDeposit', result.deposit.depositId);
     console.log(JSON.stringify({ ...result, deposit: now ? chainDepositView(now as never) : result.deposit }));
   } else if (group === 'resolve' && (command === 'payment' || command === 'withdrawal')) {
-    const { resolveFromCli, ResolveRefused } = await import('../lib/ops/resolvePayments.ts');
+    const { resolveFromCli } = await import('../lib/ops/resolvePayments.ts');
+    const { ResolveUsageError } = await import('../lib/ops/resolveDeposits.ts');
     try {
       console.log(JSON.stringify(await resolveFromCli(command, rest)));
     } catch (error) {
-      if (error instanceof ResolveRefused) fail(error.message);
+      if (error instanceof ResolveUsageError) fail(error.message);
       throw error;
     }
   } else if (group === 'wire-line' && command === 'parked') {

@@ -15,9 +15,17 @@ export const parkedStatuses: readonly string[] = ['IN_DOUBT', 'NEEDS_ATTENTION']
 /** The timeline detail of a resolution: the operator's note is the audit trail. */
 export const operatorDetail = (note: string) => `resolved by operations: ${note}`;
 
-/** Refuses an empty note; answers it trimmed. */
-export function requireNote(note: string): string {
-  const trimmed = note.trim();
-  if (!trimmed) throw new Error('a resolution needs a note (the audit trail)');
+/** A resolution asked for wrongly (an outcome the kind does not have, a missing hash, no note): nothing was written. */
+export class InvalidResolution extends Error {
+  override name = 'InvalidResolution';
+}
+
+const maxNoteLength = 500;
+
+/** The note is the audit trail: required, one line of at most 500 characters; answered trimmed. */
+export function requireNote(note: string | undefined): string {
+  const trimmed = note?.trim();
+  if (!trimmed) throw new InvalidResolution('--note is required: a resolution needs a note, what operations confirmed with the provider (the audit trail)');
+  if (trimmed.length > maxNoteLength || /[\r\n]/.test(trimmed)) throw new InvalidResolution(`--note is one line of at most ${maxNoteLength} characters`);
   return trimmed;
 }

@@ -3,7 +3,7 @@ import { payoutProvider, type PayoutRequest } from '#providers/payout.ts';
 import { applyMovement, type LedgerLeg } from '#store/ledger.ts';
 import { applyTransition, getTransaction, transitionItems, type Transition, type TransactionRecord } from '#store/transactions.ts';
 import { formatDecimal, scaleOf } from './money.ts';
-import { operatorDetail, parkedStatuses, requireNote, type OperatorResolution } from './operatorResolution.ts';
+import { InvalidResolution, operatorDetail, parkedStatuses, requireNote, type OperatorResolution } from './operatorResolution.ts';
 import type { PaymentState } from './paymentStates.ts';
 
 /**
@@ -160,7 +160,7 @@ export type PaymentResolution = (typeof paymentResolutions)[number];
  */
 export async function resolvePayment(ref: PaymentRef & { as: PaymentResolution; note: string; now?: Date }): Promise<OperatorResolution> {
   if (!paymentResolutions.includes(ref.as)) {
-    throw Object.assign(new Error(`a payment resolves as ${paymentResolutions.join(' or ')}`), { name: 'InvalidResolution' });
+    throw new InvalidResolution(`a payment resolves as ${paymentResolutions.join(' or ')}`);
   }
   const detail = operatorDetail(requireNote(ref.note));
   const tx = await load(ref);

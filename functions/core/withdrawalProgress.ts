@@ -4,7 +4,7 @@ import { InsufficientFunds, type LedgerLeg, type LedgerMovement } from '#store/l
 import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
 import type { WithdrawalState } from '#schemas/withdrawals.ts';
 import { formatDecimal } from './money.ts';
-import { operatorDetail, parkedStatuses, requireNote, type OperatorResolution } from './operatorResolution.ts';
+import { InvalidResolution, operatorDetail, parkedStatuses, requireNote, type OperatorResolution } from './operatorResolution.ts';
 import {
   sendReference, withdrawalCurrency, withdrawalNeedsPersonStates, withdrawalStatusView, withdrawalTerminalStates, type WithdrawalRecord,
 } from './withdrawals.ts';
@@ -206,13 +206,13 @@ const evmTxHash = /^0x[0-9a-fA-F]{64}$/;
  */
 export async function resolveWithdrawal(ref: WithdrawalRef & { as: WithdrawalResolution; note: string; txHash?: string; now?: Date }): Promise<OperatorResolution> {
   if (!withdrawalResolutions.includes(ref.as)) {
-    throw Object.assign(new Error(`a withdrawal resolves as ${withdrawalResolutions.join(' or ')}`), { name: 'InvalidResolution' });
+    throw new InvalidResolution(`a withdrawal resolves as ${withdrawalResolutions.join(' or ')}`);
   }
   if (ref.as === 'sent' && !evmTxHash.test(ref.txHash ?? '')) {
-    throw Object.assign(new Error('a withdrawal resolved as sent needs the transaction hash it was confirmed in (0x and 64 hex digits)'), { name: 'InvalidResolution' });
+    throw new InvalidResolution('a withdrawal resolved as sent needs the transaction hash it was confirmed in (0x and 64 hex digits)');
   }
   if (ref.as === 'not-sent' && ref.txHash !== undefined) {
-    throw Object.assign(new Error('a transaction hash goes only with sent'), { name: 'InvalidResolution' });
+    throw new InvalidResolution('a transaction hash goes only with sent');
   }
   const detail = operatorDetail(requireNote(ref.note));
   const record = await load(ref);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { InvalidResolution, requireNote } from '#core/operatorResolution.ts';
 import { resolveOffRamp } from '#core/offRampProgress.ts';
 import { offRampStatusView, type OffRampRecord } from '#core/offRamps.ts';
 import { resolveOnRamp, txHashPattern } from '#core/onRampProgress.ts';
@@ -21,13 +22,22 @@ export type DepositResolutionKind = (typeof depositResolutionKinds)[number];
 export const isDepositResolutionKind = (kind: string | undefined): kind is DepositResolutionKind =>
   (depositResolutionKinds as readonly string[]).includes(kind ?? '');
 
-/** Wrong or missing arguments: bin/admin.ts prints it with the usage (exit 2). */
+/** Wrong or missing arguments, or an operation that does not exist: bin/admin.ts prints it with the usage (exit 2); nothing was written. */
 export class ResolveUsageError extends Error {
   override name = 'ResolveUsageError';
 }
 
+/** The operator's note, checked by the core's own rule (functions/core/operatorResolution.ts). */
+export function noteOf(text: string | undefined): string {
+  try {
+    return requireNote(text);
+  } catch (error) {
+    if (error instanceof InvalidResolution) throw new ResolveUsageError(error.message);
+    throw error;
+  }
+}
+
 const outcomes = { onramp: ['delivered', 'not-delivered'], offramp: ['paid', 'refunded'] } as const;
-const maxNoteLength = 500;
 
 export type DepositResolutionRequest =
   | { kind: 'onramp'; organizationId: string; id: string; as: 'delivered'; txHash: string; note: string }
@@ -47,9 +57,7 @@ export function parseDepositResolution(kind: DepositResolutionKind, args: string
     throw new ResolveUsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
-  const note = values.note?.trim();
-  if (!note) throw new ResolveUsageError('--note "<text>" is required: it is the audit trail of the resolution');
-  if (note.length > maxNoteLength || /[\r\n]/.test(note)) throw new ResolveUsageError(`--note is one line of at most ${maxNoteLength} characters`);
+  const note = noteOf(values.note);
 
   if (kind === 'wire-line') {
     const [statementLineId, extra] = positionals;

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { noteOf, ResolveUsageError } from './resolveDeposits.ts';
 import type { OperatorResolution } from '#core/operatorResolution.ts';
 import { paymentResolutions, resolvePayment, type PaymentResolution } from '#core/paymentProgress.ts';
 import { resolveWithdrawal, withdrawalResolutions, type WithdrawalResolution } from '#core/withdrawalProgress.ts';
@@ -12,13 +13,6 @@ import { resolveWithdrawal, withdrawalResolutions, type WithdrawalResolution } f
 export const resolvableKinds = ['payment', 'withdrawal'] as const;
 export type ResolvableKind = (typeof resolvableKinds)[number];
 
-/** The arguments were wrong, or the operation does not exist: nothing was read or written beyond looking it up. */
-export class ResolveRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ResolveRefused';
-  }
-}
 
 export interface ResolveAnswer extends OperatorResolution {
   kind: ResolvableKind;
@@ -28,7 +22,7 @@ export interface ResolveAnswer extends OperatorResolution {
 }
 
 export async function resolveFromCli(kind: string, args: string[]): Promise<ResolveAnswer> {
-  if (!(resolvableKinds as readonly string[]).includes(kind)) throw new ResolveRefused(`resolve ${resolvableKinds.join(' or ')}`);
+  if (!(resolvableKinds as readonly string[]).includes(kind)) throw new ResolveUsageError(`resolve ${resolvableKinds.join(' or ')}`);
   let parsed;
   try {
     parsed = parseArgs({
@@ -37,18 +31,16 @@ export async function resolveFromCli(kind: string, args: string[]): Promise<Reso
       options: { as: { type: 'string' }, note: { type: 'string' }, 'tx-hash': { type: 'string' } },
     });
   } catch (error) {
-    throw new ResolveRefused((error as Error).message);
+    throw new ResolveUsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
   const [organizationId, id, extra] = positionals;
-  if (!organizationId || !id || extra !== undefined) throw new ResolveRefused(`give an organization id and a ${kind} id`);
+  if (!organizationId || !id || extra !== undefined) throw new ResolveUsageError(`give an organization id and a ${kind} id`);
   const outcomes: readonly string[] = kind === 'payment' ? paymentResolutions : withdrawalResolutions;
-  if (!values.as || !outcomes.includes(values.as)) throw new ResolveRefused(`--as must be ${outcomes.join(' or ')}`);
-  const note = values.note?.trim();
-  if (!note) throw new ResolveRefused('--note is required: what operations confirmed with the provider (the audit trail)');
-  if (note.length > 500 || /[\r\n]/.test(note)) throw new ResolveRefused('--note is one line of at most 500 characters');
+  if (!values.as || !outcomes.includes(values.as)) throw new ResolveUsageError(`--as must be ${outcomes.join(' or ')}`);
+  const note = noteOf(values.note);
   const txHash = values['tx-hash'];
-  if (kind === 'payment' && txHash !== undefined) throw new ResolveRefused('--tx-hash goes with withdrawals resolved as sent');
+  if (kind === 'payment' && txHash !== undefined) throw new ResolveUsageError('--tx-hash goes with withdrawals resolved as sent');
 
   let resolution: OperatorResolution;
   try {
@@ -57,8 +49,8 @@ export async function resolveFromCli(kind: string, args: string[]): Promise<Reso
       : await resolveWithdrawal({ organizationId, withdrawalId: id, as: values.as as WithdrawalResolution, note, ...(txHash === undefined ? {} : { txHash }) });
   } catch (error) {
     const name = (error as Error).name;
-    if (name === 'InvalidResolution') throw new ResolveRefused((error as Error).message);
-    if (name === 'PaymentNotFound' || name === 'WithdrawalNotFound') throw new ResolveRefused(`no ${kind} ${id} in organization ${organizationId}`);
+    if (name === 'InvalidResolution') throw new ResolveUsageError((error as Error).message);
+    if (name === 'PaymentNotFound' || name === 'WithdrawalNotFound') throw new ResolveUsageError(`no ${kind} ${id} in organization ${organizationId}`);
     throw error;
   }
   return { kind: kind as ResolvableKind, organizationId, id, as: values.as, ...resolution };

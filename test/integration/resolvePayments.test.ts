@@ -10,7 +10,8 @@ import { dynamo, tableName } from '#store/client.ts';
 import { applyMovement, creditDeposit, listJournalEntries } from '#store/ledger.ts';
 import { createOperation, getOperation } from '#store/operations.ts';
 import { applyTransition, createTransactionItems, getTransaction, type TransactionRecord } from '#store/transactions.ts';
-import { resolveFromCli, ResolveRefused } from '../../lib/ops/resolvePayments.ts';
+import { resolveFromCli } from '../../lib/ops/resolvePayments.ts';
+import { ResolveUsageError } from '../../lib/ops/resolveDeposits.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { useFreshTable } from '../support/table.ts';
 
@@ -333,11 +334,11 @@ describe('admin resolve (the CLI glue)', () => {
     await expect(resolveFromCli('withdrawal', args(['--as', 'sent', '--tx-hash', hash]))).rejects.toThrow(/--note is required/);
     await expect(resolveFromCli('withdrawal', args(['--as', 'paid', '--note', note]))).rejects.toThrow(/--as must be sent or not-sent/);
     await expect(resolveFromCli('withdrawal', args(['--as', 'not-sent', '--note', 'two\nlines']))).rejects.toThrow(/one line/);
-    await expect(resolveFromCli('withdrawal', args(['--as', 'sent', '--note', note]))).rejects.toBeInstanceOf(ResolveRefused);
-    await expect(resolveFromCli('withdrawal', args(['--as', 'sent', '--note', note, '--bogus']))).rejects.toBeInstanceOf(ResolveRefused);
+    await expect(resolveFromCli('withdrawal', args(['--as', 'sent', '--note', note]))).rejects.toBeInstanceOf(ResolveUsageError);
+    await expect(resolveFromCli('withdrawal', args(['--as', 'sent', '--note', note, '--bogus']))).rejects.toBeInstanceOf(ResolveUsageError);
     await expect(resolveFromCli('withdrawal', [ref.organizationId, 'missing', '--as', 'not-sent', '--note', note])).rejects.toThrow(/no withdrawal missing/);
-    await expect(resolveFromCli('payment', args(['--as', 'paid', '--note', note, '--tx-hash', hash]))).rejects.toBeInstanceOf(ResolveRefused);
-    await expect(resolveFromCli('deposit', args(['--as', 'paid', '--note', note]))).rejects.toBeInstanceOf(ResolveRefused);
+    await expect(resolveFromCli('payment', args(['--as', 'paid', '--note', note, '--tx-hash', hash]))).rejects.toBeInstanceOf(ResolveUsageError);
+    await expect(resolveFromCli('deposit', args(['--as', 'paid', '--note', note]))).rejects.toBeInstanceOf(ResolveUsageError);
     expect((await withdrawal(ref)).status).toBe('IN_DOUBT');
 
     const answer = await resolveFromCli('withdrawal', args(['--as', 'sent', '--note', note, '--tx-hash', hash]));
