@@ -22,7 +22,7 @@ import { executionName } from '#platform/workflow.ts';
 import { dynamoCallCount, observeConsumedCapacity, type CapacityRecord } from '#store/client.ts';
 import { runningExecutionsKey } from '#store/executions.ts';
 import { creditDeposit } from '#store/ledger.ts';
-import { setRateLimit } from '#store/organizations.ts';
+import { setRateLimits } from '#store/organizations.ts';
 import { getTransaction } from '#store/transactions.ts';
 import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
 import { eventRules } from '#wiring/events.ts';
@@ -283,9 +283,7 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
     await runner.waitFor(created.walletExecution);
     const organizationId = created.organization.id;
     await creditDeposit({ organizationId, depositId: `bench-${Date.now()}`, amount: 1_000_000_000n * 1_000_000n, rail: 'wire', memo: 'bench funding' });
-    for (const bucket of ['initiate', 'write', 'read'] as const) {
-      await setRateLimit(organizationId, bucket, { burst: 100_000_000, perSecond: 1_000_000 });
-    }
+    await setRateLimits(organizationId, { burst: 100_000_000, perSecond: 1_000_000 });
     const headers = { authorization: `Bearer ${created.apiKey.apiKey}`, 'content-type': 'application/json' };
     let seq = 0;
     const newKey = (label: string) => `bench-${label}-${Date.now().toString(36)}-${(seq += 1)}`;

@@ -15,7 +15,7 @@ import type { LocalService } from '../lib/local/service.ts';
 import { onboardOrganization } from '../lib/ops/onboarding.ts';
 import { dynamoCallCount, observeConsumedCapacity } from '#store/client.ts';
 import { creditDeposit } from '#store/ledger.ts';
-import { setRateLimit } from '#store/organizations.ts';
+import { setRateLimits } from '#store/organizations.ts';
 import { outsideTheService } from './payments.ts';
 
 export interface TreasuryBenchOptions {
@@ -51,7 +51,7 @@ export async function treasuryFigures({ service, seconds, log }: TreasuryBenchOp
   await runner.waitFor(created.walletExecution);
   const organizationId = created.organization.id;
   await creditDeposit({ organizationId, depositId: `bench-treasury-${Date.now()}`, amount: 1_000_000_000n * 1_000_000n, rail: 'wire', memo: 'bench funding' });
-  for (const bucket of ['initiate', 'write', 'read'] as const) await setRateLimit(organizationId, bucket, { burst: 100_000_000, perSecond: 1_000_000 });
+  await setRateLimits(organizationId, { burst: 100_000_000, perSecond: 1_000_000 });
   const headers = { authorization: `Bearer ${created.apiKey.apiKey}`, 'content-type': 'application/json' };
   const request = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${service.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });

@@ -4,7 +4,7 @@ import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { creditDeposit, readBalance } from '#store/ledger.ts';
-import { setRateLimit } from '#store/organizations.ts';
+import { setRateLimits } from '#store/organizations.ts';
 import { notImplementedHandler, routeKey, routes, type RouteDefinition } from '#wiring/routes.ts';
 
 /**
@@ -64,7 +64,7 @@ function expectContractError(definition: RouteDefinition, label: string, answer:
 beforeAll(async () => {
   service = await startTestService();
   org = await createTestOrganization(service, 'approved', 'Hostile Input Org');
-  for (const bucket of ['initiate', 'write', 'read'] as const) await setRateLimit(org.organizationId, bucket, { burst: 1_000_000, perSecond: 100_000 });
+  await setRateLimits(org.organizationId, { burst: 1_000_000, perSecond: 100_000 });
   await creditDeposit({ organizationId: org.organizationId, depositId: 'hostile-funding', amount: 1_000_000_000n, rail: 'wire', memo: 'test funding' });
 });
 

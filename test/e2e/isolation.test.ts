@@ -4,7 +4,7 @@ import { call, createTestOrganization, startTestService, type TestOrganization }
 import { invitationMail, inviteAndAccept, uniqueEmail, useTemporaryOutbox } from '../support/team.ts';
 import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
 import { creditDeposit } from '#store/ledger.ts';
-import { setRateLimit } from '#store/organizations.ts';
+import { setRateLimits } from '#store/organizations.ts';
 import { notImplementedHandler, routes, routeKey, type RouteDefinition } from '#wiring/routes.ts';
 
 /**
@@ -50,9 +50,7 @@ beforeAll(async () => {
   a = await createTestOrganization(service, 'approved', 'Organization A');
   b = await createTestOrganization(service, 'approved', 'Organization B');
   for (const organization of [a, b]) {
-    for (const bucket of ['initiate', 'write', 'read'] as const) {
-      await setRateLimit(organization.organizationId, bucket, { burst: 1000, perSecond: 200 });
-    }
+    await setRateLimits(organization.organizationId, { burst: 1000, perSecond: 200 });
   }
 
   // A payment of A's.

@@ -17,7 +17,7 @@ import { createOperation } from '#store/operations.ts';
 import { reloadConfig } from '#platform/config.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { creditDeposit, listJournalEntries, readBalance } from '#store/ledger.ts';
-import { setRateLimit } from '#store/organizations.ts';
+import { setRateLimits } from '#store/organizations.ts';
 import {
   createBeneficiary, createOffRamp, getOffRamp, getOffRampQuote, listBeneficiaries, listOffRamps,
 } from '#wiring/routes.ts';
@@ -41,7 +41,7 @@ async function fund(organizationId: string, amount: bigint) {
 }
 
 async function unlimited(organizationId: string) {
-  for (const bucket of ['initiate', 'write', 'read'] as const) await setRateLimit(organizationId, bucket, { burst: 100_000, perSecond: 10_000 });
+  await setRateLimits(organizationId, { burst: 100_000, perSecond: 10_000 });
 }
 
 async function register(apiKey: string, body: Record<string, unknown>) {

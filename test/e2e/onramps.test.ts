@@ -12,7 +12,7 @@ import { createOperation } from '#store/operations.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { readBalance } from '#store/ledger.ts';
-import { setRateLimit } from '#store/organizations.ts';
+import { setRateLimit, setRateLimits } from '#store/organizations.ts';
 import { newWalletId, walletItem } from '#store/wallets.ts';
 import { OnRampAccepted, OnRampList, OnRampQuote, OnRampStatus } from '#schemas/deposits.ts';
 import { SimulatedWire } from '#schemas/sandbox.ts';
@@ -78,7 +78,7 @@ beforeAll(async () => {
   org = await createTestOrganization(service);
   other = await createTestOrganization(service, 'approved', 'Other Org');
   for (const organization of [org, other]) {
-    for (const bucket of ['initiate', 'write', 'read'] as const) await setRateLimit(organization.organizationId, bucket, { burst: 100_000, perSecond: 10_000 });
+    await setRateLimits(organization.organizationId, { burst: 100_000, perSecond: 10_000 });
   }
 });
 

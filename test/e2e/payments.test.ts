@@ -8,7 +8,7 @@ import { corridorCatalogue, findCorridor, sampleBeneficiary } from '#core/corrid
 import { convertFloor, fraction } from '#core/money.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { setRateLimit } from '#store/organizations.ts';
+import { setRateLimit, setRateLimits } from '#store/organizations.ts';
 import { createQuote, getTransaction as getTransactionRoute, listTransactions as listRoute } from '#wiring/routes.ts';
 
 let service: LocalService;
@@ -50,9 +50,7 @@ beforeAll(async () => {
   org = await createTestOrganization(service);
   await fund(org.organizationId, 100_000n);
   // These tests send many requests on purpose; the limiter has its own tests.
-  for (const bucket of ['initiate', 'write', 'read'] as const) {
-    await setRateLimit(org.organizationId, bucket, { burst: 100_000, perSecond: 10_000 });
-  }
+  await setRateLimits(org.organizationId, { burst: 100_000, perSecond: 10_000 });
 });
 
 afterAll(async () => {

@@ -3,7 +3,7 @@ import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { inviteAndAccept, useTemporaryOutbox } from '../support/team.ts';
 import { permissionMatrix, type Role } from '#core/permissions.ts';
-import { setRateLimit } from '#store/organizations.ts';
+import { setRateLimits } from '#store/organizations.ts';
 import { routes, routeKey, type RouteDefinition } from '#wiring/routes.ts';
 
 /**
@@ -51,9 +51,7 @@ beforeAll(async () => {
   useTemporaryOutbox();
   service = await startTestService();
   org = await createTestOrganization(service, 'approved', 'Matrix Org');
-  for (const bucket of ['initiate', 'write', 'read'] as const) {
-    await setRateLimit(org.organizationId, bucket, { burst: 2000, perSecond: 500 });
-  }
+  await setRateLimits(org.organizationId, { burst: 2000, perSecond: 500 });
   keyOf.owner = org.apiKey;
   for (const role of ['admin', 'member', 'viewer'] as const) keyOf[role] = (await inviteAndAccept(service, org.apiKey, role)).apiKey;
 });

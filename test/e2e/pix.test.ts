@@ -6,7 +6,7 @@ import { deepStrict, strictly } from '../support/strictSchema.ts';
 import { brCodeFields, brCodeValid } from '#core/brCode.ts';
 import { pixFeeBps } from '#core/onRampPricing.ts';
 import { readBalance } from '#store/ledger.ts';
-import { setRateLimit } from '#store/organizations.ts';
+import { setRateLimits } from '#store/organizations.ts';
 import { OnRampStatus, PixOnRampAccepted, PixOnRampQuote } from '#schemas/deposits.ts';
 import { SimulatedOnRampPayment } from '#schemas/sandbox.ts';
 
@@ -41,7 +41,7 @@ beforeAll(async () => {
   org = await createTestOrganization(service);
   other = await createTestOrganization(service, 'approved', 'Other Org');
   for (const organization of [org, other]) {
-    for (const bucket of ['initiate', 'write', 'read'] as const) await setRateLimit(organization.organizationId, bucket, { burst: 100_000, perSecond: 10_000 });
+    await setRateLimits(organization.organizationId, { burst: 100_000, perSecond: 10_000 });
   }
 });
 

@@ -8,7 +8,7 @@ import { strictly } from '../support/strictSchema.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { setRateLimit } from '#store/organizations.ts';
+import { setRateLimits } from '#store/organizations.ts';
 import { corridorCatalogue } from '#core/corridors.ts';
 import { EurcTopUp, SandboxPrefill } from '#schemas/sandbox.ts';
 
@@ -24,7 +24,7 @@ describe('on simulated', () => {
   beforeAll(async () => {
     service = await startTestService();
     org = await createTestOrganization(service, 'approved', 'Sandbox Tools Org');
-    for (const bucket of ['initiate', 'write', 'read'] as const) await setRateLimit(org.organizationId, bucket, { burst: 500, perSecond: 100 });
+    await setRateLimits(org.organizationId, { burst: 500, perSecond: 100 });
     await creditDeposit({ organizationId: org.organizationId, depositId: `fund-${randomBytes(4).toString('hex')}`, amount: 5_000_000_000n, rail: 'wire', memo: 'test funding' });
   });
 

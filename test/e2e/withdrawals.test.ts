@@ -5,7 +5,7 @@ import { call, createTestOrganization, startTestService, type TestOrganization, 
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { deepStrict, strictly } from '../support/strictSchema.ts';
 import { creditDeposit, listJournalEntries, readBalance } from '#store/ledger.ts';
-import { setRateLimit } from '#store/organizations.ts';
+import { setRateLimits } from '#store/organizations.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { crossingFees } from '#core/pricing.ts';
@@ -35,7 +35,7 @@ async function fund(organizationId: string, amount: bigint) {
 }
 
 async function unlimited(organizationId: string) {
-  for (const bucket of ['initiate', 'write', 'read'] as const) await setRateLimit(organizationId, bucket, { burst: 100_000, perSecond: 10_000 });
+  await setRateLimits(organizationId, { burst: 100_000, perSecond: 10_000 });
 }
 
 function withdrawal(overrides: Record<string, unknown> = {}) {

@@ -1,14 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { sampleOffRampBeneficiaries } from '#core/offRampBeneficiaries.ts';
 import { priceOffRamp } from '#core/offRampPricing.ts';
 import type { OffRampRecord } from '#core/offRamps.ts';
 import { SimulatedOffRamps, type OffRampDepositRequest } from '#providers/offRamp.ts';
-import { dynamo, tableName } from '#store/client.ts';
 import { creditDeposit, listJournalEntries, readBalance } from '#store/ledger.ts';
 import { createOperation, getOperation } from '#store/operations.ts';
 import { handler as offRampStep } from '../../functions/tasks/offRamp/offRampStep.ts';
+import { outboxItemsOf } from '../support/outbox.ts';
 import { useFreshTable } from '../support/table.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 
@@ -34,24 +33,7 @@ async function newOffRamp(organizationId: string, amount: bigint): Promise<OffRa
   return record;
 }
 
-async function outboxOfType(organizationId: string, type: string): Promise<unknown[]> {
-  const items: unknown[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'entity = :entity AND #event.#type = :type AND #event.organizationId = :org',
-        ExpressionAttributeNames: { '#event': 'event', '#type': 'type' },
-        ExpressionAttributeValues: { ':entity': 'outboxEvent', ':type': type, ':org': organizationId },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
+const outboxOfType = (organizationId: string, type: string) => outboxItemsOf(organizationId, type);
 
 beforeAll(async () => {
   await useFreshTable('offramp-progress');

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ulid } from 'ulid';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { LocalWorkflowRunner } from '../../lib/local/workflowRunner.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import { parseDepositResolution, ResolveUsageError, runDepositResolution } from '../../lib/ops/resolveDeposits.ts';
+import { outboxItemsOf } from '../support/outbox.ts';
 import { useFreshTable } from '../support/table.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { useWorkflowEngine } from '#platform/workflow.ts';
@@ -17,7 +17,6 @@ import type { OffRampRecord } from '#core/offRamps.ts';
 import { confirmDelivery, convertPayment, deliverUsdc, onRampDepositId, openCollection, parkOnRamp, resolveOnRamp } from '#core/onRampProgress.ts';
 import { openWireOnRamp, readOnRamp } from '#core/onRamps.ts';
 import { ingestStatementLine, resolveParkedLine } from '#core/wireDeposits.ts';
-import { dynamo, tableName } from '#store/client.ts';
 import { creditDeposit, depositEntryId, listJournalEntries, readBalance } from '#store/ledger.ts';
 import { createOperation, getOperation, transitionOperation } from '#store/operations.ts';
 import { getStatementLine, listParkedStatementLines } from '#store/statementLines.ts';
@@ -42,23 +41,8 @@ async function onboard(kybStatus: 'approved' | 'pending') {
 }
 
 async function outboxOfType(org: string, type: string, id?: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'entity = :entity AND #event.#type = :type AND #event.organizationId = :org',
-        ExpressionAttributeNames: { '#event': 'event', '#type': 'type' },
-        ExpressionAttributeValues: { ':entity': 'outboxEvent', ':type': type, ':org': org },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  if (!id) return items;
-  return items.filter((item) => JSON.stringify(item).includes(id));
+  const items = await outboxItemsOf(org, type);
+  return id ? items.filter((item) => JSON.stringify(item).includes(id)) : items;
 }
 
 /** A wire of band 94 (cents .94): converted, then its delivery is not answered: IN_DOUBT with a net and no txHash. */

@@ -1,4 +1,3 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
 import { pollPayout, resolvePayment, submitPayout, type PaymentRef } from '#core/paymentProgress.ts';
@@ -6,13 +5,13 @@ import { pollWithdrawal, pullFunds, resolveWithdrawal, sendWithdrawal, type With
 import type { WithdrawalRecord } from '#core/withdrawals.ts';
 import { SimulatedChain, useChainSender } from '#providers/chain.ts';
 import { SimulatedPayouts, usePayoutProvider } from '#providers/payout.ts';
-import { dynamo, tableName } from '#store/client.ts';
 import { applyMovement, creditDeposit, listJournalEntries } from '#store/ledger.ts';
 import { createOperation, getOperation } from '#store/operations.ts';
 import { applyTransition, createTransactionItems, getTransaction, type TransactionRecord } from '#store/transactions.ts';
 import { resolveFromCli } from '../../lib/ops/resolvePayments.ts';
 import { ResolveUsageError } from '../../lib/ops/resolveDeposits.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
+import { outboxItemsOf } from '../support/outbox.ts';
 import { useFreshTable } from '../support/table.ts';
 
 /**
@@ -98,23 +97,7 @@ const payment = async (ref: PaymentRef) => (await getTransaction(ref.organizatio
 const withdrawal = async (ref: WithdrawalRef) => (await getOperation<WithdrawalRecord>(ref.organizationId, 'withdrawal', ref.withdrawalId))!;
 
 async function outboxTypes(organizationId: string): Promise<string[]> {
-  const types: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'entity = :entity AND #event.organizationId = :org',
-        ExpressionAttributeNames: { '#event': 'event' },
-        ExpressionAttributeValues: { ':entity': 'outboxEvent', ':org': organizationId },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    types.push(...(page.Items ?? []).map((item) => String(item.event.type)));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return types.sort();
+  return (await outboxItemsOf(organizationId)).map((item) => String(item.event.type)).sort();
 }
 
 /** Everything a resolution could touch, to compare before and after one that must change nothing. */
