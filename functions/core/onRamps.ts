@@ -153,7 +153,7 @@ export function originIndexKey(organizationId: string, origin: OnRampOrigin): st
 export function onRampCreateOptions(record: OnRampRecord, extraItems: TransactItem[] = []) {
   return {
     event: { type: onRampStartedEvent, data: statusView(record) },
-    gsi2: { pk: originIndexKey(record.organizationId, record.origin), sk: `${record.createdAt}#${record.id}` },
+    gsi2: { pk: originIndexKey(record.organizationId, record.origin) },
     extraItems,
   };
 }
