@@ -42,8 +42,11 @@ export const Corridor = z
   .object({ from: z.string(), to: z.string(), destinationCountry: z.string().length(2) })
   .meta({ id: 'Corridor' });
 
+/** The contract's bound on a cursor; every cursor the service issues fits it (docs/decisions/070). */
+export const CursorMaxLength = 512;
+
 /** Query parameters of the paginated lists. */
-export function pageQuery(maxLimit: number, cursor: z.ZodString = z.string().min(1).max(512)) {
+export function pageQuery(maxLimit: number, cursor: z.ZodString = z.string().min(1).max(CursorMaxLength)) {
   return z.object({
     limit: z.coerce.number().int().positive().max(maxLimit).optional(),
     cursor: cursor.optional(),

@@ -74,12 +74,13 @@ export async function quoteOffRamp(organizationId: string, query: OffRampQuoteQu
 export async function acceptOffRamp(organizationId: string, body: CreateOffRampBody, now = new Date()): Promise<OffRampAccepted> {
   offRampProvider();
   const offRampId = body.idempotencyKey;
-  const requestHash = hashRequest(body);
+  if (body.amount.currency !== 'USDC') throw validationError([{ path: ['amount', 'currency'], message: 'only USDC can be off-ramped' }]);
+  const pulled = usdcAmount(body.amount.amount, ['amount', 'amount']);
+  // The key is bound to the meaning (decision 071): the amount in minor units, not as spelled.
+  const requestHash = hashRequest({ ...body, amount: { amount: pulled, currency: body.amount.currency } });
   const earlier = await answerForExisting(organizationId, offRampId, requestHash);
   if (earlier) return earlier;
 
-  if (body.amount.currency !== 'USDC') throw validationError([{ path: ['amount', 'currency'], message: 'only USDC can be off-ramped' }]);
-  const pulled = usdcAmount(body.amount.amount, ['amount', 'amount']);
   if (pulled < offRampMinimum) {
     throw validationError([{ path: ['amount', 'amount'], message: `must be at least the minimum of ${formatDecimal(offRampMinimum, 6)} USDC` }]);
   }

@@ -153,7 +153,7 @@ export function originIndexKey(organizationId: string, origin: OnRampOrigin): st
 export function onRampCreateOptions(record: OnRampRecord, extraItems: TransactItem[] = []) {
   return {
     event: { type: onRampStartedEvent, data: statusView(record) },
-    gsi2: { pk: originIndexKey(record.organizationId, record.origin), sk: `${record.createdAt}#${record.id}` },
+    gsi2: { pk: originIndexKey(record.organizationId, record.origin) },
     extraItems,
   };
 }
@@ -257,7 +257,7 @@ export async function openWireOnRamp(organizationId: string, body: CreateOnRampB
     throw validationError([{ path: ['amount', 'amount'], message: `must be at least the minimum, ${formatDecimal(minimum, 2)} ${currency}` }], 'The amount is below the on-ramp minimum (GET /treasury/onramp/quote reports it).');
   }
   // destinationAddress is ignored (USDC always goes to the home wallet), so it does not make a request different.
-  const requestHash = hashRequest({ rail: 'wire', currency, amount: amount.toString(), targetStablecoin: body.targetStablecoin });
+  const requestHash = hashRequest({ rail: 'wire', currency, amount, targetStablecoin: body.targetStablecoin });
   const earlier = await answerForExisting(organizationId, onRampId, requestHash, 'api');
   if (earlier) {
     if (isRunning(earlier.status)) await startOnRampWorkflow(organizationId, onRampId);
@@ -305,7 +305,7 @@ export async function openPixOnRamp(organizationId: string, body: CreatePixOnRam
       'The amount is outside the PIX limits (GET /treasury/onramp/pix/quote reports them).',
     );
   }
-  const requestHash = hashRequest({ rail: 'pix', currency: pixCurrency, amount: amount.toString() });
+  const requestHash = hashRequest({ rail: 'pix', currency: pixCurrency, amount });
   const earlier = await answerForExisting(organizationId, onRampId, requestHash, 'pix');
   if (earlier) {
     if (isRunning(earlier.status)) await startOnRampWorkflow(organizationId, onRampId);

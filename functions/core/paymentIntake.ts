@@ -22,11 +22,13 @@ import type { CreateTransactionBody, TransactionAccepted } from '#schemas/transa
  */
 export async function acceptPayment(organizationId: string, body: CreateTransactionBody): Promise<TransactionAccepted> {
   const transactionId = body.idempotencyKey;
-  const requestHash = hashRequest(body);
+  const send = sendAmountOf(body.sendAmount);
+  // The key is bound to the meaning (decision 071): the amount in minor units, not as spelled;
+  // payoutMode changes nothing, every payment runs as regular.
+  const requestHash = hashRequest({ ...body, payoutMode: undefined, sendAmount: { amount: send, currency: body.sendAmount.currency } });
   const earlier = await answerForExisting(organizationId, transactionId, requestHash);
   if (earlier) return earlier;
 
-  const send = sendAmountOf(body.sendAmount);
   const corridor = corridorOf(body.corridor);
   const problems = beneficiaryProblems(corridor, body.beneficiary);
   if (problems.missing.length > 0) {

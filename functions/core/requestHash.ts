@@ -1,23 +1,29 @@
 import { createHash } from 'node:crypto';
 
+/** A request as the service understood it: amounts as bigint minor units, never as spelled. */
+export type RequestMeaning = bigint | string | number | boolean | null | undefined | RequestMeaning[] | { [field: string]: RequestMeaning };
+
 /**
- * The fingerprint an idempotency key is bound to (DESIGN.md, Idempotency): the same key with the
- * same request answers what the first answered; with another request, 409 idempotency_key_reused.
- * Taken over the parsed body (unknown fields already stripped, defaults applied), so key order,
- * whitespace and ignored fields do not matter.
+ * The fingerprint an idempotency key is bound to (DESIGN.md, Idempotency; docs/decisions/071):
+ * the same key with the same request answers what the first answered; with another request, 409.
+ * "The same request" is the same meaning, whatever its spelling, on every money-moving POST: the
+ * caller passes the parsed body (unknown fields stripped, defaults applied) with each amount parsed
+ * to minor units (a bigint: "100" and "100.00" are one amount), the fields the service ignores left
+ * out (undefined) and the values it folds folded (an address's case). Key order and whitespace
+ * never matter: the form hashed is canonical.
  */
-export function hashRequest(body: unknown): string {
-  return createHash('sha256').update(canonical(body)).digest('hex');
+export function hashRequest(meaning: RequestMeaning): string {
+  return createHash('sha256').update(canonical(meaning)).digest('hex');
 }
 
-function canonical(value: unknown): string {
+function canonical(value: RequestMeaning): string {
+  if (typeof value === 'bigint') return JSON.stringify(value.toString());
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
+    const entries = Object.entries(value)
       .filter(([, v]) => v !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
 }
-

@@ -28,7 +28,7 @@ export async function acceptWithdrawal(organizationId: string, body: CreateWithd
   }
   // What the key is bound to: the amount, network and address, whatever their spelling
   // ("100" and "100.00", an address in either case), so an honest retry is never refused.
-  const requestHash = hashRequest({ amount: amount.toString(), currency: withdrawalCurrency, network: body.chain, toAddress: body.toAddress.toLowerCase() });
+  const requestHash = hashRequest({ amount, currency: withdrawalCurrency, network: body.chain, toAddress: body.toAddress.toLowerCase() });
 
   const earlier = await answerForExisting(organizationId, withdrawalId, requestHash);
   if (earlier) return earlier;

@@ -1,24 +1,20 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '#platform/errors.ts';
 import { config } from '#platform/config.ts';
+import { CursorMaxLength } from '#schemas/common.ts';
 import { dynamo, tableName } from './client.ts';
-import { keys } from './keys.ts';
+import { idOfListSortKey, keys, type ItemKey } from './keys.ts';
 
 /**
- * Opaque pagination cursors (docs/data-model.md, "Cursors"). A cursor names the last row of a
- * page (its DynamoDB key), the list it belongs to and the organization, and carries an HMAC so
- * that a forged or altered cursor, or one from another list or organization, is 400
- * `invalid_cursor` rather than an empty or foreign page.
+ * Opaque pagination cursors and the one page reader every list uses (docs/data-model.md,
+ * "Cursors"; docs/decisions/005, 070). Every paged list is one index partition sorted by
+ * `listSortKey(createdAt, id)`, so the last row of a page is named by that sort key alone: the
+ * partition and the row's table key follow from the list and the id. A cursor is that sort key
+ * and an HMAC over it, the list and the organization: a forged or altered cursor, or one of
+ * another list or organization, is 400 `invalid_cursor` rather than an empty or foreign page.
+ * Its length depends only on the sort key's length, which the id bounds: see `cursorLength`.
  */
-const payloadSchema = z.object({
-  v: z.literal(1),
-  list: z.string(),
-  org: z.string(),
-  key: z.record(z.string(), z.string()),
-});
-
 export interface CursorScope {
   /** The list, e.g. `transactions` or `batch:<id>:items`. */
   list: string;
@@ -62,33 +58,72 @@ async function loadSecret(): Promise<Buffer> {
   return Buffer.from(String(stored.Item?.value), 'base64');
 }
 
-function sign(secret: Buffer, payload: string): string {
-  return createHmac('sha256', secret).update(payload).digest('base64url');
+/** Bound to the list and the organization, which the cursor does not carry. Version 2: the sort key alone. */
+function sign(secret: Buffer, scope: CursorScope, payload: string): string {
+  return createHmac('sha256', secret).update(`cursor:2\n${scope.list}\n${scope.organizationId}\n${payload}`).digest('base64url');
 }
 
-export async function encodeCursor(scope: CursorScope, lastKey: Record<string, unknown>): Promise<string> {
-  const key = Object.fromEntries(Object.entries(lastKey).map(([name, value]) => [name, String(value)]));
-  const payload = Buffer.from(JSON.stringify({ v: 1, list: scope.list, org: scope.organizationId, key })).toString('base64url');
-  return `${payload}.${sign(await cursorSecret(), payload)}`;
+/** The length of the cursor naming a sort key of `bytes` UTF-8 bytes: base64url of them, a dot, a 43-character HMAC. */
+export function cursorLength(bytes: number): number {
+  return Math.ceil((bytes * 4) / 3) + 1 + 43;
 }
 
-/** The DynamoDB ExclusiveStartKey the cursor names; 400 `invalid_cursor` for anything else. */
-export async function decodeCursor(scope: CursorScope, cursor: string): Promise<Record<string, string>> {
+/** The cursor of the row whose list sort key is `sortKey`. A list whose sort keys could overflow the contract's bound is a bug, thrown as such. */
+export async function encodeCursor(scope: CursorScope, sortKey: string): Promise<string> {
+  const payload = Buffer.from(sortKey, 'utf8').toString('base64url');
+  const cursor = `${payload}.${sign(await cursorSecret(), scope, payload)}`;
+  if (cursor.length > CursorMaxLength) throw new Error(`a cursor of ${cursor.length} characters for list ${scope.list}: longer than ${CursorMaxLength}`);
+  return cursor;
+}
+
+/** The list sort key the cursor names; 400 `invalid_cursor` for anything the service did not issue for this list. */
+export async function decodeCursor(scope: CursorScope, cursor: string): Promise<string> {
   const invalid = new ApiError('invalid_cursor', 'The cursor was not issued by this service for this list; start again without a cursor.');
   const [payload, signature, extra] = cursor.split('.');
-  if (!payload || !signature || extra !== undefined || cursor.length > 1024) throw invalid;
-  const expected = Buffer.from(sign(await cursorSecret(), payload));
+  if (!payload || !signature || extra !== undefined || cursor.length > CursorMaxLength) throw invalid;
+  const expected = Buffer.from(sign(await cursorSecret(), scope, payload));
   const presented = Buffer.from(signature);
   if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) throw invalid;
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid;
+  return Buffer.from(payload, 'base64url').toString('utf8');
+}
+
+/** A list the service pages through, newest first: one partition of an index sorted by `listSortKey`. */
+export interface PagedList {
+  scope: CursorScope;
+  index: 'gsi1' | 'gsi2';
+  /** The index partition holding the list's rows. */
+  partition: string;
+  /** The table key of the row with this id. */
+  rowKey: (id: string) => ItemKey;
+}
+
+/** One page of a list, and the cursor of the next one (null only when DynamoDB saw no more rows). */
+export async function readPage(
+  list: PagedList,
+  page: { limit?: number; cursor?: string },
+  projection?: string,
+): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
+  const partitionName = `${list.index}pk`;
+  const sortName = `${list.index}sk`;
+  let exclusiveStartKey: Record<string, string> | undefined;
+  if (page.cursor) {
+    const sortKey = await decodeCursor(list.scope, page.cursor);
+    exclusiveStartKey = { ...list.rowKey(idOfListSortKey(sortKey)), [partitionName]: list.partition, [sortName]: sortKey };
   }
-  const parsed = payloadSchema.safeParse(decoded);
-  if (!parsed.success || parsed.data.list !== scope.list || parsed.data.org !== scope.organizationId) throw invalid;
-  return parsed.data.key;
+  const { Items, LastEvaluatedKey } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: list.index,
+      KeyConditionExpression: '#partition = :partition',
+      ExpressionAttributeNames: { '#partition': partitionName },
+      ExpressionAttributeValues: { ':partition': list.partition },
+      ...(projection ? { ProjectionExpression: projection } : {}),
+      ScanIndexForward: false,
+      Limit: page.limit ?? 50,
+      ExclusiveStartKey: exclusiveStartKey,
+    }),
+  );
+  return { items: Items ?? [], nextCursor: LastEvaluatedKey ? await encodeCursor(list.scope, String(LastEvaluatedKey[sortName])) : null };
 }
 
 /** Tests change tables between files; the secret lives in the table, so forget it. */

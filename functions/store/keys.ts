@@ -60,3 +60,11 @@ export const keys = {
 } as const;
 
 export type ItemKey = { pk: string; sk: string };
+
+/**
+ * The index sort key of a row in a newest-first list (gsi1sk, gsi2sk): its creation time, then
+ * its id. A page ends on one, and a cursor carries only it (functions/store/cursors.ts).
+ */
+export const listSortKey = (createdAt: string, id: string) => `${createdAt}#${id}`;
+/** The id a list sort key ends with: an ISO timestamp holds no `#`. */
+export const idOfListSortKey = (sortKey: string) => sortKey.slice(sortKey.indexOf('#') + 1);

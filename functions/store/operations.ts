@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { cancellationReasons, dynamo, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
-import { decodeCursor, encodeCursor } from './cursors.ts';
-import { keys } from './keys.ts';
+import { readPage } from './cursors.ts';
+import { keys, listSortKey } from './keys.ts';
 import { applyMovement, MovementAlreadyApplied, TransactionConflict, type LedgerMovement } from './ledger.ts';
 import { newOutboxEvent, outboxPut } from './outbox.ts';
 
@@ -62,7 +62,7 @@ export type CreateOutcome<R> =
  */
 export async function createOperation<R extends OperationBase>(
   record: R,
-  options: { event?: OperationEvent; ledger?: LedgerMovement; extraItems?: TransactItem[]; gsi2?: { pk: string; sk: string } } = {},
+  options: { event?: OperationEvent; ledger?: LedgerMovement; extraItems?: TransactItem[]; gsi2?: { pk: string } } = {},
 ): Promise<CreateOutcome<R>> {
   const table = tableName();
   const items: TransactItem[] = [
@@ -81,8 +81,9 @@ export async function createOperation<R extends OperationBase>(
           entity: operationEntity,
           ...record,
           gsi1pk: listKey(record.organizationId, record.kind),
-          gsi1sk: `${record.createdAt}#${record.id}`,
-          ...(options.gsi2 ? { gsi2pk: options.gsi2.pk, gsi2sk: options.gsi2.sk } : {}),
+          gsi1sk: listSortKey(record.createdAt, record.id),
+          // A subset list (gsi2) sorts like the whole one: a cursor names a row by its list sort key.
+          ...(options.gsi2 ? { gsi2pk: options.gsi2.pk, gsi2sk: listSortKey(record.createdAt, record.id) } : {}),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
@@ -211,19 +212,14 @@ export async function listOperations<R extends OperationBase>(
   page: { limit?: number; cursor?: string },
   subset?: { gsi2pk: string; list: string },
 ): Promise<{ rows: R[]; nextCursor: string | null }> {
-  const scope = { list: subset?.list ?? kind, organizationId };
-  const exclusiveStartKey = page.cursor ? await decodeCursor(scope, page.cursor) : undefined;
-  const { Items, LastEvaluatedKey } = await dynamo().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: subset ? 'gsi2' : 'gsi1',
-      KeyConditionExpression: subset ? 'gsi2pk = :pk' : 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': subset ? subset.gsi2pk : listKey(organizationId, kind) },
-      ScanIndexForward: false,
-      Limit: page.limit ?? 50,
-      ExclusiveStartKey: exclusiveStartKey,
-    }),
+  const { items, nextCursor } = await readPage(
+    {
+      scope: { list: subset?.list ?? kind, organizationId },
+      index: subset ? 'gsi2' : 'gsi1',
+      partition: subset ? subset.gsi2pk : listKey(organizationId, kind),
+      rowKey: (id) => keys.operation(organizationId, kind, id),
+    },
+    page,
   );
-  const rows = (Items ?? []).map((item) => fromItem<R>(item));
-  return { rows, nextCursor: LastEvaluatedKey ? await encodeCursor(scope, LastEvaluatedKey) : null };
+  return { rows: items.map((item) => fromItem<R>(item)), nextCursor };
 }

@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand, QueryCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { cancellationReasons, dynamo, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
-import { keys } from './keys.ts';
+import { keys, listSortKey } from './keys.ts';
 import type { StoredPrice } from './quotes.ts';
-import { decodeCursor, encodeCursor } from './cursors.ts';
+import { readPage } from './cursors.ts';
 import { newOutboxEvent, outboxPut } from './outbox.ts';
 import { money } from '#core/money.ts';
 import { isRunning, type PaymentState } from '#core/paymentStates.ts';
@@ -107,7 +107,7 @@ export function createTransactionItems(tx: TransactionRecord) {
           entity: transactionEntity,
           ...tx,
           gsi1pk: listKey(tx.organizationId),
-          gsi1sk: `${tx.createdAt}#${tx.transactionId}`,
+          gsi1sk: listSortKey(tx.createdAt, tx.transactionId),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
@@ -221,22 +221,17 @@ export async function listTransactions(
   organizationId: string,
   page: { limit?: number; cursor?: string },
 ): Promise<{ rows: TransactionListItem[]; nextCursor: string | null }> {
-  const scope = { list: 'transactions', organizationId };
-  const exclusiveStartKey = page.cursor ? await decodeCursor(scope, page.cursor) : undefined;
-  const { Items, LastEvaluatedKey } = await dynamo().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': listKey(organizationId) },
-      ProjectionExpression: 'pk, sk, gsi1pk, gsi1sk, transactionId, corridor, send, recipientReference, createdAt',
-      ScanIndexForward: false,
-      Limit: page.limit ?? 50,
-      ExclusiveStartKey: exclusiveStartKey,
-    }),
+  const { items, nextCursor } = await readPage(
+    {
+      scope: { list: 'transactions', organizationId },
+      index: 'gsi1',
+      partition: listKey(organizationId),
+      rowKey: (transactionId) => keys.transaction(organizationId, transactionId),
+    },
+    page,
+    'transactionId, corridor, send, recipientReference, createdAt',
   );
-  const rows = (Items ?? []).map((item) => listItemView(item as unknown as TransactionRecord));
-  return { rows, nextCursor: LastEvaluatedKey ? await encodeCursor(scope, LastEvaluatedKey) : null };
+  return { rows: items.map((item) => listItemView(item as unknown as TransactionRecord)), nextCursor };
 }
 
 /**
