@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '#schemas/openapi.ts';
-import { routeKey, routes } from '#wiring/routes.ts';
+import { routeKey, routes, takesNoBody } from '#wiring/routes.ts';
 
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -78,8 +78,10 @@ describe('OpenAPI document', () => {
       const pathParameters = [...definition.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
       const declared = (operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
       expect(declared.sort(), definition.operationId).toEqual(pathParameters.sort());
-      expect(operation.requestBody !== undefined, definition.operationId).toBe(definition.request?.body !== undefined);
-      if (definition.request?.body || definition.request?.query) expect(operation.responses['400'], definition.operationId).toBeDefined();
+      expect(operation.requestBody !== undefined, definition.operationId).toBe(definition.request?.body !== undefined || takesNoBody(definition));
+      // A row that takes no body documents the one it accepts ({}) as optional, and its 400 for any other.
+      if (takesNoBody(definition)) expect(operation.requestBody, definition.operationId).toMatchObject({ required: false });
+      if (definition.request?.body || definition.request?.query || takesNoBody(definition)) expect(operation.responses['400'], definition.operationId).toBeDefined();
       if (definition.feature !== 'discovery') expect(operation.responses['501'], definition.operationId).toBeDefined();
       expect(operation.responses['500'], definition.operationId).toBeDefined();
     }
