@@ -355,7 +355,27 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
     security: [{ bearerAuth: [] }],
     tags: Object.entries(tagDescriptions).map(([name, description]) => ({ name, description })),
   });
-  return referenceInlineCopies(document);
+  return nullableReferences(referenceInlineCopies(document));
+}
+
+/**
+ * The generator writes a nullable named schema (`Timestamp.nullable()`) as
+ * `allOf: [{$ref}, {type: ['string', 'null']}]`, which no `null` can satisfy (the `$ref` side is a
+ * string). Say what zod means: the component or null.
+ */
+function nullableReferences(document: OpenAPIObject): OpenAPIObject {
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (node === null || typeof node !== 'object') return node;
+    const { allOf, ...rest } = node as { allOf?: unknown[] } & Record<string, unknown>;
+    const [reference, nullable, ...others] = allOf ?? [];
+    const types = (nullable as { type?: unknown } | undefined)?.type;
+    if (others.length === 0 && (reference as { $ref?: unknown } | undefined)?.$ref && Object.keys(nullable as object).length === 1 && Array.isArray(types) && types.includes('null')) {
+      return { ...visit(rest) as object, anyOf: [reference, { type: 'null' }] };
+    }
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, visit(value)]));
+  };
+  return visit(document) as OpenAPIObject;
 }
 
 /**

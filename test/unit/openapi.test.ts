@@ -87,6 +87,27 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('has only ECMA-262 patterns a JSON Schema validator compiles, with no JavaScript /…/flags form', () => {
+    const patterns: { at: string; pattern: string }[] = [];
+    const visit = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, index) => visit(item, `${at}/${index}`));
+      if (node === null || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        // `pattern` as a keyword (a string), not a property named "pattern" inside `properties`.
+        if (key === 'pattern' && typeof value === 'string') patterns.push({ at, pattern: value });
+        else visit(value, `${at}/${key}`);
+      }
+    };
+    visit(document, '');
+    expect(patterns.length).toBeGreaterThan(0);
+    for (const { at, pattern } of patterns) {
+      expect(() => new RegExp(pattern, 'u'), at).not.toThrow();
+      // A regex literal's source with its flags (`…$/i`) would demand a literal slash and letter.
+      expect(pattern, at).not.toMatch(/\/[dgimsuvy]+$/);
+      expect(pattern, at).not.toMatch(/^\/.*\/[a-z]*$/);
+    }
+  });
+
   it('takes the server address and version from its options', () => {
     const custom = buildOpenApiDocument({ serverUrl: 'https://acme.payments.test', version: '9.9.9' }) as Document;
     expect(custom.servers).toEqual([{ url: 'https://acme.payments.test' }]);
