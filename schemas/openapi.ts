@@ -147,7 +147,8 @@ function errorCodesOf(definition: RouteDefinition): ErrorCode[] {
   if (definition.auth === 'key') codes.add('unauthorized').add('rate_limited');
   if (definition.permission || definition.ownerOnly) codes.add('forbidden');
   if (definition.kyb) codes.add('kyb_required');
-  if (body || query || takesNoBody(definition)) codes.add('validation');
+  // A malformed path parameter is refused by the same check (its issues start at `params`).
+  if (body || query || params || takesNoBody(definition)) codes.add('validation');
   // Refusals of the raw body come before validation (content type, size, JSON syntax); a row that takes
   // no body refuses one it cannot read the same way.
   if (body || takesNoBody(definition)) codes.add('invalid_json').add('bad_request').add('payload_too_large').add('unsupported_media_type');
