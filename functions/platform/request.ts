@@ -26,12 +26,12 @@ function validate<T extends z.ZodType>(schema: T, value: unknown, where: 'body' 
   throw validationError(where === 'body' ? issues : issues.map((issue) => ({ ...issue, path: [where, ...issue.path] })), message);
 }
 
-/** The body as JSON: content type, size, encoding and syntax checked in that order. */
 function bodyBytes(event: APIGatewayProxyEventV2): Buffer {
   const raw = event.body;
   return raw === undefined || raw === null ? Buffer.alloc(0) : Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8');
 }
 
+/** The body as JSON: content type, size, encoding and syntax checked in that order. */
 export function readJsonBody(event: APIGatewayProxyEventV2): unknown {
   const bytes = bodyBytes(event);
   if (bytes.length > maxBodyBytes) {
