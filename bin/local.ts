@@ -1,6 +1,6 @@
 /**
  * `npm start`: the whole service on this machine in the `simulated` environment.
- * Configuration (all optional): PORT, DYNAMODB_LOCAL_PORT, DYNAMODB_ENDPOINT, DATA_DIR,
+ * Configuration (all optional): PORT, HOST, DYNAMODB_LOCAL_PORT, DYNAMODB_ENDPOINT, DATA_DIR,
  * TABLE_NAME, SERVICE_ENVIRONMENT, QUOTE_TTL_SECONDS. See README.md.
  */
 // Imports are dynamic so that these defaults are in place before any module reads the environment.
@@ -20,6 +20,7 @@ const dataDir = process.env.DATA_DIR ? path.resolve(process.env.DATA_DIR) : unde
 
 const service = await startLocalService({
   port,
+  host: process.env.HOST || undefined,
   dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
   dynamoPort: Number(process.env.DYNAMODB_LOCAL_PORT ?? 8000),
   dataDir,

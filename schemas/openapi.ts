@@ -3,7 +3,7 @@ import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } fro
 import { z } from 'zod';
 import packageJson from '../package.json' with { type: 'json' };
 import type { Feature } from '#wiring/features.ts';
-import { routes, type RouteDefinition } from '#wiring/routes.ts';
+import { routes, takesNoBody, type RouteDefinition } from '#wiring/routes.ts';
 import {
   BeneficiaryIncompleteBody,
   ComplianceHoldBody,
@@ -147,9 +147,11 @@ function errorCodesOf(definition: RouteDefinition): ErrorCode[] {
   if (definition.auth === 'key') codes.add('unauthorized').add('rate_limited');
   if (definition.permission || definition.ownerOnly) codes.add('forbidden');
   if (definition.kyb) codes.add('kyb_required');
-  if (body || query) codes.add('validation');
-  // Refusals of the raw body come before validation (content type, size, JSON syntax).
-  if (body) codes.add('invalid_json').add('bad_request').add('payload_too_large').add('unsupported_media_type');
+  // A malformed path parameter is refused by the same check (its issues start at `params`).
+  if (body || query || params || takesNoBody(definition)) codes.add('validation');
+  // Refusals of the raw body come before validation (content type, size, JSON syntax); a row that takes
+  // no body refuses one it cannot read the same way.
+  if (body || takesNoBody(definition)) codes.add('invalid_json').add('bad_request').add('payload_too_large').add('unsupported_media_type');
   if (params) codes.add('not_found');
   if (!alwaysWired.has(definition.feature)) codes.add('not_implemented');
   codes.add('internal').add('unavailable');
@@ -249,10 +251,18 @@ function operationOf(definition: RouteDefinition, sharedResponses: Map<string, R
       ...(params ? { params: params as z.ZodObject } : {}),
       ...(query ? { query: query as z.ZodObject } : {}),
       ...(body ? { body: { required: true, content: { 'application/json': { schema: body } } } } : {}),
+      ...(takesNoBody(definition) ? { body: noBody } : {}),
     },
     responses: { ...successResponses, ...errorResponses(definition, sharedResponses) },
   };
 }
+
+/** What a row that takes no body accepts (docs/decisions/074). */
+const noBody = {
+  required: false,
+  description: 'None. An empty object is accepted; any other body is refused (400) and nothing changes.',
+  content: { 'application/json': { schema: z.strictObject({}) } },
+};
 
 function accessNote(definition: RouteDefinition): string {
   const notes = [
@@ -346,7 +356,27 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
     security: [{ bearerAuth: [] }],
     tags: Object.entries(tagDescriptions).map(([name, description]) => ({ name, description })),
   });
-  return referenceInlineCopies(document);
+  return nullableReferences(referenceInlineCopies(document));
+}
+
+/**
+ * The generator writes a nullable named schema (`Timestamp.nullable()`) as
+ * `allOf: [{$ref}, {type: ['string', 'null']}]`, which no `null` can satisfy (the `$ref` side is a
+ * string). Say what zod means: the component or null.
+ */
+function nullableReferences(document: OpenAPIObject): OpenAPIObject {
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (node === null || typeof node !== 'object') return node;
+    const { allOf, ...rest } = node as { allOf?: unknown[] } & Record<string, unknown>;
+    const [reference, nullable, ...others] = allOf ?? [];
+    const types = (nullable as { type?: unknown } | undefined)?.type;
+    if (others.length === 0 && (reference as { $ref?: unknown } | undefined)?.$ref && Object.keys(nullable as object).length === 1 && Array.isArray(types) && types.includes('null')) {
+      return { ...visit(rest) as object, anyOf: [reference, { type: 'null' }] };
+    }
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, visit(value)]));
+  };
+  return visit(document) as OpenAPIObject;
 }
 
 /**

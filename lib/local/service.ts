@@ -18,6 +18,8 @@ import { startStreamPoller } from './streamPoller.ts';
 export interface LocalServiceOptions {
   /** HTTP port; 0 picks a free one. */
   port: number;
+  /** Interface the HTTP server listens on: 127.0.0.1 unless told otherwise. */
+  host?: string;
   /** Use this DynamoDB instead of spawning DynamoDB Local. */
   dynamoEndpoint?: string;
   /** Port for the spawned DynamoDB Local; 0 picks a free one. */
@@ -97,7 +99,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     });
     await runner.resumeUnfinished();
 
-    const http = await startHttpServer({ port: options.port });
+    const http = await startHttpServer({ port: options.port, host: options.host });
     stops.push(() => http.close());
     // Links in e-mails (an invitation's accept link) point at this server unless PUBLIC_BASE_URL says otherwise.
     if (!process.env.PUBLIC_BASE_URL || publicBaseUrlSetHere) {

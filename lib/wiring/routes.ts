@@ -89,6 +89,15 @@ export function bucketOf(definition: RouteDefinition): Bucket {
   return definition.bucket ?? (definition.method === 'GET' ? 'read' : 'write');
 }
 
+/**
+ * A row that changes something without a body schema takes no body: its input check accepts none or `{}`
+ * and refuses anything else (docs/decisions/074). The unbuilt rows are not among them: they answer 501
+ * whatever is sent, and their body is not defined yet.
+ */
+export function takesNoBody(definition: RouteDefinition): boolean {
+  return definition.method !== 'GET' && !definition.request?.body && definition.handler !== notImplementedHandler;
+}
+
 /** `GET /me` */
 export function routeKey(definition: Pick<RouteDefinition, 'method' | 'path'>): string {
   return `${definition.method} ${definition.path}`;

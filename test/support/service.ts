@@ -3,6 +3,7 @@ import { startLocalService, type LocalService } from '../../lib/local/service.ts
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import type { KybStatus } from '#store/organizations.ts';
 import { forgetCursorSecret } from '#store/cursors.ts';
+import { servedDocument, type OpenApiDocument, type ServedDocument } from './servedDocument.ts';
 
 /**
  * The whole local service (HTTP adapter, workflow runner, stream poller, event bus) on a random
@@ -30,7 +31,30 @@ export async function createTestOrganization(service: LocalService, kybStatus: K
   return { organizationId: created.organization.id, apiKey: created.apiKey.apiKey, homeWalletId: created.organization.homeWalletId };
 }
 
-/** fetch against the service, returning status, headers and the parsed JSON body. */
+const documents = new Map<string, Promise<ServedDocument>>();
+
+/** The OpenAPI document the service at this address serves, read once. */
+function documentOf(service: LocalService): Promise<ServedDocument> {
+  let document = documents.get(service.url);
+  if (!document) {
+    document = fetch(`${service.url}/openapi.json`)
+      .then(async (response) => {
+        if (response.status !== 200) throw new Error(`GET /openapi.json answered ${response.status}`);
+        return servedDocument((await response.json()) as OpenApiDocument);
+      })
+      .catch((error: unknown) => {
+        documents.delete(service.url);
+        throw error;
+      });
+    documents.set(service.url, document);
+  }
+  return document;
+}
+
+/**
+ * fetch against the service, returning status, headers and the parsed JSON body. Every answer is
+ * held against the OpenAPI document the service serves; one that does not fit it fails the test.
+ */
 export async function call(
   service: LocalService,
   method: string,
@@ -52,6 +76,8 @@ export async function call(
   } catch {
     // Left as text: the assertion will show it.
   }
+  const mismatch = (await documentOf(service)).mismatch(method, path, response.status, parsed);
+  if (mismatch) throw new Error(`The answer does not fit the served OpenAPI document: ${mismatch}\nbody: ${text.slice(0, 1500)}`);
   return { status: response.status, headers: response.headers, body: parsed };
 }
 

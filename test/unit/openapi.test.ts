@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '#schemas/openapi.ts';
-import { routeKey, routes } from '#wiring/routes.ts';
+import { routeKey, routes, takesNoBody } from '#wiring/routes.ts';
 
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -78,10 +78,33 @@ describe('OpenAPI document', () => {
       const pathParameters = [...definition.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
       const declared = (operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
       expect(declared.sort(), definition.operationId).toEqual(pathParameters.sort());
-      expect(operation.requestBody !== undefined, definition.operationId).toBe(definition.request?.body !== undefined);
-      if (definition.request?.body || definition.request?.query) expect(operation.responses['400'], definition.operationId).toBeDefined();
+      expect(operation.requestBody !== undefined, definition.operationId).toBe(definition.request?.body !== undefined || takesNoBody(definition));
+      // A row that takes no body documents the one it accepts ({}) as optional, and its 400 for any other.
+      if (takesNoBody(definition)) expect(operation.requestBody, definition.operationId).toMatchObject({ required: false });
+      if (definition.request?.body || definition.request?.query || takesNoBody(definition)) expect(operation.responses['400'], definition.operationId).toBeDefined();
       if (definition.feature !== 'discovery') expect(operation.responses['501'], definition.operationId).toBeDefined();
       expect(operation.responses['500'], definition.operationId).toBeDefined();
+    }
+  });
+
+  it('has only ECMA-262 patterns a JSON Schema validator compiles, with no JavaScript /…/flags form', () => {
+    const patterns: { at: string; pattern: string }[] = [];
+    const visit = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, index) => visit(item, `${at}/${index}`));
+      if (node === null || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        // `pattern` as a keyword (a string), not a property named "pattern" inside `properties`.
+        if (key === 'pattern' && typeof value === 'string') patterns.push({ at, pattern: value });
+        else visit(value, `${at}/${key}`);
+      }
+    };
+    visit(document, '');
+    expect(patterns.length).toBeGreaterThan(0);
+    for (const { at, pattern } of patterns) {
+      expect(() => new RegExp(pattern, 'u'), at).not.toThrow();
+      // A regex literal's source with its flags (`…$/i`) would demand a literal slash and letter.
+      expect(pattern, at).not.toMatch(/\/[dgimsuvy]+$/);
+      expect(pattern, at).not.toMatch(/^\/.*\/[a-z]*$/);
     }
   });
 
