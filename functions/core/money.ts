@@ -26,6 +26,32 @@ export function scaleOf(currency: string): number | undefined {
   return Object.hasOwn(currencyScales, currency) ? currencyScales[currency] : undefined;
 }
 
+/**
+ * The largest amount the service accepts in any request: 1,000,000,000 whole units of the amount's
+ * own currency (docs/decisions/072). At USDC's scale that is 10^15 minor units: under 2^53, so even a
+ * client that reads amounts as doubles keeps every accepted one exact, and 10^23 such movements
+ * still fit the ledger's 38 digits.
+ */
+export const largestWholeUnits = 1_000_000_000n;
+export const largestAmountMessage = `must be at most ${largestWholeUnits} (the largest amount accepted, in whole units of its currency)`;
+
+/** `largestWholeUnits` in minor units of a currency of this scale. */
+export function largestAmountAt(scale: number): bigint {
+  return largestWholeUnits * 10n ** BigInt(scale);
+}
+
+/**
+ * Whether a decimal string is within `largestWholeUnits`, whatever its currency's scale: the bound is
+ * in whole units, so a schema can check it before knowing the currency. Text that is not a decimal
+ * string passes here: its pattern refuses it.
+ */
+export function isWithinLargestAmount(text: string): boolean {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!match) return true;
+  const whole = BigInt(match[1]!);
+  return whole < largestWholeUnits || (whole === largestWholeUnits && /^0*$/.test(match[2] ?? ''));
+}
+
 /** Why a decimal string was refused; the handler turns it into a 400 `validation` issue. */
 export class AmountError extends Error {
   constructor(message: string) {
@@ -34,7 +60,10 @@ export class AmountError extends Error {
   }
 }
 
-/** "12.5" at scale 2 → 1250n. More decimals than `scale` is refused, never rounded. */
+/**
+ * "12.5" at scale 2 → 1250n. More decimals than `scale` is refused, never rounded; so is more than
+ * `largestWholeUnits`: every amount a request carries is parsed here.
+ */
 export function parseDecimal(text: string, scale: number): bigint {
   const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
   if (!match) throw new AmountError('must be a decimal string such as "12.50"');
@@ -42,6 +71,7 @@ export function parseDecimal(text: string, scale: number): bigint {
   if (fraction.length > scale) {
     throw new AmountError(scale === 0 ? 'must be a whole number: this currency has no decimals' : `must have at most ${scale} decimals`);
   }
+  if (!isWithinLargestAmount(text)) throw new AmountError(largestAmountMessage);
   return BigInt(whole + fraction.padEnd(scale, '0'));
 }
 
