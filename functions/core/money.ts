@@ -127,14 +127,25 @@ export function rateJson(from: string, to: string, rate: Fraction): Rate {
 
 /**
  * What `minor` units of a `fromScale` currency buy at `rate`, in minor units of a `toScale`
- * currency, floored: the recipient gets whole destination units (10^-toScale), never a fraction
- * of one, as the contract says of receive amounts.
+ * currency, floored to the minor unit (10^-toScale): never a fraction of one. A payment's receive
+ * amount is floored further, to whole units (`floorToWholeUnits`).
  */
 export function convertFloor(minor: bigint, fromScale: number, rate: Fraction, toScale: number): bigint {
   if (minor < 0n) throw new AmountError('cannot convert a negative amount');
   const numerator = minor * rate.numerator * 10n ** BigInt(toScale);
   const denominator = rate.denominator * 10n ** BigInt(fromScale);
   return numerator / denominator;
+}
+
+/**
+ * `minor` (at `scale`) floored to whole units, still written at `scale`: 459986n at scale 2 →
+ * 459900n. The contract's receive amount is "floored to whole destination units", the units its
+ * rate is quoted in (one whole unit of `from` buys n/d whole units of `to`), not minor units.
+ */
+export function floorToWholeUnits(minor: bigint, scale: number): bigint {
+  if (minor < 0n) throw new AmountError('cannot floor a negative amount');
+  const unit = 10n ** BigInt(scale);
+  return (minor / unit) * unit;
 }
 
 /** `bps` basis points of `minor`, floored (a fee or margin never exceeds its stated rate). */

@@ -5,6 +5,7 @@ import {
   basisPoints,
   convertFloor,
   currencyScales,
+  floorToWholeUnits,
   formatDecimal,
   fraction,
   isWithinLargestAmount,
@@ -422,6 +423,28 @@ describe('convertFloor', () => {
 
   it('refuses a negative amount', () => {
     expect(() => convertFloor(-1n, 6, fraction(1n, 1n), 6)).toThrow(AmountError);
+  });
+});
+
+describe('floorToWholeUnits', () => {
+  it('floors to whole units of the currency, written at its scale: a multiple of 10^scale, less than one unit below', () => {
+    fc.assert(
+      fc.property(amount, anyScale, (minor, scale) => {
+        const unit = 10n ** BigInt(scale);
+        const whole = floorToWholeUnits(minor, scale);
+        expect(whole % unit).toBe(0n);
+        expect(whole <= minor && minor - whole < unit).toBe(true);
+        expect(floorToWholeUnits(whole, scale)).toBe(whole);
+      }),
+    );
+  });
+
+  it('worked examples: 4,599.86 MXN is 4,599.00; VND has no fraction to drop', () => {
+    expect(floorToWholeUnits(459_986n, 2)).toBe(459_900n);
+    expect(floorToWholeUnits(99n, 2)).toBe(0n);
+    expect(floorToWholeUnits(2_459_881n, 0)).toBe(2_459_881n);
+    expect(floorToWholeUnits(1_999_999n, 6)).toBe(1_000_000n);
+    expect(() => floorToWholeUnits(-1n, 2)).toThrow(AmountError);
   });
 });
 
