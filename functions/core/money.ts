@@ -48,7 +48,10 @@ export function largestAmountAt(scale: number): bigint {
 export function isWithinLargestAmount(text: string): boolean {
   const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
   if (!match) return true;
-  const whole = BigInt(match[1]!);
+  // Digits counted before any BigInt: a megabyte of digits is refused without converting it.
+  const digits = match[1]!.replace(/^0+(?=\d)/, '');
+  if (digits.length > String(largestWholeUnits).length) return false;
+  const whole = BigInt(digits);
   return whole < largestWholeUnits || (whole === largestWholeUnits && /^0*$/.test(match[2] ?? ''));
 }
 

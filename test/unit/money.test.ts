@@ -190,6 +190,12 @@ describe('parseDecimal / formatDecimal', () => {
     }
   });
 
+  it('tells within from beyond on a megabyte of digits by counting them (no million-digit BigInt per request)', () => {
+    expect(isWithinLargestAmount(`1${'0'.repeat(1_000_000)}`)).toBe(false);
+    expect(isWithinLargestAmount(`${'0'.repeat(1_000_000)}1000000000.${'0'.repeat(1_000)}`)).toBe(true);
+    expect(isWithinLargestAmount(`${'0'.repeat(1_000_000)}1000000000.${'0'.repeat(1_000)}1`)).toBe(false);
+  });
+
   it('tells within from beyond on the string alone, as parsing at any scale does', () => {
     fc.assert(
       fc.property(amount, anyScale, (minor, scale) => {
