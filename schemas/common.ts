@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isWithinLargestAmount, largestAmountMessage, largestWholeUnits } from '#core/money.ts';
 
 /** Shapes shared by many endpoints. Names follow the contract (service-interface.md, "Resources"). */
 
@@ -8,11 +9,19 @@ export const Timestamp = z.string().datetime({ precision: 3 }).meta({
   example: '2026-11-23T09:30:00.000Z',
 });
 
-export const DecimalString = z
-  .string()
-  .regex(/^\d+(\.\d+)?$/, 'must be a decimal string such as "12.50"')
-  .max(40)
-  .meta({ id: 'DecimalString', description: 'An amount as a decimal string; more decimals than the currency allows is refused.' });
+/**
+ * An amount in a request: a decimal string of this pattern, bounded in length (docs/decisions/007)
+ * and in value (docs/decisions/072). Checked here, so the bound holds on every body and query that
+ * carries an amount before any handler runs; the handlers' exact parse checks it again.
+ */
+export function amountString(pattern: RegExp, patternMessage: string) {
+  return z.string().regex(pattern, patternMessage).max(40).refine(isWithinLargestAmount, largestAmountMessage);
+}
+
+export const DecimalString = amountString(/^\d+(\.\d+)?$/, 'must be a decimal string such as "12.50"').meta({
+  id: 'DecimalString',
+  description: `An amount as a decimal string; more decimals than the currency allows is refused, and so is more than ${largestWholeUnits} whole units.`,
+});
 
 export const IdempotencyKey = z
   .string()

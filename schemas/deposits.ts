@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { DecimalAmount, DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery } from './common.ts';
+import { DecimalAmount, DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, amountString, pageQuery } from './common.ts';
 
-/** The PIX amount pattern: BRL with at most two decimals; bounded like every decimal string (docs/decisions/007). */
-const BrlAmount = z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be a BRL amount with at most two decimals').max(40);
+/** The PIX amount pattern: BRL with at most two decimals; bounded like every decimal string (docs/decisions/007, 072). */
+const BrlAmount = amountString(/^\d+(\.\d{1,2})?$/, 'must be a BRL amount with at most two decimals');
 
 // ---- Bank deposit instructions ------------------------------------------------------------
 

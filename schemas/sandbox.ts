@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CountryCode, DecimalAmount, DecimalString, Money, PathId } from './common.ts';
+import { CountryCode, DecimalAmount, DecimalString, Money, PathId, amountString } from './common.ts';
 import { CreateBeneficiaryBody } from './offramps.ts';
 import { Beneficiary } from './transactions.ts';
 
@@ -78,7 +78,7 @@ export type SandboxPrefill = z.infer<typeof SandboxPrefill>;
 
 /** POST /wallets/{walletId}/topup-eurc: strict. */
 export const TopUpEurcBody = z
-  .object({ amount: z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be an amount with at most two decimals') })
+  .object({ amount: amountString(/^\d+(\.\d{1,2})?$/, 'must be an amount with at most two decimals') })
   .strict()
   .meta({ id: 'TopUpEurcRequest', description: 'Credits a simulated EURC balance one-for-one.' });
 export type TopUpEurcBody = z.infer<typeof TopUpEurcBody>;

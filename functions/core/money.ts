@@ -26,6 +26,35 @@ export function scaleOf(currency: string): number | undefined {
   return Object.hasOwn(currencyScales, currency) ? currencyScales[currency] : undefined;
 }
 
+/**
+ * The largest amount the service accepts in any request: 1,000,000,000 whole units of the amount's
+ * own currency (docs/decisions/072). At USDC's scale that is 10^15 minor units: under 2^53, so even a
+ * client that reads amounts as doubles keeps every accepted one exact, and 10^23 such movements
+ * still fit the ledger's 38 digits.
+ */
+export const largestWholeUnits = 1_000_000_000n;
+export const largestAmountMessage = `must be at most ${largestWholeUnits} (the largest amount accepted, in whole units of its currency)`;
+
+/** `largestWholeUnits` in minor units of a currency of this scale. */
+export function largestAmountAt(scale: number): bigint {
+  return largestWholeUnits * 10n ** BigInt(scale);
+}
+
+/**
+ * Whether a decimal string is within `largestWholeUnits`, whatever its currency's scale: the bound is
+ * in whole units, so a schema can check it before knowing the currency. Text that is not a decimal
+ * string passes here: its pattern refuses it.
+ */
+export function isWithinLargestAmount(text: string): boolean {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!match) return true;
+  // Digits counted before any BigInt: a megabyte of digits is refused without converting it.
+  const digits = match[1]!.replace(/^0+(?=\d)/, '');
+  if (digits.length > String(largestWholeUnits).length) return false;
+  const whole = BigInt(digits);
+  return whole < largestWholeUnits || (whole === largestWholeUnits && /^0*$/.test(match[2] ?? ''));
+}
+
 /** Why a decimal string was refused; the handler turns it into a 400 `validation` issue. */
 export class AmountError extends Error {
   constructor(message: string) {
@@ -34,7 +63,10 @@ export class AmountError extends Error {
   }
 }
 
-/** "12.5" at scale 2 → 1250n. More decimals than `scale` is refused, never rounded. */
+/**
+ * "12.5" at scale 2 → 1250n. More decimals than `scale` is refused, never rounded; so is more than
+ * `largestWholeUnits`: every amount a request carries is parsed here.
+ */
 export function parseDecimal(text: string, scale: number): bigint {
   const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
   if (!match) throw new AmountError('must be a decimal string such as "12.50"');
@@ -42,6 +74,7 @@ export function parseDecimal(text: string, scale: number): bigint {
   if (fraction.length > scale) {
     throw new AmountError(scale === 0 ? 'must be a whole number: this currency has no decimals' : `must have at most ${scale} decimals`);
   }
+  if (!isWithinLargestAmount(text)) throw new AmountError(largestAmountMessage);
   return BigInt(whole + fraction.padEnd(scale, '0'));
 }
 
@@ -97,14 +130,25 @@ export function rateJson(from: string, to: string, rate: Fraction): Rate {
 
 /**
  * What `minor` units of a `fromScale` currency buy at `rate`, in minor units of a `toScale`
- * currency, floored: the recipient gets whole destination units (10^-toScale), never a fraction
- * of one, as the contract says of receive amounts.
+ * currency, floored to the minor unit (10^-toScale): never a fraction of one. A payment's receive
+ * amount is floored further, to whole units (`floorToWholeUnits`).
  */
 export function convertFloor(minor: bigint, fromScale: number, rate: Fraction, toScale: number): bigint {
   if (minor < 0n) throw new AmountError('cannot convert a negative amount');
   const numerator = minor * rate.numerator * 10n ** BigInt(toScale);
   const denominator = rate.denominator * 10n ** BigInt(fromScale);
   return numerator / denominator;
+}
+
+/**
+ * `minor` (at `scale`) floored to whole units, still written at `scale`: 459986n at scale 2 →
+ * 459900n. The contract's receive amount is "floored to whole destination units", the units its
+ * rate is quoted in (one whole unit of `from` buys n/d whole units of `to`), not minor units.
+ */
+export function floorToWholeUnits(minor: bigint, scale: number): bigint {
+  if (minor < 0n) throw new AmountError('cannot floor a negative amount');
+  const unit = 10n ** BigInt(scale);
+  return (minor / unit) * unit;
 }
 
 /** `bps` basis points of `minor`, floored (a fee or margin never exceeds its stated rate). */

@@ -15,7 +15,7 @@ import { validationError } from '#platform/errors.ts';
 import { config } from '#platform/config.ts';
 import { fxProvider } from '#providers/fx.ts';
 import { houseAccountsFor, type HouseAccount } from './houseAccounts.ts';
-import { AmountError, basisPoints, convertFloor, formatDecimal, fraction, money, parseDecimal, scaleOf, type Fraction } from './money.ts';
+import { AmountError, basisPoints, convertFloor, formatDecimal, fraction, largestAmountAt, money, parseDecimal, scaleOf, type Fraction } from './money.ts';
 import type { Money } from '#schemas/common.ts';
 import type { OnRampQuote, PixOnRampQuote } from '#schemas/deposits.ts';
 
@@ -32,10 +32,10 @@ export const deliveryFee = 0n;
 /** The smallest wire a deposit is started for, per currency (minor units): 10.00. Below it a wire parks. */
 export const wireMinimums: Readonly<Record<string, bigint>> = { USD: 10_00n, EUR: 10_00n };
 /**
- * The largest wire one deposit takes (minor units): 1,000,000,000.00. Not a business limit the
- * contract names; it keeps every figure far inside the ledger's 38 digits. Above it a wire parks.
+ * The largest wire one deposit takes (minor units of USD and EUR, both scale 2): the largest amount
+ * the service accepts (docs/decisions/072), 1,000,000,000.00. A bank-fed wire above it parks.
  */
-export const wireMaximum = 1_000_000_000_00n;
+export const wireMaximum = largestAmountAt(2);
 /** PIX limits in centavos: 10.00 to 15,000.00 BRL per code. */
 export const pixMinimum = 10_00n;
 export const pixMaximum = 15_000_00n;

@@ -4,11 +4,13 @@
  *
  *   net     = send − fee − networkFee            (USDC minor units)
  *   rate    = mid × (10000 − marginBps) / 10000   (owned routes keep their margin inside the rate)
- *   receive = floor(net × rate)                   (whole destination minor units, never more)
+ *   receive = floor(net × rate)                   (whole destination units, as the contract says;
+ *                                                  written at the currency's scale: 4,599.86 MXN
+ *                                                  pays 459900 at scale 2, docs/decisions/073)
  *
  * The best route is the one that pays the recipient most; ties go to the faster one.
  */
-import { basisPoints, convertFloor, fraction, multiply, scaleOf, type Fraction } from './money.ts';
+import { basisPoints, convertFloor, floorToWholeUnits, fraction, multiply, scaleOf, type Fraction } from './money.ts';
 import type { CorridorDefinition, CorridorRoute } from './corridors.ts';
 
 /** USDC minor units (scale 6) a crossing from the home network to the rail's network costs. */
@@ -48,7 +50,7 @@ export function price(input: { corridor: CorridorDefinition; send: bigint; homeN
     const net = input.send - fee - (crossing.networkFee ?? 0n);
     const marginBps = route.kind === 'owned' ? (route.marginBps ?? 0) : 0;
     const rate = marginBps > 0 ? multiply(input.mid, fraction(BigInt(10_000 - marginBps), 10_000n)) : input.mid;
-    const receive = net > 0n ? convertFloor(net, sendScale, rate, destinationScale) : 0n;
+    const receive = net > 0n ? floorToWholeUnits(convertFloor(net, sendScale, rate, destinationScale), destinationScale) : 0n;
     if (receive <= 0n) continue;
     const candidate: Price = {
       route,
@@ -71,7 +73,7 @@ export function price(input: { corridor: CorridorDefinition; send: bigint; homeN
       message: `No rail of this corridor can be funded from the ${input.homeNetwork} network of the home wallet.`,
     };
   }
-  return { refused: 'amount_too_small', message: 'The amount does not cover the fees of this corridor.' };
+  return { refused: 'amount_too_small', message: 'The amount does not cover the fees of this corridor and one whole unit of its destination currency.' };
 }
 
 function fundingOf(route: CorridorRoute, homeNetwork: string): { network: string; networkFee: bigint | null } | undefined {

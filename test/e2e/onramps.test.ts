@@ -135,6 +135,8 @@ describe('GET /treasury/onramp/quote', () => {
       'amount=-1&currency=USD',
       'amount=1e5&currency=USD',
       `amount=${'9'.repeat(41)}&currency=USD`,
+      `amount=${'9'.repeat(40)}&currency=USD`,
+      'amount=1000000000.01&currency=USD',
       'amount=100',
       'currency=USD',
       'amount=100&currency=',
@@ -146,10 +148,10 @@ describe('GET /treasury/onramp/quote', () => {
       expect(status, query).toBe(400);
       expect(body.error, query).toBe('validation');
     }
-    // The largest amount the pattern admits is still priced exactly.
-    const big = await call(service, 'GET', `/treasury/onramp/quote?amount=${'9'.repeat(40)}&currency=USD`, { apiKey: org.apiKey });
+    // The largest amount the service accepts (docs/decisions/072) is still priced exactly.
+    const big = await call(service, 'GET', '/treasury/onramp/quote?amount=1000000000.00&currency=USD', { apiKey: org.apiKey });
     expect(big.status).toBe(200);
-    expect(big.body.gross.amount).toBe(`${'9'.repeat(40)}000000`);
+    expect(big.body.gross.amount).toBe('1000000000000000');
   });
 });
 

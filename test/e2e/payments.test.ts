@@ -5,7 +5,7 @@ import { call, createTestOrganization, startTestService, type TestOrganization, 
 import { expectLedgerInvariant, expectLedgerInvariantForAll } from '../support/ledgerInvariant.ts';
 import { creditDeposit, readBalance } from '#store/ledger.ts';
 import { corridorCatalogue, findCorridor, sampleBeneficiary } from '#core/corridors.ts';
-import { convertFloor, fraction } from '#core/money.ts';
+import { fraction } from '#core/money.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { setRateLimit, setRateLimits } from '#store/organizations.ts';
@@ -74,7 +74,7 @@ describe('capabilities', () => {
 });
 
 describe('POST /quotes', () => {
-  it('prices exactly: receive = floor((send − fee − networkFee) × rate), locked about a minute', async () => {
+  it('prices exactly: receive = floor((send − fee − networkFee) × rate) in whole destination units, locked about a minute', async () => {
     const before = Date.now();
     const { status, body } = await call(service, 'POST', '/quotes', {
       apiKey: org.apiKey,
@@ -88,7 +88,9 @@ describe('POST /quotes', () => {
     expect(body.receiveAmount.scale).toBe(2);
     const net = 250_500_000n - BigInt(body.fee.amount) - BigInt(body.networkFee?.amount ?? '0');
     const rate = fraction(BigInt(body.rate.numerator), BigInt(body.rate.denominator));
-    expect(BigInt(body.receiveAmount.amount)).toBe(convertFloor(net, 6, rate, 2));
+    // Floored to whole pesos, the units the rate is quoted in, and written at scale 2: 4,599.86 is 459900.
+    const wholePesos = (net * rate.numerator) / (rate.denominator * 1_000_000n);
+    expect(BigInt(body.receiveAmount.amount)).toBe(wholePesos * 100n);
     const expires = Date.parse(body.expiresAt);
     expect(expires).toBeGreaterThan(before);
     expect(expires).toBeLessThanOrEqual(Date.now() + 60_000);

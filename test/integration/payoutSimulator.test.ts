@@ -24,7 +24,8 @@ function request(send: string, overrides: Partial<PayoutRequest> = {}, on = corr
     reference: `org_sim:tx_${process.pid}_${sequence}`,
     provider: on.routes[0]?.provider ?? '',
     corridor: { from: on.from, to: on.to, destinationCountry: on.destinationCountry },
-    amount: 184_127n,
+    // What a quote of 100 USDC to MXN pays: whole pesos (1,841.00 MXN), as every receive amount.
+    amount: 184_100n,
     currency: on.to,
     sourceAmount: parseDecimal(send, 6),
     beneficiary: sampleBeneficiary(on),
@@ -66,9 +67,9 @@ describe('payout simulator', () => {
     const payout = request('100.00');
     const providerPayoutId = await accepted(simulator, payout);
     expect(providerPayoutId).toMatch(/^sim-po-/);
-    expect(await simulator.status(payout.reference)).toEqual({ status: 'paid', paidAmount: 184_127n });
+    expect(await simulator.status(payout.reference)).toEqual({ status: 'paid', paidAmount: 184_100n });
     const stored = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.simulatedPayout(payout.reference), ConsistentRead: true }));
-    expect(stored.Item).toMatchObject({ entity: 'simulatedPayout', providerPayoutId, amount: '184127', sourceAmount: '100000000', band: 0 });
+    expect(stored.Item).toMatchObject({ entity: 'simulatedPayout', providerPayoutId, amount: '184100', sourceAmount: '100000000', band: 0 });
   });
 
   it('91: rejects at submit and creates nothing', async () => {
@@ -115,7 +116,7 @@ describe('payout simulator', () => {
   it('96: pays one whole destination unit short', async () => {
     const mxn = request('100.96');
     await accepted(simulator, mxn);
-    expect(await simulator.status(mxn.reference)).toEqual({ status: 'paid', paidAmount: 184_127n - 100n });
+    expect(await simulator.status(mxn.reference)).toEqual({ status: 'paid', paidAmount: 184_000n });
     // VND has no decimals: one unit is 1 minor unit.
     const vnd = request('100.96', { amount: 2_500_000n }, corridor('VND', 'VN'));
     await accepted(simulator, vnd);

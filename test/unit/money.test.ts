@@ -5,8 +5,12 @@ import {
   basisPoints,
   convertFloor,
   currencyScales,
+  floorToWholeUnits,
   formatDecimal,
   fraction,
+  isWithinLargestAmount,
+  largestAmountAt,
+  largestWholeUnits,
   fractionOf,
   money,
   multiply,
@@ -21,6 +25,17 @@ const anyScale = fc.constantFrom(...scales);
 const anyCurrency = fc.constantFrom(...Object.keys(currencyScales));
 /** Non-negative amounts up to ~40 digits, with small ones well represented. */
 const amount = fc.oneof(fc.bigInt({ min: 0n, max: 1_000n }), fc.bigInt({ min: 0n, max: 10n ** 15n }), fc.bigInt({ min: 0n, max: 10n ** 40n }));
+/** The largest amount, in minor units at `scale`, by its definition: a billion whole units (docs/decisions/072). */
+const billionAt = (scale: number) => 1_000_000_000n * 10n ** BigInt(scale);
+/** A scale and an amount a request may carry at it (up to the largest, with the edges well represented). */
+const acceptedAtScale = anyScale.chain((scale) =>
+  fc.tuple(fc.constant(scale), fc.oneof(fc.bigInt({ min: 0n, max: 1_000n }), fc.bigInt({ min: 0n, max: billionAt(scale) }), fc.bigInt({ min: billionAt(scale) - 1_000n, max: billionAt(scale) }))),
+);
+/** The value of a decimal string, as a fraction over 10^decimals, checked against the bound independently of the code. */
+const withinByModel = (text: string) => {
+  const [whole, frac = ''] = text.split('.');
+  return BigInt(whole!) * 10n ** BigInt(frac.length) + BigInt(frac || '0') <= 1_000_000_000n * 10n ** BigInt(frac.length);
+};
 const positive = fc.bigInt({ min: 1n, max: 10n ** 20n });
 const anyFraction = fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 18n }), positive).map(([n, d]) => fraction(n, d));
 
@@ -47,9 +62,9 @@ describe('currency scales', () => {
 });
 
 describe('parseDecimal / formatDecimal', () => {
-  it('round trips every non-negative amount at every scale in the table', () => {
+  it('round trips every amount up to the largest at every scale in the table', () => {
     fc.assert(
-      fc.property(amount, anyScale, (minor, scale) => {
+      fc.property(acceptedAtScale, ([scale, minor]) => {
         const text = formatDecimal(minor, scale);
         expect(parseDecimal(text, scale)).toBe(minor);
         // The formatted text is canonical: exactly `scale` decimals, and no leading zeros but one.
@@ -62,7 +77,8 @@ describe('parseDecimal / formatDecimal', () => {
     fc.assert(
       fc.property(amount, anyCurrency, (minor, currency) => {
         const scale = scaleOf(currency)!;
-        expect(parseDecimal(formatDecimal(minor, scale), scale)).toBe(minor);
+        const bounded = minor % (billionAt(scale) + 1n);
+        expect(parseDecimal(formatDecimal(bounded, scale), scale)).toBe(bounded);
       }),
     );
   });
@@ -76,6 +92,10 @@ describe('parseDecimal / formatDecimal', () => {
           return;
         }
         const expected = BigInt(whole) * 10n ** BigInt(scale) + (frac === '' ? 0n : BigInt(frac) * 10n ** BigInt(scale - frac.length));
+        if (expected > billionAt(scale)) {
+          expect(() => parseDecimal(text, scale)).toThrow(/at most 1000000000/);
+          return;
+        }
         expect(parseDecimal(text, scale)).toBe(expected);
       }),
     );
@@ -134,7 +154,7 @@ describe('parseDecimal / formatDecimal', () => {
     fc.assert(
       fc.property(fc.string({ unit: fc.constantFrom(...'0123456789.-+eE ,_x\t'.split('')), maxLength: 12 }), anyScale, (text, scale) => {
         const decimals = text.includes('.') ? text.length - text.indexOf('.') - 1 : 0;
-        const accepted = shape.test(text) && decimals <= scale;
+        const accepted = shape.test(text) && decimals <= scale && withinByModel(text);
         if (accepted) expect(typeof parseDecimal(text, scale)).toBe('bigint');
         else expect(() => parseDecimal(text, scale)).toThrow(AmountError);
       }),
@@ -147,7 +167,7 @@ describe('parseDecimal / formatDecimal', () => {
     expect(parseDecimal('1', 2)).toBe(150n - 50n);
     expect(parseDecimal('001.5', 2)).toBe(150n);
     fc.assert(
-      fc.property(fc.stringMatching(/^\d{1,20}$/), fc.stringMatching(/^\d{0,6}$/), anyScale, fc.nat(6), (whole, frac, scale, pad) => {
+      fc.property(fc.stringMatching(/^0{0,12}\d{1,9}$/), fc.stringMatching(/^\d{0,6}$/), anyScale, fc.nat(6), (whole, frac, scale, pad) => {
         fc.pre(frac.length + pad <= scale);
         const short = frac === '' ? whole : `${whole}.${frac}`;
         const padded = frac === '' && pad === 0 ? whole : `${whole}.${frac}${'0'.repeat(pad)}`;
@@ -156,12 +176,40 @@ describe('parseDecimal / formatDecimal', () => {
     );
   });
 
-  it('is exact on huge values (40 digits and more)', () => {
+  it('accepts at most a billion whole units, exactly, at every scale and in every spelling', () => {
+    expect(largestWholeUnits).toBe(1_000_000_000n);
+    for (const scale of scales) {
+      expect(largestAmountAt(scale)).toBe(billionAt(scale));
+      expect(parseDecimal('1000000000', scale)).toBe(billionAt(scale));
+      expect(parseDecimal('0001000000000', scale)).toBe(billionAt(scale));
+      if (scale > 0) expect(parseDecimal(`1000000000.${'0'.repeat(scale)}`, scale)).toBe(billionAt(scale));
+      expect(parseDecimal(formatDecimal(billionAt(scale) - 1n, scale), scale)).toBe(billionAt(scale) - 1n);
+      for (const text of [formatDecimal(billionAt(scale) + 1n, scale), '1000000001', `1${'0'.repeat(32)}`, '9'.repeat(40)]) {
+        expect(() => parseDecimal(text, scale), `${text} at ${scale}`).toThrow(/at most 1000000000/);
+      }
+    }
+  });
+
+  it('tells within from beyond on a megabyte of digits by counting them (no million-digit BigInt per request)', () => {
+    expect(isWithinLargestAmount(`1${'0'.repeat(1_000_000)}`)).toBe(false);
+    expect(isWithinLargestAmount(`${'0'.repeat(1_000_000)}1000000000.${'0'.repeat(1_000)}`)).toBe(true);
+    expect(isWithinLargestAmount(`${'0'.repeat(1_000_000)}1000000000.${'0'.repeat(1_000)}1`)).toBe(false);
+  });
+
+  it('tells within from beyond on the string alone, as parsing at any scale does', () => {
+    fc.assert(
+      fc.property(amount, anyScale, (minor, scale) => {
+        const text = formatDecimal(minor, scale);
+        expect(isWithinLargestAmount(text)).toBe(minor <= billionAt(scale));
+        expect(isWithinLargestAmount(text)).toBe(withinByModel(text));
+        if (minor > billionAt(scale)) expect(() => parseDecimal(text, scale)).toThrow(AmountError);
+      }),
+    );
+  });
+
+  it('formats huge values exactly (40 digits and more)', () => {
     const whole = '1234567890123456789012345678901234567890';
-    expect(parseDecimal(`${whole}.123456`, 6)).toBe(1234567890123456789012345678901234567890123456n);
     expect(formatDecimal(1234567890123456789012345678901234567890123456n, 6)).toBe(`${whole}.123456`);
-    expect(parseDecimal(whole, 0)).toBe(BigInt(whole));
-    expect(parseDecimal('9'.repeat(40) + '.99', 2)).toBe(10n ** 42n - 1n);
     expect(formatDecimal(10n ** 42n - 1n, 2)).toBe('9'.repeat(40) + '.99');
   });
 
@@ -381,6 +429,28 @@ describe('convertFloor', () => {
 
   it('refuses a negative amount', () => {
     expect(() => convertFloor(-1n, 6, fraction(1n, 1n), 6)).toThrow(AmountError);
+  });
+});
+
+describe('floorToWholeUnits', () => {
+  it('floors to whole units of the currency, written at its scale: a multiple of 10^scale, less than one unit below', () => {
+    fc.assert(
+      fc.property(amount, anyScale, (minor, scale) => {
+        const unit = 10n ** BigInt(scale);
+        const whole = floorToWholeUnits(minor, scale);
+        expect(whole % unit).toBe(0n);
+        expect(whole <= minor && minor - whole < unit).toBe(true);
+        expect(floorToWholeUnits(whole, scale)).toBe(whole);
+      }),
+    );
+  });
+
+  it('worked examples: 4,599.86 MXN is 4,599.00; VND has no fraction to drop', () => {
+    expect(floorToWholeUnits(459_986n, 2)).toBe(459_900n);
+    expect(floorToWholeUnits(99n, 2)).toBe(0n);
+    expect(floorToWholeUnits(2_459_881n, 0)).toBe(2_459_881n);
+    expect(floorToWholeUnits(1_999_999n, 6)).toBe(1_000_000n);
+    expect(() => floorToWholeUnits(-1n, 2)).toThrow(AmountError);
   });
 });
 

@@ -36,6 +36,14 @@ const sendAmount = fc.oneof(
   fc.bigInt({ min: USDC, max: 10_000_000n * USDC }),
 );
 
+/**
+ * The contract's receive amount, computed independently: floor(net × rate) in WHOLE destination
+ * units (the units the rate is quoted in), written at the destination scale.
+ */
+function wholeUnitsOf(net: bigint, fromScale: number, rate: Fraction, toScale: number): bigint {
+  return ((net * rate.numerator) / (rate.denominator * 10n ** BigInt(fromScale))) * 10n ** BigInt(toScale);
+}
+
 function isRefusal(result: Price | PricingRefusal): result is PricingRefusal {
   return 'refused' in result;
 }
@@ -58,7 +66,7 @@ function model(route: CorridorRoute, corridor: CorridorDefinition, send: bigint,
   const net = send - fee - (networkFee ?? 0n);
   const marginBps = route.kind === 'owned' ? (route.marginBps ?? 0) : 0;
   const rate = fraction(mid.numerator * BigInt(10_000 - marginBps), mid.denominator * 10_000n);
-  const receive = net > 0n ? convertFloor(net, scaleOf(corridor.from)!, rate, scaleOf(corridor.to)!) : 0n;
+  const receive = net > 0n ? wholeUnitsOf(net, scaleOf(corridor.from)!, rate, scaleOf(corridor.to)!) : 0n;
   return { route, fee, networkFee, net, rate, marginBps, receive };
 }
 
@@ -73,7 +81,7 @@ function corridorTo(to: string, country?: string): CorridorDefinition {
 }
 
 describe('price: the laws, for every corridor of the catalogue', () => {
-  it('prices receive = floor((send − fee − networkFee) × rate) with fee = fixed + bps of send, and conserves the money', () => {
+  it('prices receive = floor((send − fee − networkFee) × rate) in whole destination units with fee = fixed + bps of send, and conserves the money', () => {
     fc.assert(
       fc.property(anyCorridor, sendAmount, drift, (corridor, send, d) => {
         const mid = midFor(corridor.to, d);
@@ -86,7 +94,14 @@ describe('price: the laws, for every corridor of the catalogue', () => {
         const net = send - result.fee - (result.networkFee ?? 0n);
         expect(result.send).toBe(send);
         expect(result.fee).toBe(result.route.feeFixed + basisPoints(send, result.route.feeBps));
-        expect(result.receive).toBe(convertFloor(net, 6, result.rate, toScale));
+        expect(result.receive).toBe(wholeUnitsOf(net, 6, result.rate, toScale));
+        // Whole units, and less than one whole unit below the exact conversion: that remainder is
+        // the rounding the contract puts between the rate and the receive amount.
+        const unit = 10n ** BigInt(toScale);
+        expect(result.receive % unit).toBe(0n);
+        const exact = { numerator: net * result.rate.numerator * unit, denominator: result.rate.denominator * 1_000_000n };
+        expect(result.receive * exact.denominator <= exact.numerator).toBe(true);
+        expect(exact.numerator < (result.receive + unit) * exact.denominator).toBe(true);
         // Conservation: every micro-USDC of the send is a fee, a network fee or converted.
         expect(result.fee >= 0n && (result.networkFee ?? 0n) >= 0n && net > 0n).toBe(true);
         expect(result.fee + (result.networkFee ?? 0n) + net).toBe(send);
@@ -248,7 +263,7 @@ describe('price: worked examples (100 USDC from base)', () => {
     expect(result.fundingNetwork).toBe('base');
     expect(result.rate).toStrictEqual({ numerator: 366_965_111n, denominator: 20_000_000n }); // 18.34825555
     expect(result.margin).toStrictEqual({ bps: 35, amount: 348_775n });
-    expect(result.receive).toBe(182_840n); // 99.65 × 18.34825555 = 1828.40…
+    expect(result.receive).toBe(182_800n); // 99.65 × 18.34825555 = 1828.40…: 1828 whole pesos
   });
 
   it('MXN from ethereum: only the orchestrator is reachable, without a crossing', () => {
@@ -258,7 +273,7 @@ describe('price: worked examples (100 USDC from base)', () => {
     expect(result.networkFee).toBeNull();
     expect(result.fundingNetwork).toBe('ethereum');
     expect(result.margin).toBeNull();
-    expect(result.receive).toBe(181_365n); // 98.5 × 18.4127 = 1813.65…
+    expect(result.receive).toBe(181_300n); // 98.5 × 18.4127 = 1813.65…: 1813 whole pesos
   });
 
   it('COP: funded on solana through a crossing', () => {
@@ -266,7 +281,7 @@ describe('price: worked examples (100 USDC from base)', () => {
     expect(result.fundingNetwork).toBe('solana');
     expect(result.networkFee).toBe(300_000n);
     expect(result.fee).toBe(2_300_000n);
-    expect(result.receive).toBe(39_956_889n); // 97.4 × 4102.35 = 399 568.89
+    expect(result.receive).toBe(39_956_800n); // 97.4 × 4102.35 = 399 568.89: 399 568 whole pesos
   });
 
   it('VND (scale 0): funded on tron, floored to whole dong', () => {
@@ -277,10 +292,10 @@ describe('price: worked examples (100 USDC from base)', () => {
     expect(result.receive).toBe(2_459_881n); // 96.8 × 25412 = 2 459 881.6
   });
 
-  it('EUR: 100 USDC at 0.9213 pays 91.48 EUR', () => {
+  it('EUR: 100 USDC at 0.9213 pays 91 EUR (91.48 floored to whole euros)', () => {
     const result = priced(price({ corridor: corridorTo('EUR', 'DE'), send, homeNetwork: home, mid: fractionOf('0.9213') }));
     expect(result.fee).toBe(700_000n);
-    expect(result.receive).toBe(9_148n);
+    expect(result.receive).toBe(9_100n);
   });
 
   it('COP and VND cannot be funded from ethereum (no crossing from there)', () => {

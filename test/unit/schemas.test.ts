@@ -103,6 +103,51 @@ describe('request bodies of the route table', () => {
   });
 });
 
+describe('the largest amount (docs/decisions/072)', () => {
+  /** Every `amount` string in a sample, by its path: top-level, in an amount object, in batch items. */
+  function amountPaths(value: unknown, path: (string | number)[] = []): (string | number)[][] {
+    if (typeof value !== 'object' || value === null) return [];
+    return Object.entries(value).flatMap(([name, inner]) => {
+      const here = [...path, Array.isArray(value) ? Number(name) : name];
+      return name === 'amount' && typeof inner === 'string' ? [here] : amountPaths(inner, here);
+    });
+  }
+
+  function withAmount(sample: Record<string, unknown>, path: (string | number)[], amount: string): Record<string, unknown> {
+    const copy = structuredClone(sample);
+    let cursor: any = copy;
+    for (const name of path.slice(0, -1)) cursor = cursor[name];
+    cursor[path.at(-1)!] = amount;
+    return copy;
+  }
+
+  it('every amount of every body in the route table (batches included) takes a billion whole units and refuses more', () => {
+    const withAmounts = Object.entries(bodies).filter(([, sample]) => amountPaths(sample.valid).length > 0);
+    expect(withAmounts.map(([operationId]) => operationId)).toEqual(expect.arrayContaining(['createBatch', 'createTransaction', 'topUpEurc', 'createPixOnRamp']));
+    for (const [operationId, sample] of withAmounts) {
+      const body = withBody.find((definition) => definition.operationId === operationId)!.request!.body!;
+      for (const path of amountPaths(sample.valid)) {
+        for (const largest of ['1000000000', '1000000000.00', '0999999999.99']) expect(accepts(body, withAmount(sample.valid, path, largest)), `${operationId} ${largest}`).toBe(true);
+        for (const past of ['1000000000.01', '1000000001', `1${'0'.repeat(32)}`]) {
+          const result = body.safeParse(withAmount(sample.valid, path, past));
+          expect(result.success, `${operationId} ${past}`).toBe(false);
+          expect(result.error!.issues.find((issue) => issue.path.join('.') === path.join('.'))?.message, `${operationId} ${past}`).toMatch(/at most 1000000000/);
+        }
+      }
+    }
+  });
+
+  it('and so does every amount in a query string', () => {
+    const queries = routes.filter((definition) => definition.request?.query && 'amount' in ((definition.request.query as z.ZodObject).shape ?? {}));
+    expect(queries.length).toBeGreaterThanOrEqual(4);
+    for (const definition of queries) {
+      const query = definition.request!.query!;
+      expect(query.safeParse({ amount: `1${'0'.repeat(32)}` }).error?.issues.find((issue) => issue.path[0] === 'amount')?.message, definition.operationId).toMatch(/at most 1000000000/);
+      expect(query.safeParse({ amount: '1000000000' }).error?.issues.find((issue) => issue.path[0] === 'amount'), definition.operationId).toBeUndefined();
+    }
+  });
+});
+
 describe('decimal strings and idempotency keys', () => {
   it('refuses what is not a plain decimal string', () => {
     for (const bad of ['1.', '-1', '1e3', ' 1', '1 ', '.5', '', '+1', '1,5', '0x10', 'NaN']) {
