@@ -23,6 +23,8 @@ process.env.LOG_LEVEL = 'WARN';
 process.env.AWS_ACCESS_KEY_ID ??= 'local';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
 if (!process.env.DYNAMODB_ENDPOINT && !process.env.WORKFLOW_ARN_PREFIX) process.env.DYNAMODB_ENDPOINT = 'http://127.0.0.1:8000';
+// Workflows this process runs locally wait at most a second, as under npm start (never set in AWS).
+if (process.env.DYNAMODB_ENDPOINT) process.env.WAIT_MAX_SECONDS ??= '1';
 
 const { parseArgs } = await import('node:util');
 const { z } = await import('zod');
@@ -86,7 +88,7 @@ try {
     let runner: import('../lib/local/workflowRunner.ts').LocalWorkflowRunner | undefined;
     if (process.env.DYNAMODB_ENDPOINT) {
       const { LocalWorkflowRunner } = await import('../lib/local/workflowRunner.ts');
-      runner = new LocalWorkflowRunner({ waitSecondsOverride: 0 });
+      runner = new LocalWorkflowRunner();
       useWorkflowEngine(runner);
     }
     const created = await onboardOrganization({
@@ -170,7 +172,7 @@ try {
     let runner: import('../lib/local/workflowRunner.ts').LocalWorkflowRunner | undefined;
     if (process.env.DYNAMODB_ENDPOINT) {
       const { LocalWorkflowRunner } = await import('../lib/local/workflowRunner.ts');
-      runner = new LocalWorkflowRunner({ waitSecondsOverride: 1 });
+      runner = new LocalWorkflowRunner();
       useWorkflowEngine(runner);
     }
     const { simulateChainDeposit } = await import('../lib/ops/chainDeposit.ts');

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { WorkflowName } from '#wiring/workflows.ts';
+import { config } from './config.ts';
 
 /**
  * The workflow port. Handlers start durable operations through it and never know which engine
@@ -47,4 +48,14 @@ export function executionName(organizationId: string, operationId: string): stri
   if (plain.length <= 80 && /^[A-Za-z0-9_-]+$/.test(plain)) return plain;
   const digest = createHash('sha256').update(`${organizationId}\u0000${operationId}`).digest('hex').slice(0, 40);
   return `${organizationId.slice(0, 39)}-${digest}`;
+}
+
+/**
+ * The seconds a task answers for a Wait state's SecondsPath, capped by WAIT_MAX_SECONDS where it is
+ * set (locally; never in AWS). Only the value is shortened: it still goes through the state's path,
+ * so a bad one (negative, not a number) fails the execution locally as it would in AWS.
+ */
+export function workflowWait(seconds: number): number {
+  const max = config().WAIT_MAX_SECONDS;
+  return max === undefined ? seconds : Math.min(seconds, max);
 }

@@ -31,7 +31,8 @@ export const keys = {
   }),
   outboxEvent: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'OUTBOX' }),
   auditRecord: (organizationId: string, eventId: string) => ({ pk: `ORG#${organizationId}`, sk: `AUDIT#${eventId}` }),
-  execution: (executionName: string) => ({ pk: `EXECUTION#${executionName}`, sk: 'EXECUTION' }),
+  /** A local workflow execution: names are unique per state machine, as in Step Functions. */
+  execution: (executionName: string, workflow: string) => ({ pk: `EXECUTION#${executionName}`, sk: `WORKFLOW#${workflow}` }),
   setting: (name: string) => ({ pk: 'SETTING', sk: name }),
   /** The simulated custodian's faucet book: what POST /wallets/{id}/topup-eurc gave a wallet, per asset. */
   simulatedCustodyPosition: (walletId: string, asset: string) => ({ pk: `SIMCUSTODY#${walletId}`, sk: `ASSET#${asset}` }),

@@ -26,7 +26,7 @@ export interface LocalServiceOptions {
   dataDir?: string;
   tableName?: string;
   environment?: 'simulated' | 'sandbox' | 'production';
-  /** Seconds every Wait state lasts locally (short, so flows finish in seconds). */
+  /** At most this many seconds per Wait (WAIT_MAX_SECONDS: the tasks cap the waits they answer); default 1. */
   waitSeconds?: number;
   /** How long a dead process's executions stay claimed before another process re-drives them. */
   leaseSeconds?: number;
@@ -66,6 +66,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     process.env.TABLE_NAME = options.tableName ?? process.env.TABLE_NAME ?? 'payments';
     process.env.SERVICE_ENVIRONMENT = options.environment ?? process.env.SERVICE_ENVIRONMENT ?? 'simulated';
     process.env.SERVICE_VERSION ??= packageVersion();
+    process.env.WAIT_MAX_SECONDS = String(options.waitSeconds ?? process.env.WAIT_MAX_SECONDS ?? 1);
     process.env.AWS_ACCESS_KEY_ID ??= 'local';
     process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
     reloadConfig();
@@ -86,7 +87,6 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 
     // The sweep re-drives executions another process abandoned (an admin CLI killed mid-run).
     const runner = new LocalWorkflowRunner({
-      waitSecondsOverride: options.waitSeconds ?? 1,
       resumeIntervalMs: 5_000,
       leaseMs: options.leaseSeconds === undefined ? undefined : options.leaseSeconds * 1000,
     });
