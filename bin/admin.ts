@@ -12,8 +12,10 @@
  *   npm run --silent admin -- resolve offramp <organizationId> <offRampId> --as paid|refunded --note "<text>"
  *   npm run --silent admin -- resolve wire-line <statementLineId> --org <organizationId> --note "<text>"
  *   npm run --silent admin -- wire-line parked [--limit N]
+ *   npm run --silent admin -- ops history <organizationId> <operationId> [--json]
  * It reaches the store at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000, the DynamoDB Local
- * of a running `npm start`) and TABLE_NAME, and prints one JSON line.
+ * of a running `npm start`) and TABLE_NAME, and prints one JSON line (`ops history`: readable text
+ * unless --json).
  */
 // Imports are dynamic so that these defaults are in place before any module reads the environment.
 export {};
@@ -51,7 +53,9 @@ const usage = `usage:
                                              (an IN_DOUBT one, after reconciling with the issuer / off-ramp provider)
   admin resolve wire-line <statementLineId> --org <organizationId> --note "<text>"
                                              (a parked incoming wire, once the payer is identified: deposits it as its reference would)
-  admin wire-line parked [--limit N]         (the manual reconciliation queue: parked incoming wires, oldest first)`;
+  admin wire-line parked [--limit N]         (the manual reconciliation queue: parked incoming wires, oldest first)
+  admin ops history <organizationId> <operationId> [--json]
+                                             (an operation's workflow path: states, outcomes, retries, waits, where it parked, resolutions)`;
 
 function fail(message: string): never {
   console.error(JSON.stringify({ error: message }));
@@ -209,6 +213,19 @@ try {
     const { listParkedStatementLines } = await import('#store/statementLines.ts');
     const lines = await listParkedStatementLines(limit);
     console.log(JSON.stringify({ parked: lines, count: lines.length }));
+  } else if (group === 'ops' && command === 'history') {
+    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+    const [organizationId, operationId] = positionals;
+    if (!organizationId || !operationId) fail('give an organization id and an operation id');
+    // Locally the history is what the runner recorded in the table; in AWS, Step Functions' own.
+    if (process.env.DYNAMODB_ENDPOINT) {
+      const { LocalWorkflowRunner } = await import('../lib/local/workflowRunner.ts');
+      useWorkflowEngine(new LocalWorkflowRunner());
+    }
+    const { operationHistory, renderHistory } = await import('../lib/ops/operationHistory.ts');
+    const history = await operationHistory(organizationId, operationId);
+    if (!history) fail(`no operation ${operationId} in organization ${organizationId}`);
+    console.log(values.json ? JSON.stringify(history) : renderHistory(history));
   } else if (group === 'resolve' && (command === 'onramp' || command === 'offramp' || command === 'wire-line')) {
     const { parseDepositResolution, runDepositResolution, ResolveUsageError } = await import('../lib/ops/resolveDeposits.ts');
     let request;

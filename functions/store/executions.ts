@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { HistoryEvent } from '@aws-sdk/client-sfn';
+import type { WorkflowHistoryEvent } from '#platform/workflow.ts';
 import { dynamo, queryAll, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
@@ -51,7 +51,7 @@ export interface ExecutionRecord {
 }
 
 /** One history event as stored: Step Functions' HistoryEvent with its timestamp as an ISO string. */
-export type StoredHistoryEvent = Omit<HistoryEvent, 'timestamp'> & { timestamp: string };
+export type StoredHistoryEvent = WorkflowHistoryEvent;
 
 function fromItem(item: Record<string, unknown>): ExecutionRecord {
   return {
