@@ -1,4 +1,5 @@
 import { logger } from '#platform/logger.ts';
+import { operationMoved } from '#platform/metrics.ts';
 import { payoutProvider, type PayoutRequest } from '#providers/payout.ts';
 import { applyMovement, type LedgerLeg } from '#store/ledger.ts';
 import { applyTransition, getTransaction, transitionItems, type Transition, type TransactionRecord } from '#store/transactions.ts';
@@ -244,6 +245,7 @@ async function write(tx: TransactionRecord, transition: Transition, legs?: Ledge
       },
       items as never,
     );
+    operationMoved('payment', transition.to);
     return next;
   } catch (error) {
     const name = (error as Error).name;

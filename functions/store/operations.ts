@@ -4,6 +4,7 @@ import { decodeCursor, encodeCursor } from './cursors.ts';
 import { keys } from './keys.ts';
 import { applyMovement, MovementAlreadyApplied, TransactionConflict, type LedgerMovement } from './ledger.ts';
 import { newOutboxEvent, outboxPut } from './outbox.ts';
+import { operationMoved } from '#platform/metrics.ts';
 
 /**
  * Treasury operations: on-ramps, withdrawals, off-ramps and on-chain deposits. Each is one item,
@@ -93,6 +94,7 @@ export async function createOperation<R extends OperationBase>(
   try {
     if (options.ledger) await applyMovement(options.ledger, items);
     else await transactWrite(items);
+    operationMoved(record.kind, record.status);
     return { created: record };
   } catch (error) {
     const claimTaken =
@@ -191,6 +193,7 @@ export async function transitionOperation<R extends OperationBase>(record: R, tr
   try {
     if (transition.ledger) await applyMovement(transition.ledger, items);
     else await transactWrite(items);
+    if (record.status !== transition.to) operationMoved(record.kind, transition.to);
     return next;
   } catch (error) {
     if (error instanceof TransactionConflict && error.extraCodes[0] === 'ConditionalCheckFailed') return undefined;

@@ -4,6 +4,7 @@ import { keys } from './keys.ts';
 import type { StoredPrice } from './quotes.ts';
 import { decodeCursor, encodeCursor } from './cursors.ts';
 import { newOutboxEvent, outboxPut } from './outbox.ts';
+import { operationMoved } from '#platform/metrics.ts';
 import { money } from '#core/money.ts';
 import { isRunning, type PaymentState } from '#core/paymentStates.ts';
 import type { Beneficiary, Originator, TransactionListItem, TransactionStatus } from '#schemas/transactions.ts';
@@ -210,6 +211,7 @@ export async function applyTransition(tx: TransactionRecord, transition: Transit
   const { items, next } = transitionItems(tx, transition);
   try {
     await transactWrite(items as TransactItem[]);
+    operationMoved('payment', transition.to);
     return next;
   } catch (error) {
     if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return undefined;
