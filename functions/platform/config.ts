@@ -29,6 +29,13 @@ const environmentSchema = z.object({
    */
   WAIT_MAX_SECONDS: z.coerce.number().int().min(0).optional(),
   /**
+   * The sweeper (functions/scheduled/startSweeper.ts) restarts an operation still in its starting
+   * status this long after it was committed (its intake and its safety-net event had that long).
+   */
+  SWEEPER_GRACE_SECONDS: z.coerce.number().int().min(0).default(120),
+  /** Locally: how often the sweeper runs (in AWS the schedule says: lib/aws/sweeperSchedule.ts). */
+  SWEEPER_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(60),
+  /**
    * Where e-mail goes (functions/providers/mail.ts): `outbox` writes each message as an `.eml` file
    * into MAIL_OUTBOX_DIR; `ses` sends it through Amazon SES v2. Default: `outbox` in `simulated`,
    * `ses` elsewhere; the AWS stacks set `ses` on every stage (docs/decisions/051-team-and-keys.md).

@@ -61,3 +61,14 @@ export const keys = {
 } as const;
 
 export type ItemKey = { pk: string; sk: string };
+
+/**
+ * gsi2 partition of operations committed but whose workflow has not yet moved them (a payment
+ * FUNDED, a withdrawal INITIATED), sort key `<createdAt>#<kind>#<organizationId>#<id>`: set with the
+ * intake, removed by the first transition out of that status, so it holds only what may be stuck
+ * and the sweeper (functions/scheduled/startSweeper.ts) reads it without a scan.
+ */
+export const startingIndex = {
+  pk: 'OPERATION_STARTING',
+  sk: (createdAt: string, kind: string, organizationId: string, id: string) => `${createdAt}#${kind}#${organizationId}#${id}`,
+} as const;

@@ -97,6 +97,20 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     });
     await runner.resumeUnfinished();
 
+    // The sweeper AWS runs on a schedule (lib/aws/sweeperSchedule.ts), here on a timer: the same function.
+    const { handler: sweep } = await import('../../functions/scheduled/startSweeper.ts');
+    let sweeping: Promise<unknown> | undefined;
+    const sweeper = setInterval(() => {
+      sweeping ??= sweep()
+        .catch((error: unknown) => console.error('sweeper:', error))
+        .finally(() => (sweeping = undefined));
+    }, config().SWEEPER_INTERVAL_SECONDS * 1000);
+    sweeper.unref();
+    stops.push(async () => {
+      clearInterval(sweeper);
+      await sweeping;
+    });
+
     const http = await startHttpServer({ port: options.port });
     stops.push(() => http.close());
     // Links in e-mails (an invitation's accept link) point at this server unless PUBLIC_BASE_URL says otherwise.
