@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
@@ -19,13 +20,26 @@ const beneficiary = sampleBeneficiary(findCorridor('USDC', 'MXN', 'MX')!);
 // The account number the payment carries: it must never appear in the history.
 const accountNumber = String((beneficiary as { account?: string; clabe?: string }).account ?? (beneficiary as { clabe?: string }).clabe ?? '');
 
-function admin(...args: string[]) {
-  const result = spawnSync(tsx, ['bin/admin.ts', ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, DYNAMODB_ENDPOINT: service.dynamoEndpoint, TABLE_NAME: service.tableName, LOG_LEVEL: 'WARN' },
-    timeout: 60_000,
-  });
+/**
+ * The CLI as its own process, awaited (not spawnSync: this process serves the HTTP API and runs the
+ * workflows meanwhile, and must not freeze while the CLI works). Answers exit code, stdout, stderr.
+ */
+async function run(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(tsx, ['bin/admin.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DYNAMODB_ENDPOINT: service.dynamoEndpoint, TABLE_NAME: service.tableName, LOG_LEVEL: 'WARN' },
+      timeout: 60_000,
+    });
+    return { status: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { status: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+async function admin(...args: string[]): Promise<string> {
+  const result = await run(...args);
   expect(result.status, result.stderr).toBe(0);
   return result.stdout.trimEnd();
 }
@@ -59,7 +73,7 @@ afterAll(async () => {
 describe('admin ops history', () => {
   it('shows a retried payment: each state with its time, the retries, the waits, the outcomes, its end', async () => {
     const id = await payAndSettle('100.93');
-    const text = admin('ops', 'history', org.organizationId, id);
+    const text = await admin('ops', 'history', org.organizationId, id);
     const lines = text.trimEnd().split('\n');
     expect(lines[0]).toBe(`payment ${id} of ${org.organizationId}: RECONCILED`);
     // The id has `.` and `:`, which a name cannot hold: the name still shows it.
@@ -79,7 +93,7 @@ describe('admin ops history', () => {
     expect(text).not.toContain(accountNumber);
     expect(text).not.toContain(beneficiary.name as string);
 
-    const json = JSON.parse(admin('ops', 'history', org.organizationId, id, '--json'));
+    const json = JSON.parse(await admin('ops', 'history', org.organizationId, id, '--json'));
     expect(json.operation).toMatchObject({ kind: 'payment', id, status: 'RECONCILED', workflow: 'payment' });
     expect(json.executionFound).toBe(true);
     expect(json.lines.length).toBe(body.length);
@@ -87,25 +101,20 @@ describe('admin ops history', () => {
 
   it('shows where a payment parked and why, then the operator\'s resolution', async () => {
     const id = await payAndSettle('100.94');
-    const parked = admin('ops', 'history', org.organizationId, id);
+    const parked = await admin('ops', 'history', org.organizationId, id);
     expect(parked.split('\n')[0]).toBe(`payment ${id} of ${org.organizationId}: IN_DOUBT (parked for a person)`);
     expect(parked).toMatch(/ operation +parked IN_DOUBT: the payout provider did not answer/);
     expect(parked).toMatch(/ workflow +left SubmitPayout after .*: outcome done\n/);
 
-    const resolved = JSON.parse(admin('resolve', 'payment', org.organizationId, id, '--as', 'not-paid', '--note', 'provider confirmed nothing was paid, ticket 881'));
+    const resolved = JSON.parse(await admin('resolve', 'payment', org.organizationId, id, '--as', 'not-paid', '--note', 'provider confirmed nothing was paid, ticket 881'));
     expect(resolved).toMatchObject({ resolved: true, status: 'REFUNDED' });
-    const after = admin('ops', 'history', org.organizationId, id);
+    const after = await admin('ops', 'history', org.organizationId, id);
     expect(after.split('\n')[0]).toBe(`payment ${id} of ${org.organizationId}: REFUNDED`);
     expect(after).toMatch(/ operator +REFUNDED: resolved by operations: provider confirmed nothing was paid, ticket 881/);
   });
 
-  it('refuses an unknown operation', () => {
-    const result = spawnSync(tsx, ['bin/admin.ts', 'ops', 'history', org.organizationId, 'no-such-operation'], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, DYNAMODB_ENDPOINT: service.dynamoEndpoint, TABLE_NAME: service.tableName, LOG_LEVEL: 'WARN' },
-      timeout: 60_000,
-    });
+  it('refuses an unknown operation', async () => {
+    const result = await run('ops', 'history', org.organizationId, 'no-such-operation');
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('no operation no-such-operation');
   });
