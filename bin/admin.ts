@@ -12,17 +12,33 @@
  *   npm run --silent admin -- resolve offramp <organizationId> <offRampId> --as paid|refunded --note "<text>"
  *   npm run --silent admin -- resolve wire-line <statementLineId> --org <organizationId> --note "<text>"
  *   npm run --silent admin -- wire-line parked [--limit N]
+ *   npm run --silent admin -- ops history <organizationId> <operationId> [--json]
  * It reaches the store at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000, the DynamoDB Local
- * of a running `npm start`) and TABLE_NAME, and prints one JSON line.
+ * of a running `npm start`) and TABLE_NAME, or with `--stage <environment>` the deployed stage with
+ * the default AWS credential chain (lib/ops/cliTarget.ts), and prints one JSON line (`ops history`: readable text
+ * unless --json).
  */
 // Imports are dynamic so that these defaults are in place before any module reads the environment.
 export {};
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // Info lines would go to stdout, which carries exactly one JSON line; warnings and errors go to stderr.
 process.env.LOG_LEVEL = 'WARN';
-process.env.AWS_ACCESS_KEY_ID ??= 'local';
-process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-if (!process.env.DYNAMODB_ENDPOINT && !process.env.WORKFLOW_ARN_PREFIX) process.env.DYNAMODB_ENDPOINT = 'http://127.0.0.1:8000';
+// `--stage <environment>` (anywhere in the arguments) points the CLI at a deployed stage (lib/ops/cliTarget.ts).
+const stageAt = process.argv.indexOf('--stage');
+const stage = stageAt > 1 ? process.argv[stageAt + 1] : undefined;
+if (stageAt > 1) process.argv.splice(stageAt, 2);
+{
+  const { cliTarget, CliTargetError } = await import('../lib/ops/cliTarget.ts');
+  try {
+    Object.assign(process.env, cliTarget(process.env, stage).set);
+  } catch (error) {
+    if (!(error instanceof CliTargetError)) throw error;
+    console.error(JSON.stringify({ error: error.message }));
+    process.exit(2);
+  }
+}
+// Workflows this process runs locally wait at most a second, as under npm start (never set in AWS).
+if (process.env.DYNAMODB_ENDPOINT) process.env.WAIT_MAX_SECONDS ??= '1';
 
 const { parseArgs } = await import('node:util');
 const { z } = await import('zod');
@@ -33,8 +49,8 @@ const { onboardOrganization } = await import('../lib/ops/onboarding.ts');
 const { AmountError, money, parseDecimal, scaleOf } = await import('#core/money.ts');
 const { useWorkflowEngine } = await import('#platform/workflow.ts');
 
-const usage = `usage:
-  admin org create --name <name> --kyb approved|pending [--deposit <USDC, e.g. 10000 or 12.345678>]
+const usage = `usage (add --stage simulated|sandbox|production to reach a deployed stage with your AWS credentials):
+  admin org create --name <name> --kyb approved|pending [--deposit <USDC, e.g. 10000 or 12.345678>, simulated only]
   admin org kyb <organizationId> approved|pending
   admin org limits <organizationId> <initiate|write|read> --burst N --per-second N   (or --default)
   admin org rotate-key <organizationId>      (a new organization key; the old one stops at once)
@@ -49,7 +65,9 @@ const usage = `usage:
                                              (an IN_DOUBT one, after reconciling with the issuer / off-ramp provider)
   admin resolve wire-line <statementLineId> --org <organizationId> --note "<text>"
                                              (a parked incoming wire, once the payer is identified: deposits it as its reference would)
-  admin wire-line parked [--limit N]         (the manual reconciliation queue: parked incoming wires, oldest first)`;
+  admin wire-line parked [--limit N]         (the manual reconciliation queue: parked incoming wires, oldest first)
+  admin ops history <organizationId> <operationId> [--json]
+                                             (an operation's workflow path: states, outcomes, retries, waits, where it parked, resolutions)`;
 
 function fail(message: string): never {
   console.error(JSON.stringify({ error: message }));
@@ -70,6 +88,10 @@ try {
     const status = kyb.safeParse(values.kyb);
     if (!name.success) fail('--name is required (1 to 200 characters)');
     if (!status.success) fail('--kyb must be approved or pending');
+    // An opening deposit is USDC nobody paid: only the simulated stage may have it.
+    if (values.deposit !== undefined && config().SERVICE_ENVIRONMENT !== 'simulated') {
+      fail(`--deposit credits unbacked USDC: refused in ${config().SERVICE_ENVIRONMENT} (simulated only)`);
+    }
     // Parsed exactly at USDC's scale before anything is created: extra decimals are refused, never rounded.
     let openingDeposit: bigint | undefined;
     if (values.deposit !== undefined) {
@@ -86,7 +108,7 @@ try {
     let runner: import('../lib/local/workflowRunner.ts').LocalWorkflowRunner | undefined;
     if (process.env.DYNAMODB_ENDPOINT) {
       const { LocalWorkflowRunner } = await import('../lib/local/workflowRunner.ts');
-      runner = new LocalWorkflowRunner({ waitSecondsOverride: 0 });
+      runner = new LocalWorkflowRunner();
       useWorkflowEngine(runner);
     }
     const created = await onboardOrganization({
@@ -170,7 +192,7 @@ try {
     let runner: import('../lib/local/workflowRunner.ts').LocalWorkflowRunner | undefined;
     if (process.env.DYNAMODB_ENDPOINT) {
       const { LocalWorkflowRunner } = await import('../lib/local/workflowRunner.ts');
-      runner = new LocalWorkflowRunner({ waitSecondsOverride: 1 });
+      runner = new LocalWorkflowRunner();
       useWorkflowEngine(runner);
     }
     const { simulateChainDeposit } = await import('../lib/ops/chainDeposit.ts');
@@ -207,6 +229,19 @@ try {
     const { listParkedStatementLines } = await import('#store/statementLines.ts');
     const lines = await listParkedStatementLines(limit);
     console.log(JSON.stringify({ parked: lines, count: lines.length }));
+  } else if (group === 'ops' && command === 'history') {
+    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+    const [organizationId, operationId] = positionals;
+    if (!organizationId || !operationId) fail('give an organization id and an operation id');
+    // Locally the history is what the runner recorded in the table; in AWS, Step Functions' own.
+    if (process.env.DYNAMODB_ENDPOINT) {
+      const { LocalWorkflowRunner } = await import('../lib/local/workflowRunner.ts');
+      useWorkflowEngine(new LocalWorkflowRunner());
+    }
+    const { operationHistory, renderHistory } = await import('../lib/ops/operationHistory.ts');
+    const history = await operationHistory(organizationId, operationId);
+    if (!history) fail(`no operation ${operationId} in organization ${organizationId}`);
+    console.log(values.json ? JSON.stringify(history) : renderHistory(history));
   } else if (group === 'resolve' && (command === 'onramp' || command === 'offramp' || command === 'wire-line')) {
     const { parseDepositResolution, runDepositResolution, ResolveUsageError } = await import('../lib/ops/resolveDeposits.ts');
     let request;

@@ -6,6 +6,8 @@
 // Imports are dynamic so that these defaults are in place before any module reads the environment.
 export {};
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+// Metrics are EMF lines on stdout (functions/platform/metrics.ts): silent when the logs are.
+if (process.env.LOG_LEVEL === 'SILENT') process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 const { existsSync, readFileSync, writeFileSync, mkdirSync } = await import('node:fs');
 const path = await import('node:path');

@@ -76,7 +76,7 @@ export const onRampStartedEvent = 'onramp.started';
  * the same organization, and the engine refuses a second execution of one name.
  */
 export function onRampExecutionName(organizationId: string, onRampId: string): string {
-  return executionName(organizationId, `onramp:${onRampId}`);
+  return executionName(organizationId, `onramp-${onRampId}`);
 }
 
 /** The provider's reference of this on-ramp: unique across organizations. */

@@ -1,6 +1,7 @@
 import { ApiError, validationError } from '#platform/errors.ts';
 import { logger } from '#platform/logger.ts';
 import { executionName, workflowEngine } from '#platform/workflow.ts';
+import { operationMoved } from '#platform/metrics.ts';
 import { applyMovement, InsufficientFunds } from '#store/ledger.ts';
 import { getQuote, priceOfQuote, storedPrice, useQuoteItem, type QuoteRecord, type StoredPrice } from '#store/quotes.ts';
 import {
@@ -115,6 +116,7 @@ export async function acceptPayment(organizationId: string, body: CreateTransact
     throw error;
   }
 
+  operationMoved('payment', 'FUNDED');
   await startPaymentWorkflow(organizationId, transactionId);
   return { transactionId, status: 'FUNDED' };
 }

@@ -1,4 +1,5 @@
 import { logger } from '#platform/logger.ts';
+import { operationMoved } from '#platform/metrics.ts';
 import { payoutProvider, type PayoutRequest } from '#providers/payout.ts';
 import { applyMovement, type LedgerLeg } from '#store/ledger.ts';
 import { applyTransition, getTransaction, transitionItems, type Transition, type TransactionRecord } from '#store/transactions.ts';
@@ -29,6 +30,9 @@ export interface StepResult {
   outcome: PaymentOutcome;
   waitSeconds?: number;
 }
+
+/** How long the workflow waits before submitting again after the provider was unavailable. */
+export const retryWaitSeconds = 30;
 
 /** After this many unavailable answers the payment fails, its hold released (nothing was ever sent). */
 export const maxSubmitAttempts = 5;
@@ -73,7 +77,8 @@ export async function submitPayout(ref: PaymentRef): Promise<StepResult> {
       if (tx.submitAttempts >= maxSubmitAttempts) {
         return settle(tx, { to: 'FAILED', failure: 'payout_provider_unavailable', detail: `the payout provider did not answer ${tx.submitAttempts} attempts; nothing was sent` }, release(tx));
       }
-      return settle(tx, { to: 'PENDING_RETRY', detail: `payout provider unavailable (attempt ${tx.submitAttempts} of ${maxSubmitAttempts}); retrying` });
+      const retrying = await settle(tx, { to: 'PENDING_RETRY', detail: `payout provider unavailable (attempt ${tx.submitAttempts} of ${maxSubmitAttempts}); retrying` });
+      return { ...retrying, waitSeconds: retryWaitSeconds };
     }
     if (name !== 'PayoutUnanswered') throw error;
     // The call may have landed. Ask once by reference; never submit blindly again.
@@ -240,6 +245,7 @@ async function write(tx: TransactionRecord, transition: Transition, legs?: Ledge
       },
       items as never,
     );
+    operationMoved('payment', transition.to);
     return next;
   } catch (error) {
     const name = (error as Error).name;

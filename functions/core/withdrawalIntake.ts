@@ -63,7 +63,7 @@ export async function acceptWithdrawal(organizationId: string, body: CreateWithd
     transferId: null,
     txHash: null,
   };
-  const outcome = await createOperation(record, { event: { type: 'withdrawal.initiated', data: withdrawalStatusView(record) } });
+  const outcome = await createOperation(record, { event: { type: 'withdrawal.initiated', data: withdrawalStatusView(record) }, starting: true });
   if ('otherOrganization' in outcome) throw keyConflict();
   if ('existing' in outcome) {
     // A racing identical request won: answer what it stored.

@@ -23,6 +23,19 @@ const environmentSchema = z.object({
   EVENT_BUS_NAME: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
   /**
+   * Caps the seconds a task answers for a Wait state's SecondsPath (functions/platform/workflow.ts
+   * workflowWait). Unset in AWS; `npm start` sets 1 and the tests 0, so flows finish in seconds
+   * while every Wait still reads its path (docs/decisions/086).
+   */
+  WAIT_MAX_SECONDS: z.coerce.number().int().min(0).optional(),
+  /**
+   * The sweeper (functions/scheduled/startSweeper.ts) restarts an operation still in its starting
+   * status this long after it was committed (its intake and its safety-net event had that long).
+   */
+  SWEEPER_GRACE_SECONDS: z.coerce.number().int().min(0).default(120),
+  /** Locally: how often the sweeper runs (in AWS the schedule says: lib/aws/sweeperSchedule.ts). */
+  SWEEPER_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(60),
+  /**
    * Where e-mail goes (functions/providers/mail.ts): `outbox` writes each message as an `.eml` file
    * into MAIL_OUTBOX_DIR; `ses` sends it through Amazon SES v2. Default: `outbox` in `simulated`,
    * `ses` elsewhere; the AWS stacks set `ses` on every stage (docs/decisions/051-team-and-keys.md).

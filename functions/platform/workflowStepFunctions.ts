@@ -1,6 +1,13 @@
-import { DescribeStateMachineCommand, ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  DescribeStateMachineCommand,
+  ExecutionAlreadyExists,
+  ExecutionDoesNotExist,
+  GetExecutionHistoryCommand,
+  SFNClient,
+  StartExecutionCommand,
+} from '@aws-sdk/client-sfn';
 import { config } from './config.ts';
-import type { StartResult, WorkflowEngine } from './workflow.ts';
+import type { StartResult, WorkflowEngine, WorkflowHistoryEvent } from './workflow.ts';
 import { workflows, type WorkflowName } from '#wiring/workflows.ts';
 
 /**
@@ -11,6 +18,11 @@ import { workflows, type WorkflowName } from '#wiring/workflows.ts';
  */
 export function stateMachineArn(prefix: string, workflow: WorkflowName): string {
   return `${prefix}${workflow}`;
+}
+
+/** arn:…:stateMachine:<machine> → arn:…:execution:<machine>:<name>. */
+export function executionArnOf(machineArn: string, executionName: string): string {
+  return `${machineArn.replace(':stateMachine:', ':execution:')}:${executionName}`;
 }
 
 /** Built once per Lambda container, on first use. */
@@ -44,6 +56,24 @@ export class StepFunctionsEngine implements WorkflowEngine {
       if (error instanceof ExecutionAlreadyExists) return { executionName, started: false };
       throw error;
     }
+  }
+
+  /** GetExecutionHistory, every page, oldest first (the execution ARN is the state machine's with `execution` and the name). */
+  async history(workflow: WorkflowName, executionName: string): Promise<WorkflowHistoryEvent[] | undefined> {
+    const executionArn = executionArnOf(stateMachineArn(this.arnPrefix, workflow), executionName);
+    const events: WorkflowHistoryEvent[] = [];
+    let nextToken: string | undefined;
+    try {
+      do {
+        const page = await this.sfn().send(new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken, includeExecutionData: true }));
+        for (const { timestamp, ...event } of page.events ?? []) events.push({ ...event, timestamp: (timestamp ?? new Date(0)).toISOString() });
+        nextToken = page.nextToken;
+      } while (nextToken);
+    } catch (error) {
+      if (error instanceof ExecutionDoesNotExist) return undefined;
+      throw error;
+    }
+    return events;
   }
 
   async reachable(): Promise<boolean> {

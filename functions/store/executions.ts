@@ -1,13 +1,16 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { WorkflowHistoryEvent } from '#platform/workflow.ts';
 import { dynamo, queryAll, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
  * Workflow execution records of the local runner (lib/local/workflowRunner.ts): what Step
- * Functions keeps for us in AWS. The conditional Put on the execution name is what refuses a
- * second start; the owner and its lease say which process is driving it, so that after a
- * crash another process can take it over, and never two at once.
+ * Functions keeps for us in AWS. The conditional Put on the execution name (per workflow, as Step
+ * Functions scopes names per state machine) is what refuses a second start, even of a finished
+ * one; the owner and its lease say which process is driving it, so that after a crash another
+ * process can take it over, and never two at once. `events` is the execution's history in Step
+ * Functions' own shape (GetExecutionHistory), bounded (docs/decisions/084).
  */
 export const executionEntity = 'workflowExecution';
 
@@ -41,7 +44,14 @@ export interface ExecutionRecord {
   cause?: string;
   /** States the final drive entered, in order. */
   history?: string[];
+  /** The history, as GetExecutionHistory gives it (timestamps as ISO strings), oldest first. */
+  events?: StoredHistoryEvent[];
+  /** Events left out to keep the record bounded (the oldest after ExecutionStarted). */
+  droppedEvents?: number;
 }
+
+/** One history event as stored: Step Functions' HistoryEvent with its timestamp as an ISO string. */
+export type StoredHistoryEvent = WorkflowHistoryEvent;
 
 function fromItem(item: Record<string, unknown>): ExecutionRecord {
   return {
@@ -59,6 +69,8 @@ function fromItem(item: Record<string, unknown>): ExecutionRecord {
     ...(item.error ? { error: item.error as string } : {}),
     ...(item.cause ? { cause: item.cause as string } : {}),
     ...(Array.isArray(item.history) ? { history: item.history as string[] } : {}),
+    ...(Array.isArray(item.events) ? { events: item.events as StoredHistoryEvent[] } : {}),
+    ...(item.droppedEvents ? { droppedEvents: Number(item.droppedEvents) } : {}),
   };
 }
 
@@ -79,6 +91,7 @@ export async function createExecution(input: {
   input: Record<string, unknown>;
   owner: ExecutionOwner;
   leaseExpiresAt: number;
+  events?: StoredHistoryEvent[];
   now?: Date;
 }): Promise<boolean> {
   const now = (input.now ?? new Date()).toISOString();
@@ -87,7 +100,7 @@ export async function createExecution(input: {
       new PutCommand({
         TableName: tableName(),
         Item: {
-          ...keys.execution(input.name),
+          ...keys.execution(input.name, input.workflow),
           entity: executionEntity,
           name: input.name,
           workflow: input.workflow,
@@ -102,6 +115,7 @@ export async function createExecution(input: {
           updatedAt: now,
           gsi2pk: runningExecutionsKey,
           gsi2sk: `${now}#${input.name}`,
+          ...(input.events ? { events: input.events } : {}),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -109,33 +123,65 @@ export async function createExecution(input: {
   );
 }
 
-export async function getExecution(name: string): Promise<ExecutionRecord | undefined> {
-  const { Item } = await dynamo().send(
-    new GetCommand({ TableName: tableName(), Key: keys.execution(name), ConsistentRead: true }),
+/**
+ * The execution of that name: of that workflow when given, else the only one of that name (names
+ * are made from the operation, so in practice one workflow has it; the newest start when several).
+ */
+export async function getExecution(name: string, workflow?: string): Promise<ExecutionRecord | undefined> {
+  if (workflow) {
+    const { Item } = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: keys.execution(name, workflow), ConsistentRead: true }),
+    );
+    return Item ? fromItem(Item) : undefined;
+  }
+  const { Items } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.execution(name, '').pk },
+      ConsistentRead: true,
+    }),
   );
-  return Item ? fromItem(Item) : undefined;
+  const records = (Items ?? []).map(fromItem).sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  return records.at(-1);
 }
 
-/** Names of executions still RUNNING (the index is eventually consistent: re-read each one before acting). */
-export async function listRunningExecutionNames(): Promise<string[]> {
+/** Executions still RUNNING (the index is eventually consistent: re-read each one before acting). */
+export async function listRunningExecutions(): Promise<{ name: string; workflow: string }[]> {
   const items = await queryAll({
     TableName: tableName(),
     IndexName: 'gsi2',
     KeyConditionExpression: 'gsi2pk = :running',
     ExpressionAttributeValues: { ':running': runningExecutionsKey },
-    ProjectionExpression: '#name',
+    ProjectionExpression: '#name, workflow',
     ExpressionAttributeNames: { '#name': 'name' },
   });
-  return items.map((item) => item.name as string);
+  return items.map((item) => ({ name: item.name as string, workflow: item.workflow as string }));
 }
 
-/** The owner extends its lease; false when it is no longer the owner (another process took over). */
-export async function renewLease(name: string, ownerId: string, leaseExpiresAt: number, now = new Date()): Promise<boolean> {
+/** The owner records the history so far (bounded by the caller); false when it is no longer the owner. */
+export async function recordEvents(name: string, workflow: string, ownerId: string, events: StoredHistoryEvent[], droppedEvents: number): Promise<boolean> {
   return conditionally(
     dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.execution(name),
+        Key: keys.execution(name, workflow),
+        UpdateExpression: 'SET events = :events, droppedEvents = :dropped',
+        ConditionExpression: '#status = :running AND ownerId = :owner',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':events': events, ':dropped': droppedEvents, ':running': 'RUNNING', ':owner': ownerId },
+      }),
+    ),
+  );
+}
+
+/** The owner extends its lease; false when it is no longer the owner (another process took over). */
+export async function renewLease(name: string, workflow: string, ownerId: string, leaseExpiresAt: number, now = new Date()): Promise<boolean> {
+  return conditionally(
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.execution(name, workflow),
         UpdateExpression: 'SET leaseExpiresAt = :lease, updatedAt = :now',
         ConditionExpression: '#status = :running AND ownerId = :owner',
         ExpressionAttributeNames: { '#status': 'status' },
@@ -159,7 +205,7 @@ export async function claimExecution(
     dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.execution(seen.name),
+        Key: keys.execution(seen.name, seen.workflow),
         UpdateExpression:
           'SET ownerId = :owner, ownerHost = :host, ownerPid = :pid, leaseExpiresAt = :lease, updatedAt = :now ADD drives :one',
         ConditionExpression: '#status = :running AND ownerId = :seenOwner AND leaseExpiresAt = :seenLease',
@@ -183,9 +229,11 @@ export async function claimExecution(
 /** Records the end; only the owner may. Leaves the index of running executions. */
 export async function finishExecution(
   name: string,
+  workflow: string,
   ownerId: string,
   outcome: { status: 'SUCCEEDED'; output: unknown } | { status: 'FAILED'; error: string; cause: string },
   history: string[] = [],
+  recorded: { events: StoredHistoryEvent[]; droppedEvents: number } = { events: [], droppedEvents: 0 },
   now = new Date(),
 ): Promise<boolean> {
   const values: Record<string, unknown> = {
@@ -194,8 +242,10 @@ export async function finishExecution(
     ':running': 'RUNNING',
     ':owner': ownerId,
     ':history': history,
+    ':events': recorded.events,
+    ':dropped': recorded.droppedEvents,
   };
-  let set = '#status = :status, finishedAt = :now, updatedAt = :now, history = :history';
+  let set = '#status = :status, finishedAt = :now, updatedAt = :now, history = :history, events = :events, droppedEvents = :dropped';
   if (outcome.status === 'SUCCEEDED') {
     set += ', #output = :output';
     values[':output'] = outcome.output ?? null;
@@ -208,7 +258,7 @@ export async function finishExecution(
     dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.execution(name),
+        Key: keys.execution(name, workflow),
         UpdateExpression: `SET ${set} REMOVE gsi2pk, gsi2sk`,
         ConditionExpression: '#status = :running AND ownerId = :owner',
         ExpressionAttributeNames: {

@@ -31,7 +31,8 @@ export const keys = {
   }),
   outboxEvent: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'OUTBOX' }),
   auditRecord: (organizationId: string, eventId: string) => ({ pk: `ORG#${organizationId}`, sk: `AUDIT#${eventId}` }),
-  execution: (executionName: string) => ({ pk: `EXECUTION#${executionName}`, sk: 'EXECUTION' }),
+  /** A local workflow execution: names are unique per state machine, as in Step Functions. */
+  execution: (executionName: string, workflow: string) => ({ pk: `EXECUTION#${executionName}`, sk: `WORKFLOW#${workflow}` }),
   setting: (name: string) => ({ pk: 'SETTING', sk: name }),
   /** The simulated custodian's faucet book: what POST /wallets/{id}/topup-eurc gave a wallet, per asset. */
   simulatedCustodyPosition: (walletId: string, asset: string) => ({ pk: `SIMCUSTODY#${walletId}`, sk: `ASSET#${asset}` }),
@@ -68,3 +69,13 @@ export type ItemKey = { pk: string; sk: string };
 export const listSortKey = (createdAt: string, id: string) => `${createdAt}#${id}`;
 /** The id a list sort key ends with: an ISO timestamp holds no `#`. */
 export const idOfListSortKey = (sortKey: string) => sortKey.slice(sortKey.indexOf('#') + 1);
+/**
+ * gsi2 partition of operations committed but whose workflow has not yet moved them (a payment
+ * FUNDED, a withdrawal INITIATED), sort key `<createdAt>#<kind>#<organizationId>#<id>`: set with the
+ * intake, removed by the first transition out of that status, so it holds only what may be stuck
+ * and the sweeper (functions/scheduled/startSweeper.ts) reads it without a scan.
+ */
+export const startingIndex = {
+  pk: 'OPERATION_STARTING',
+  sk: (createdAt: string, kind: string, organizationId: string, id: string) => `${createdAt}#${kind}#${organizationId}#${id}`,
+} as const;

@@ -1,9 +1,10 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { cancellationReasons, dynamo, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
 import { readPage } from './cursors.ts';
-import { keys, listSortKey } from './keys.ts';
+import { keys, listSortKey, startingIndex } from './keys.ts';
 import { applyMovement, MovementAlreadyApplied, TransactionConflict, type LedgerMovement } from './ledger.ts';
 import { newOutboxEvent, outboxPut } from './outbox.ts';
+import { operationMoved } from '#platform/metrics.ts';
 
 /**
  * Treasury operations: on-ramps, withdrawals, off-ramps and on-chain deposits. Each is one item,
@@ -60,10 +61,42 @@ export type CreateOutcome<R> =
  * transaction; an `event` is written to the outbox with it. A second create of the same id answers
  * what is stored; a racing create of the same id loses cleanly to the first.
  */
+/** The status a kind is created in while its workflow has not yet run (kinds created with `starting`). */
+const startingStatuses: Partial<Record<OperationKind, string>> = { withdrawal: 'INITIATED' };
+
+/** Operations on the sweeper's index created before `before` (ISO time), oldest first: at most `limit`. */
+export async function listStartingOperations(before: string, limit = 100): Promise<{ kind: string; organizationId: string; id: string; createdAt: string }[]> {
+  const { Items } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
+      ExpressionAttributeValues: { ':pk': startingIndex.pk, ':before': before },
+      ProjectionExpression: 'gsi2sk',
+      Limit: limit,
+    }),
+  );
+  return (Items ?? []).map((item) => {
+    const [createdAt = '', kind = '', organizationId = '', ...id] = String(item.gsi2sk).split('#');
+    return { createdAt, kind, organizationId, id: id.join('#') };
+  });
+}
+
 export async function createOperation<R extends OperationBase>(
   record: R,
-  options: { event?: OperationEvent; ledger?: LedgerMovement; extraItems?: TransactItem[]; gsi2?: { pk: string } } = {},
+  options: {
+    event?: OperationEvent;
+    ledger?: LedgerMovement;
+    extraItems?: TransactItem[];
+    /** A subset list (gsi2) that sorts like the whole one: a cursor names a row by its list sort key. */
+    gsi2?: { pk: string };
+    /** On the sweeper's index (keys.ts startingIndex) until the workflow moves it; for kinds without another gsi2 use. */
+    starting?: boolean;
+  } = {},
 ): Promise<CreateOutcome<R>> {
+  const gsi2 = options.starting
+    ? { pk: startingIndex.pk, sk: startingIndex.sk(record.createdAt, record.kind, record.organizationId, record.id) }
+    : options.gsi2 && { pk: options.gsi2.pk, sk: listSortKey(record.createdAt, record.id) };
   const table = tableName();
   const items: TransactItem[] = [
     {
@@ -82,8 +115,7 @@ export async function createOperation<R extends OperationBase>(
           ...record,
           gsi1pk: listKey(record.organizationId, record.kind),
           gsi1sk: listSortKey(record.createdAt, record.id),
-          // A subset list (gsi2) sorts like the whole one: a cursor names a row by its list sort key.
-          ...(options.gsi2 ? { gsi2pk: options.gsi2.pk, gsi2sk: listSortKey(record.createdAt, record.id) } : {}),
+          ...(gsi2 ? { gsi2pk: gsi2.pk, gsi2sk: gsi2.sk } : {}),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
@@ -94,6 +126,7 @@ export async function createOperation<R extends OperationBase>(
   try {
     if (options.ledger) await applyMovement(options.ledger, items);
     else await transactWrite(items);
+    operationMoved(record.kind, record.status);
     return { created: record };
   } catch (error) {
     const claimTaken =
@@ -179,7 +212,8 @@ export async function transitionOperation<R extends OperationBase>(record: R, tr
       Update: {
         TableName: tableName(),
         Key: keys.operation(record.organizationId, record.kind, record.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
+        // The first move out of a starting status leaves the sweeper's index (a no-op for items never on it).
+        UpdateExpression: `SET ${sets.join(', ')}${startingStatuses[record.kind] === record.status && transition.to !== record.status ? ' REMOVE gsi2pk, gsi2sk' : ''}`,
         ConditionExpression: '#status = :from',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
@@ -192,6 +226,7 @@ export async function transitionOperation<R extends OperationBase>(record: R, tr
   try {
     if (transition.ledger) await applyMovement(transition.ledger, items);
     else await transactWrite(items);
+    if (record.status !== transition.to) operationMoved(record.kind, transition.to);
     return next;
   } catch (error) {
     if (error instanceof TransactionConflict && error.extraCodes[0] === 'ConditionalCheckFailed') return undefined;

@@ -1,9 +1,10 @@
 import { GetCommand, PutCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { cancellationReasons, dynamo, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
-import { keys, listSortKey } from './keys.ts';
+import { keys, listSortKey, startingIndex } from './keys.ts';
 import type { StoredPrice } from './quotes.ts';
 import { readPage } from './cursors.ts';
 import { newOutboxEvent, outboxPut } from './outbox.ts';
+import { operationMoved } from '#platform/metrics.ts';
 import { money } from '#core/money.ts';
 import { isRunning, type PaymentState } from '#core/paymentStates.ts';
 import type { Beneficiary, Originator, TransactionListItem, TransactionStatus } from '#schemas/transactions.ts';
@@ -108,6 +109,8 @@ export function createTransactionItems(tx: TransactionRecord) {
           ...tx,
           gsi1pk: listKey(tx.organizationId),
           gsi1sk: listSortKey(tx.createdAt, tx.transactionId),
+          // Until its workflow moves it out of FUNDED (transitionItems), the sweeper can find it.
+          ...(tx.state === 'FUNDED' ? { gsi2pk: startingIndex.pk, gsi2sk: startingIndex.sk(tx.createdAt, 'payment', tx.organizationId, tx.transactionId) } : {}),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
@@ -149,7 +152,7 @@ export async function getTransactionAndHold(
 }
 
 function fromItem(item: Record<string, unknown>): TransactionRecord {
-  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g2, ...record } = item;
+  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, ...record } = item;
   return record as unknown as TransactionRecord;
 }
 
@@ -190,7 +193,8 @@ export function transitionItems(tx: TransactionRecord, transition: Transition) {
       Update: {
         TableName: tableName(),
         Key: keys.transaction(tx.organizationId, tx.transactionId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
+        // Leaving FUNDED takes the payment off the sweeper's index: its workflow runs.
+        UpdateExpression: `SET ${sets.join(', ')}${tx.state === 'FUNDED' ? ' REMOVE gsi2pk, gsi2sk' : ''}`,
         ConditionExpression: '#state = :from',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
@@ -210,6 +214,7 @@ export async function applyTransition(tx: TransactionRecord, transition: Transit
   const { items, next } = transitionItems(tx, transition);
   try {
     await transactWrite(items as TransactItem[]);
+    operationMoved('payment', transition.to);
     return next;
   } catch (error) {
     if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return undefined;

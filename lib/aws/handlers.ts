@@ -1,6 +1,7 @@
 import { routes } from '#wiring/routes.ts';
 import { workflows } from '#wiring/workflows.ts';
 import { eventRules } from '#wiring/events.ts';
+import { sweeperHandler } from './sweeperSchedule.ts';
 
 /**
  * Every Lambda handler module the AWS wiring deploys, read from the wiring tables so that a new
@@ -25,6 +26,7 @@ export function lambdaEntries(): string[] {
     ...Object.values(workflows).flatMap((workflow) => Object.values(workflow.tasks).map((task) => task.handler)),
     ...eventRules.map((rule) => rule.target),
     outboxForwarderHandler,
+    sweeperHandler,
   ];
   return [...new Set<string>(entries)];
 }

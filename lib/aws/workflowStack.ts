@@ -9,6 +9,7 @@ import { projectRoot, type LambdaBundle } from '../build/lambdaBundles.ts';
 import { entryName } from './handlers.ts';
 import { stateMachineName, type StageSettings } from './environment.ts';
 import { ServiceFunction, type FunctionContext } from './serviceFunction.ts';
+import { SweeperSchedule, sweeperHandler } from './sweeperSchedule.ts';
 
 export interface WorkflowStackProps extends StackProps {
   context: FunctionContext;
@@ -78,5 +79,10 @@ export class WorkflowStack extends Stack {
       });
       this.stateMachines.set(workflow.name, machine);
     }
+    new SweeperSchedule(this, 'Sweeper', {
+      context: props.context,
+      bundle: props.bundleOf(sweeperHandler),
+      stateMachineArns: [...this.stateMachines.values()].map((machine) => machine.stateMachineArn),
+    });
   }
 }

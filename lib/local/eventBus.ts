@@ -5,6 +5,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { BusEntry, EventBus, PublishResult } from '#platform/eventBus.ts';
 import { config } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
+import { count } from '#platform/metrics.ts';
 import { eventRules, type EventPattern, type EventRule } from '#wiring/events.ts';
 
 /**
@@ -160,6 +161,7 @@ export class LocalEventBus implements EventBus {
       failedAt: new Date().toISOString(),
     };
     this.deadLetters.push(deadLetter);
+    count('EventDeadLettered', { rule: rule.name });
     logger.error('event dead-lettered', { rule: rule.name, eventId: event.id, detailType: event['detail-type'], error: deadLetter.error });
   }
 

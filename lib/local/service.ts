@@ -28,7 +28,7 @@ export interface LocalServiceOptions {
   dataDir?: string;
   tableName?: string;
   environment?: 'simulated' | 'sandbox' | 'production';
-  /** Seconds every Wait state lasts locally (short, so flows finish in seconds). */
+  /** At most this many seconds per Wait (WAIT_MAX_SECONDS: the tasks cap the waits they answer); default 1. */
   waitSeconds?: number;
   /** How long a dead process's executions stay claimed before another process re-drives them. */
   leaseSeconds?: number;
@@ -68,6 +68,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     process.env.TABLE_NAME = options.tableName ?? process.env.TABLE_NAME ?? 'payments';
     process.env.SERVICE_ENVIRONMENT = options.environment ?? process.env.SERVICE_ENVIRONMENT ?? 'simulated';
     process.env.SERVICE_VERSION ??= packageVersion();
+    process.env.WAIT_MAX_SECONDS = String(options.waitSeconds ?? process.env.WAIT_MAX_SECONDS ?? 1);
     process.env.AWS_ACCESS_KEY_ID ??= 'local';
     process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
     reloadConfig();
@@ -88,7 +89,6 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 
     // The sweep re-drives executions another process abandoned (an admin CLI killed mid-run).
     const runner = new LocalWorkflowRunner({
-      waitSecondsOverride: options.waitSeconds ?? 1,
       resumeIntervalMs: 5_000,
       leaseMs: options.leaseSeconds === undefined ? undefined : options.leaseSeconds * 1000,
     });
@@ -98,6 +98,20 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       useWorkflowEngine(undefined);
     });
     await runner.resumeUnfinished();
+
+    // The sweeper AWS runs on a schedule (lib/aws/sweeperSchedule.ts), here on a timer: the same function.
+    const { handler: sweep } = await import('../../functions/scheduled/startSweeper.ts');
+    let sweeping: Promise<unknown> | undefined;
+    const sweeper = setInterval(() => {
+      sweeping ??= sweep()
+        .catch((error: unknown) => console.error('sweeper:', error))
+        .finally(() => (sweeping = undefined));
+    }, config().SWEEPER_INTERVAL_SECONDS * 1000);
+    sweeper.unref();
+    stops.push(async () => {
+      clearInterval(sweeper);
+      await sweeping;
+    });
 
     const http = await startHttpServer({ port: options.port, host: options.host });
     stops.push(() => http.close());

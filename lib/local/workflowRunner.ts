@@ -11,6 +11,7 @@ import {
   type RunOptions,
   type StateMachineDefinition,
 } from 'aws-local-stepfunctions';
+import { ExecutionAlreadyExists, type HistoryEventType } from '@aws-sdk/client-sfn';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { StartResult, WorkflowEngine } from '#platform/workflow.ts';
 import { logger } from '#platform/logger.ts';
@@ -20,11 +21,13 @@ import {
   createExecution,
   finishExecution,
   getExecution,
-  listRunningExecutionNames,
+  listRunningExecutions,
+  recordEvents,
   renewLease,
   type ExecutionOwner,
   type ExecutionRecord,
   type ExecutionStatus,
+  type StoredHistoryEvent,
 } from '#store/executions.ts';
 import { keys } from '#store/keys.ts';
 import { workflows as registry, type WorkflowDefinition } from '#wiring/workflows.ts';
@@ -51,13 +54,16 @@ if (typeof promiseStatics.withResolvers !== 'function') {
  * thrown error reaches Retry and Catch under the error's `name`, as Lambda reports it.
  *
  * Every execution is recorded in the table (functions/store/executions.ts): the conditional
- * Put refuses a second start of the same name, and the record's owner and lease let a later
+ * Put refuses a second start of the same name on the same workflow (ExecutionAlreadyExists, as
+ * Step Functions, even once the first has finished), and the record's owner and lease let a later
  * process re-drive what a crashed one left RUNNING. A re-drive starts over from StartAt with
- * the same input, which is safe because every task is idempotent.
+ * the same input, which is safe because every task is idempotent. The engine's events are kept
+ * on the record in GetExecutionHistory's shape, so `admin ops history` reads either engine alike.
+ *
+ * Wait states wait what their path says: no override. Tasks answer short waits locally through
+ * WAIT_MAX_SECONDS (functions/platform/workflow.ts workflowWait), so a bad value fails here as in AWS.
  */
 export interface LocalWorkflowRunnerOptions {
-  /** Every Wait state lasts this many seconds instead of its own (tests, demos). */
-  waitSecondsOverride?: number;
   /** Every Retry pauses this many milliseconds between attempts instead of its own interval. */
   retryIntervalOverrideMs?: number;
   /** How long an owner's claim on an execution lasts without renewal; renewed at a third of it. */
@@ -89,12 +95,22 @@ interface LoadedWorkflow {
 }
 
 interface Running {
+  name: string;
   done: Promise<void>;
   abort: () => void;
   currentState?: string;
   /** States entered, in order: recorded with the outcome, so a failure shows the path it took. */
   history: string[];
+  /** The execution's history events so far, Step Functions' shape, at most maxRecordedEvents. */
+  events: StoredHistoryEvent[];
+  droppedEvents: number;
+  /** Writes of `events`, one after another so an older one never lands last. */
+  recording: Promise<unknown>;
 }
+
+/** Bounds of the history kept per execution (an item holds at most 400 KB). */
+const maxRecordedEvents = 400;
+const maxRecordedChars = 1000;
 
 type TaskHandler = (input: unknown) => Promise<unknown>;
 
@@ -133,10 +149,23 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     }
   }
 
+  /** The port: a name already taken is a repeat, answered as the Step Functions adapter answers it. */
   async start(workflow: string, executionName: string, input: Record<string, unknown>): Promise<StartResult> {
+    try {
+      await this.startExecution(workflow, executionName, input);
+      return { executionName, started: true };
+    } catch (error) {
+      if (error instanceof ExecutionAlreadyExists) return { executionName, started: false };
+      throw error;
+    }
+  }
+
+  /** StartExecution as Step Functions answers it: ExecutionAlreadyExists for a name the workflow has used, finished or not. */
+  async startExecution(workflow: string, executionName: string, input: Record<string, unknown>): Promise<void> {
     if (this.stopped) throw new Error('The workflow runner is stopped.');
     // Load first: a broken definition must refuse the start, not leave a RUNNING record behind.
     await this.load(workflow);
+    injectedFault(workflow);
     // What a Lambda would receive is JSON; anything that does not survive that fails here.
     const jsonInput = JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
     const created = await createExecution({
@@ -146,9 +175,16 @@ export class LocalWorkflowRunner implements WorkflowEngine {
       owner: this.owner,
       leaseExpiresAt: Date.now() + this.leaseMs,
     });
-    if (!created) return { executionName, started: false };
-    this.launch(executionName, workflow, jsonInput);
-    return { executionName, started: true };
+    if (!created) {
+      throw new ExecutionAlreadyExists({ $metadata: {}, message: `Execution Already Exists: '${executionName}' (${workflow})` });
+    }
+    this.launch(executionName, workflow, jsonInput, []);
+  }
+
+  /** The execution's history (GetExecutionHistory's events, oldest first), or undefined when there is no such execution. */
+  async history(workflow: string, executionName: string): Promise<StoredHistoryEvent[] | undefined> {
+    const record = await getExecution(executionName, workflow);
+    return record ? (record.events ?? []) : undefined;
   }
 
   /**
@@ -159,13 +195,16 @@ export class LocalWorkflowRunner implements WorkflowEngine {
   async resumeUnfinished(): Promise<string[]> {
     if (this.stopped) return [];
     const resumed: string[] = [];
-    for (const name of await listRunningExecutionNames()) {
-      if (this.running.has(name)) continue;
-      const record = await getExecution(name);
+    for (const { name, workflow } of await listRunningExecutions()) {
+      if (this.running.has(runKey(workflow, name))) continue;
+      const record = await getExecution(name, workflow);
       if (!record || record.status !== 'RUNNING' || !ownerGone(record)) continue;
       if (!(await claimExecution(record, this.owner, Date.now() + this.leaseMs))) continue;
       logger.info('workflow execution re-driven', { executionName: name, workflow: record.workflow, previousOwner: record.owner });
-      this.launch(name, record.workflow, record.input);
+      // The history goes on where the dead owner last recorded it, marked as Step Functions marks a redrive.
+      const events = [...(record.events ?? [])];
+      events.push({ id: events.length + 1, timestamp: new Date().toISOString(), type: 'ExecutionRedriven', executionRedrivenEventDetails: { redriveCount: record.drives } });
+      this.launch(name, record.workflow, record.input, events, record.droppedEvents ?? 0);
       resumed.push(name);
     }
     return resumed;
@@ -174,7 +213,7 @@ export class LocalWorkflowRunner implements WorkflowEngine {
   async reachable(): Promise<boolean> {
     if (this.stopped) return false;
     try {
-      await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.execution('health-probe') }));
+      await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.execution('health-probe', 'health') }));
       return true;
     } catch {
       return false;
@@ -201,16 +240,20 @@ export class LocalWorkflowRunner implements WorkflowEngine {
 
   /** The state an execution of this runner is in now (tests wait for a Wait state with it). */
   currentState(executionName: string): string | undefined {
-    return this.running.get(executionName)?.currentState;
+    return this.runningNamed(executionName)?.currentState;
+  }
+
+  private runningNamed(executionName: string): Running | undefined {
+    return [...this.running.values()].find((run) => run.name === executionName);
   }
 
   /** The final outcome of an execution, from the table; throws when it is still running at the deadline. */
-  async waitFor(executionName: string, timeoutMs = 30_000): Promise<ExecutionOutcome> {
+  async waitFor(executionName: string, timeoutMs = 30_000, workflow?: string): Promise<ExecutionOutcome> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const local = this.running.get(executionName);
+      const local = this.runningNamed(executionName);
       if (local) await Promise.race([local.done, pause(Math.max(0, deadline - Date.now()))]);
-      const record = await getExecution(executionName);
+      const record = await getExecution(executionName, workflow);
       if (!record) throw new Error(`No execution named ${executionName}.`);
       if (record.status !== 'RUNNING') {
         return {
@@ -227,11 +270,20 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     }
   }
 
-  private launch(name: string, workflow: string, input: Record<string, unknown>): void {
+  private launch(name: string, workflow: string, input: Record<string, unknown>, events: StoredHistoryEvent[], droppedEvents = 0): void {
     const controller = new AbortController();
-    const run: Running = { done: Promise.resolve(), abort: () => controller.abort(), history: [] };
-    run.done = this.drive(name, workflow, input, controller, run).finally(() => this.running.delete(name));
-    this.running.set(name, run);
+    const run: Running = {
+      name,
+      done: Promise.resolve(),
+      abort: () => controller.abort(),
+      history: [],
+      events,
+      droppedEvents,
+      recording: Promise.resolve(),
+    };
+    const key = runKey(workflow, name);
+    run.done = this.drive(name, workflow, input, controller, run).finally(() => this.running.delete(key));
+    this.running.set(key, run);
   }
 
   private async drive(
@@ -245,7 +297,7 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     // Set once the outcome is being written: a renewal refused after that is our own finish.
     let finishing = false;
     const heartbeat = setInterval(() => {
-      renewLease(name, this.owner.id, Date.now() + this.leaseMs)
+      renewLease(name, workflow, this.owner.id, Date.now() + this.leaseMs)
         .then((renewed) => {
           if (renewed || finishing || controller.signal.aborted) return;
           // Someone else holds it now (we were presumed dead): stop, and leave it to them.
@@ -267,9 +319,9 @@ export class LocalWorkflowRunner implements WorkflowEngine {
         },
       });
       controller.signal.addEventListener('abort', () => execution.abort(), { once: true });
-      const followed = this.follow(name, execution.eventLogs, run);
+      const followed = this.follow(name, workflow, execution.eventLogs, run);
 
-      let outcome: Parameters<typeof finishExecution>[2];
+      let outcome: Parameters<typeof finishExecution>[3];
       try {
         outcome = { status: 'SUCCEEDED', output: await execution.result };
       } catch (error) {
@@ -281,7 +333,11 @@ export class LocalWorkflowRunner implements WorkflowEngine {
       finishing = true;
       // The event log closes with the outcome; let it catch up so the history is complete.
       await followed;
-      const recorded = await finishExecution(name, this.owner.id, outcome, run.history);
+      await run.recording;
+      const recorded = await finishExecution(name, workflow, this.owner.id, outcome, run.history, {
+        events: run.events,
+        droppedEvents: run.droppedEvents,
+      });
       if (!recorded) logger.warn('workflow outcome not recorded: no longer the owner', { executionName: name });
       else if (outcome.status === 'FAILED') logger.warn('workflow execution failed', { executionName: name, workflow, error: outcome.error });
     } catch (error) {
@@ -305,9 +361,18 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     return bound;
   }
 
-  private async follow(name: string, events: ReturnType<StateMachine['run']>['eventLogs'], run: Running) {
+  private async follow(name: string, workflow: string, events: ReturnType<StateMachine['run']>['eventLogs'], run: Running) {
     try {
       for await (const event of events) {
+        recordEvent(run, event);
+        // Kept in the table before a Wait (the execution may sit there long) and when a task
+        // failed, so `ops history` shows a running or crashed execution up to where it is.
+        if ((event.type === 'StateEntered' && event.state.type === 'Wait') || event.type === 'StateFailed') {
+          const snapshot = { events: [...run.events], dropped: run.droppedEvents };
+          run.recording = run.recording
+            .then(() => recordEvents(name, workflow, this.owner.id, snapshot.events, snapshot.dropped))
+            .catch((error: unknown) => logger.warn('workflow history not recorded', { executionName: name, error: error as Error }));
+        }
         if (event.type === 'StateEntered') {
           this.stateTransitions += 1;
           run.currentState = event.state.name;
@@ -340,9 +405,6 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     for (const [stateName, state] of allStates(definition)) {
       if (state.Type === 'Task') {
         overrides.taskResourceLocalHandlers![stateName] = await this.taskHandler(entry, stateName, state);
-      }
-      if (state.Type === 'Wait' && this.options.waitSecondsOverride !== undefined) {
-        overrides.waitTimeOverrides![stateName] = this.options.waitSecondsOverride * 1000;
       }
       if ('Retry' in state && state.Retry && this.options.retryIntervalOverrideMs !== undefined) {
         overrides.retryIntervalOverrides![stateName] = this.options.retryIntervalOverrideMs;
@@ -378,6 +440,89 @@ export class LocalWorkflowRunner implements WorkflowEngine {
       return { Payload: JSON.parse(JSON.stringify(result ?? null)), StatusCode: 200, ExecutedVersion: '$LATEST' };
     };
   }
+}
+
+function runKey(workflow: string, name: string): string {
+  return `${workflow}\u0000${name}`;
+}
+
+/**
+ * Fault injection for the crash tests, in this local adapter only: LOCAL_FAULT_BEFORE_START =
+ * `kill:<workflow>` SIGKILLs the process, `throw:<workflow>` fails the start, each just before an
+ * execution of that workflow would be recorded (the window between an operation's commit and its
+ * workflow's start, which the sweeper closes).
+ */
+function injectedFault(workflow: string): void {
+  const [action, target] = (process.env.LOCAL_FAULT_BEFORE_START ?? '').split(':');
+  if (target !== workflow) return;
+  if (action === 'kill') process.kill(process.pid, 'SIGKILL');
+  if (action === 'throw') throw namedError('InjectedFault', `LOCAL_FAULT_BEFORE_START refused this start of ${workflow}`);
+}
+
+type LocalEngineEvent = ReturnType<StateMachine['run']>['eventLogs'] extends AsyncIterable<infer E> ? E : never;
+
+/**
+ * One event of aws-local-stepfunctions, appended to the history as Step Functions would write it:
+ * `<Type>StateEntered/Exited`, and for a Task `TaskScheduled` then `TaskSucceeded` or `TaskFailed`
+ * (a retry is another `TaskScheduled` after the failure, as in AWS). Outputs and causes are cut to
+ * maxRecordedChars (`outputDetails.truncated`, as AWS marks a large one); past maxRecordedEvents
+ * the oldest after ExecutionStarted are dropped and counted.
+ */
+function recordEvent(run: Running, event: LocalEngineEvent): void {
+  const timestamp = new Date(event.timestamp).toISOString();
+  const push = (entry: Omit<StoredHistoryEvent, 'id' | 'timestamp'>) => {
+    const last = run.events.at(-1);
+    run.events.push({ ...entry, id: (last?.id ?? 0) + 1, timestamp } as StoredHistoryEvent);
+    if (run.events.length > maxRecordedEvents) {
+      run.events.splice(1, 1);
+      run.droppedEvents += 1;
+    }
+  };
+  const task = { resourceType: 'lambda', resource: 'invoke' };
+  switch (event.type) {
+    case 'ExecutionStarted':
+      // A re-drive starts the engine over: the history already has its start.
+      if (run.events.length === 0) push({ type: 'ExecutionStarted', executionStartedEventDetails: {} });
+      return;
+    case 'StateEntered':
+      push({ type: `${event.state.type}StateEntered` as HistoryEventType, stateEnteredEventDetails: { name: event.state.name } });
+      if (event.state.type === 'Task') push({ type: 'TaskScheduled', taskScheduledEventDetails: { ...task, region: 'local', parameters: '{}' } });
+      return;
+    case 'StateRetried':
+      if (event.state.type === 'Task') push({ type: 'TaskScheduled', taskScheduledEventDetails: { ...task, region: 'local', parameters: '{}' } });
+      return;
+    case 'StateFailed':
+      if (event.state.type === 'Task') push({ type: 'TaskFailed', taskFailedEventDetails: { ...task, error: event.Error, cause: clip(stringify(event.Cause)).text } });
+      return;
+    case 'StateExited': {
+      const output = clip(stringify(event.state.output));
+      const details = { output: output.text, ...(output.truncated ? { outputDetails: { truncated: true } } : {}) };
+      if (event.state.type === 'Task' && run.events.at(-1)?.type !== 'TaskFailed') push({ type: 'TaskSucceeded', taskSucceededEventDetails: { ...task, ...details } });
+      push({ type: `${event.state.type}StateExited` as HistoryEventType, stateExitedEventDetails: { name: event.state.name, ...details } });
+      return;
+    }
+    case 'ExecutionSucceeded':
+      push({ type: 'ExecutionSucceeded', executionSucceededEventDetails: {} });
+      return;
+    case 'ExecutionFailed':
+      push({ type: 'ExecutionFailed', executionFailedEventDetails: { error: event.Error, cause: clip(stringify(event.Cause)).text } });
+      return;
+    case 'ExecutionTimeout':
+      push({ type: 'ExecutionTimedOut', executionTimedOutEventDetails: {} });
+      return;
+    default:
+      // ExecutionAborted is a stop of this process, not an end: the record stays RUNNING. Map and
+      // Parallel iteration events have no workflow of ours yet.
+      return;
+  }
+}
+
+function stringify(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value ?? null) ?? 'null');
+}
+
+function clip(text: string): { text: string; truncated: boolean } {
+  return text.length > maxRecordedChars ? { text: text.slice(0, maxRecordedChars), truncated: true } : { text, truncated: false };
 }
 
 /** Every state of the machine, nested Parallel branches and Map iterators included (overrides are keyed by name). */

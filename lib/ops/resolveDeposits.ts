@@ -118,7 +118,7 @@ async function resolve(request: DepositResolutionRequest, options: ResolveOption
   let runner: import('../local/workflowRunner.ts').LocalWorkflowRunner | undefined;
   if (runFor > 0 && process.env.DYNAMODB_ENDPOINT) {
     const { LocalWorkflowRunner } = await import('../local/workflowRunner.ts');
-    runner = new LocalWorkflowRunner({ waitSecondsOverride: 1 });
+    runner = new LocalWorkflowRunner();
     useWorkflowEngine(runner);
   }
   try {

@@ -47,7 +47,7 @@ describe('outbox → stream → bus → audit trail', () => {
     bus = new LocalEventBus({ retryDelayMs: 10 });
     useEventBus(bus);
     poller = await startStreamPoller({ tableName: table, endpoint: process.env.DYNAMODB_ENDPOINT, intervalMs: 50 });
-    runner = new LocalWorkflowRunner({ waitSecondsOverride: 0, retryIntervalOverrideMs: 0 });
+    runner = new LocalWorkflowRunner({ retryIntervalOverrideMs: 0 });
   });
   afterAll(async () => {
     await runner?.stop();

@@ -45,7 +45,7 @@ async function driveToDelivering(onRampId: string) {
 
 beforeAll(async () => {
   await useFreshTable('onramp');
-  runner = new LocalWorkflowRunner({ waitSecondsOverride: 0, retryIntervalOverrideMs: 0, workflows: { walletProvisioning: workflows.walletProvisioning } });
+  runner = new LocalWorkflowRunner({ retryIntervalOverrideMs: 0, workflows: { walletProvisioning: workflows.walletProvisioning } });
   useWorkflowEngine(runner);
   organizationId = await onboard('approved');
   unverifiedId = await onboard('pending');

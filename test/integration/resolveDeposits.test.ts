@@ -90,7 +90,7 @@ const newOrg = () => `org_res_${randomBytes(5).toString('hex')}`;
 
 beforeAll(async () => {
   await useFreshTable('resolve-deposits');
-  runner = new LocalWorkflowRunner({ waitSecondsOverride: 0, retryIntervalOverrideMs: 0, workflows: { walletProvisioning: workflows.walletProvisioning } });
+  runner = new LocalWorkflowRunner({ retryIntervalOverrideMs: 0, workflows: { walletProvisioning: workflows.walletProvisioning } });
   useWorkflowEngine(runner);
   organizationId = await onboard('approved');
   unverifiedId = await onboard('pending');

@@ -7,6 +7,7 @@ import { useFreshTable } from '../support/table.ts';
 import { LocalWorkflowRunner } from '../../lib/local/workflowRunner.ts';
 import { StepFunctionsEngine, stateMachineArn } from '#platform/workflowStepFunctions.ts';
 import { executionName } from '#platform/workflow.ts';
+import { reloadConfig } from '#platform/config.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { executionEntity, getExecution, runningExecutionsKey } from '#store/executions.ts';
 import { keys } from '#store/keys.ts';
@@ -51,6 +52,13 @@ async function until<T>(probe: () => T | undefined | Promise<T | undefined>, wha
   }
 }
 
+/** WAIT_MAX_SECONDS for the tasks this process runs (undefined: no cap, as in AWS). */
+function waitCap(value: string | undefined) {
+  if (value === undefined) delete process.env.WAIT_MAX_SECONDS;
+  else process.env.WAIT_MAX_SECONDS = value;
+  reloadConfig();
+}
+
 describe('walletProvisioning on the local runner', () => {
   const runners: LocalWorkflowRunner[] = [];
   const runner = (options: ConstructorParameters<typeof LocalWorkflowRunner>[0] = {}) => {
@@ -67,7 +75,7 @@ describe('walletProvisioning on the local runner', () => {
   });
 
   it('opens the wallet and activates it with one wallet.activated event', async () => {
-    const engine = runner({ waitSecondsOverride: 0 });
+    const engine = runner();
     const organizationId = 'org_wf1';
     const walletId = await provisioningWallet(organizationId);
     const name = executionName(organizationId, walletId);
@@ -101,7 +109,7 @@ describe('walletProvisioning on the local runner', () => {
   });
 
   it('refuses a second start of the same execution name and runs nothing', async () => {
-    const engine = runner({ waitSecondsOverride: 0 });
+    const engine = runner();
     const organizationId = 'org_wf2';
     const walletId = await provisioningWallet(organizationId);
     const name = executionName(organizationId, walletId);
@@ -122,7 +130,9 @@ describe('walletProvisioning on the local runner', () => {
   });
 
   it('re-drives an execution a stopped runner left in its Wait, exactly once', async () => {
-    const crashed = runner({ waitSecondsOverride: 3600 });
+    // The crashed runner's task answers the whole hour; its successors' answer 0 (WAIT_MAX_SECONDS).
+    waitCap(undefined);
+    const crashed = runner();
     const organizationId = 'org_wf3';
     const walletId = await provisioningWallet(organizationId);
     const name = executionName(organizationId, walletId);
@@ -130,12 +140,13 @@ describe('walletProvisioning on the local runner', () => {
     await crashed.start('walletProvisioning', name, { organizationId, walletId, activationWaitSeconds: 3600 });
     await until(() => crashed.currentState(name) === 'WaitForActivation' || undefined, 'the Wait state');
     await crashed.stop();
+    waitCap('0');
 
     expect((await getExecution(name))?.status).toBe('RUNNING');
     expect((await getWallet(organizationId, walletId))?.status).toBe('provisioning');
 
     // Two new runners race to take it over; the conditional claim lets only one drive it.
-    const [first, second] = [runner({ waitSecondsOverride: 0 }), runner({ waitSecondsOverride: 0 })];
+    const [first, second] = [runner(), runner()];
     const [resumedByFirst, resumedBySecond] = await Promise.all([first.resumeUnfinished(), second.resumeUnfinished()]);
     expect([...resumedByFirst, ...resumedBySecond]).toEqual([name]);
     const outcome = await (resumedByFirst.length ? first : second).waitFor(name);
@@ -160,7 +171,7 @@ describe('walletProvisioning on the local runner', () => {
       return dynamo().send(new PutCommand({
         TableName: tableName(),
         Item: {
-          ...keys.execution(name), entity: executionEntity, name, workflow: 'walletProvisioning',
+          ...keys.execution(name, 'walletProvisioning'), entity: executionEntity, name, workflow: 'walletProvisioning',
           input: { organizationId, walletId, activationWaitSeconds: 0 }, status: 'RUNNING', ...owner,
           leaseExpiresAt, drives: 1, startedAt: now, updatedAt: now, gsi2pk: runningExecutionsKey, gsi2sk: `${now}#${name}`,
         },
@@ -182,22 +193,71 @@ describe('walletProvisioning on the local runner', () => {
   });
 
   it('sweeps for abandoned executions on its own when told to', async () => {
-    const crashed = runner({ waitSecondsOverride: 3600 });
+    waitCap(undefined);
+    const crashed = runner();
     const organizationId = 'org_wf6';
     const walletId = await provisioningWallet(organizationId);
     const name = executionName(organizationId, walletId);
     await crashed.start('walletProvisioning', name, { organizationId, walletId, activationWaitSeconds: 3600 });
     await until(() => crashed.currentState(name) === 'WaitForActivation' || undefined, 'the Wait state');
+    waitCap('0');
 
     // Already running before the other one dies, as a long-lived `npm start` would be.
-    const survivor = runner({ waitSecondsOverride: 0, resumeIntervalMs: 50 });
+    const survivor = runner({ resumeIntervalMs: 50 });
     await crashed.stop();
     expect(await survivor.waitFor(name)).toMatchObject({ status: 'SUCCEEDED', drives: 2 });
     expect(await activatedEventsFor(walletId)).toHaveLength(1);
   });
 
+  it('refuses a name the workflow has used, finished or not, with ExecutionAlreadyExists; another workflow may use it', async () => {
+    const engine = runner();
+    const organizationId = 'org_wf7';
+    const walletId = await provisioningWallet(organizationId);
+    const name = executionName(organizationId, walletId);
+    await engine.startExecution('walletProvisioning', name, { organizationId, walletId, activationWaitSeconds: 0 });
+    await expect(engine.startExecution('walletProvisioning', name, { organizationId, walletId })).rejects.toBeInstanceOf(ExecutionAlreadyExists);
+    expect(await engine.waitFor(name)).toMatchObject({ status: 'SUCCEEDED' });
+    await expect(engine.startExecution('walletProvisioning', name, { organizationId, walletId })).rejects.toBeInstanceOf(ExecutionAlreadyExists);
+    // Names are per state machine, as in Step Functions: the payment workflow may use the same one.
+    await engine.startExecution('payment', name, { organizationId, transactionId: 'tx_absent' });
+    expect(await engine.waitFor(name, 10_000, 'payment')).toMatchObject({ status: 'FAILED' });
+    expect((await getExecution(name, 'walletProvisioning'))?.status).toBe('SUCCEEDED');
+  });
+
+  it('evaluates a Wait state\'s path: a negative wait a task answers fails the execution, as in AWS', async () => {
+    const engine = runner();
+    const organizationId = 'org_wf8';
+    const walletId = await provisioningWallet(organizationId);
+    const name = executionName(organizationId, walletId);
+    await engine.start('walletProvisioning', name, { organizationId, walletId, activationWaitSeconds: -5 });
+    const outcome = await engine.waitFor(name);
+    expect(outcome).toMatchObject({ status: 'FAILED' });
+    expect(outcome.history).toEqual(['CreateWallet', 'WaitForActivation']);
+    expect((await getWallet(organizationId, walletId))?.status).toBe('provisioning');
+  });
+
+  it('records the execution\'s history in Step Functions\' event shape', async () => {
+    const engine = runner();
+    const organizationId = 'org_wf9';
+    const walletId = await provisioningWallet(organizationId);
+    const name = executionName(organizationId, walletId);
+    await engine.start('walletProvisioning', name, { organizationId, walletId, activationWaitSeconds: 0 });
+    await engine.waitFor(name);
+    const events = (await engine.history('walletProvisioning', name))!;
+    expect(events.map((event) => event.type)).toEqual([
+      'ExecutionStarted',
+      'TaskStateEntered', 'TaskScheduled', 'TaskSucceeded', 'TaskStateExited',
+      'WaitStateEntered', 'WaitStateExited',
+      'TaskStateEntered', 'TaskScheduled', 'TaskSucceeded', 'TaskStateExited',
+      'ExecutionSucceeded',
+    ]);
+    expect(events.map((event) => event.id)).toEqual(events.map((_, index) => index + 1));
+    expect(events[1]).toMatchObject({ stateEnteredEventDetails: { name: 'CreateWallet' } });
+    expect(await engine.history('walletProvisioning', 'no-such-execution')).toBeUndefined();
+  });
+
   it('fails through Catch with the task error name when the wallet does not exist', async () => {
-    const engine = runner({ waitSecondsOverride: 0 });
+    const engine = runner();
     const name = executionName('org_wf5', 'wal_missing');
     await engine.start('walletProvisioning', name, { organizationId: 'org_wf5', walletId: 'wal_missing', activationWaitSeconds: 0 });
     const outcome = await engine.waitFor(name);

@@ -13,8 +13,8 @@ const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 
 export interface CrashableService {
   tableName: string;
-  /** Starts bin/local.ts on `port` with these extra variables (slow the flow so a kill lands mid-way). */
-  launch(port: number): Promise<{ child: ChildProcess; url: string; apiKey: string }>;
+  /** Starts bin/local.ts on `port` with the service's extra variables (slow the flow so a kill lands mid-way), and this launch's own. */
+  launch(port: number, launchEnv?: Record<string, string>): Promise<{ child: ChildProcess; url: string; apiKey: string }>;
   /** SIGKILL to the whole process group (tsx runs the service in a child process). */
   killHard(child: ChildProcess): Promise<void>;
   /** Kills whatever is still running (afterAll). */
@@ -40,7 +40,7 @@ export function crashableService(label: string, env: Record<string, string>): Cr
   return {
     tableName,
     killHard,
-    async launch(port) {
+    async launch(port, launchEnv = {}) {
       const child = spawn(tsx, ['bin/local.ts'], {
         cwd: root,
         env: {
@@ -52,6 +52,7 @@ export function crashableService(label: string, env: Record<string, string>): Cr
           // The dead process's leases are short, so the restart takes its executions over quickly.
           WORKFLOW_LEASE_SECONDS: '2',
           ...env,
+          ...launchEnv,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
         // Its own process group: the kill must take tsx and the service it runs.

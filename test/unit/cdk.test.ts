@@ -5,6 +5,7 @@ import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPaymentsApp, type PaymentsStacks } from '../../lib/aws/app.ts';
+import { sweeperHandler } from '../../lib/aws/sweeperSchedule.ts';
 import { lambdaEntries, outboxForwarderHandler, unmatchedHandler } from '../../lib/aws/handlers.ts';
 import { bundleLambdas, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
 import { getHealth, inviteMember, notImplementedHandler, resendInvitation, routeKey, routes } from '#wiring/routes.ts';
@@ -243,7 +244,12 @@ describe('workflow stack', () => {
       });
     }
     const taskHandlers = new Set(Object.values(workflows).flatMap((workflow) => Object.values(workflow.tasks).map((task) => task.handler)));
-    expect(new Set(functionsByEntry(template).keys())).toEqual(taskHandlers);
+    // Beside the tasks, the sweeper: on an EventBridge Scheduler schedule, invoking it every 5 minutes.
+    expect(new Set(functionsByEntry(template).keys())).toEqual(new Set([...taskHandlers, sweeperHandler]));
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      Target: Match.objectLike({ Arn: Match.anyValue(), RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 0 }) }),
+    });
   });
 });
 

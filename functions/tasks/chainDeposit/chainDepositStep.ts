@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { workflowWait } from '#platform/workflow.ts';
 import { creditDepositHome, moveDepositHome, parkChainDeposit, type ChainDepositOutcome } from '#core/chainDeposit.ts';
 
 /**
@@ -17,5 +18,5 @@ const steps = { move: moveDepositHome, credit: creditDepositHome, park: parkChai
 export async function handler(event: unknown): Promise<{ outcome: ChainDepositOutcome; waitSeconds: number }> {
   const { step, ...ref } = inputSchema.parse(event);
   const result: { outcome: ChainDepositOutcome; waitSeconds?: number } = await steps[step](ref);
-  return { outcome: result.outcome, waitSeconds: result.waitSeconds ?? 5 };
+  return { outcome: result.outcome, waitSeconds: workflowWait(result.waitSeconds ?? 5) };
 }

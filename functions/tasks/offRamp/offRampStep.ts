@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { workflowWait } from '#platform/workflow.ts';
 import { advanceOffRamp, parkOffRamp, type OffRampOutcome } from '#core/offRampProgress.ts';
 
 /**
@@ -18,5 +19,5 @@ const steps = { advance: advanceOffRamp, park: parkOffRamp };
 export async function handler(event: unknown): Promise<{ outcome: OffRampOutcome; waitSeconds: number }> {
   const { step, ...ref } = inputSchema.parse(event);
   const { outcome, waitSeconds = 10 } = await steps[step](ref);
-  return { outcome, waitSeconds };
+  return { outcome, waitSeconds: workflowWait(waitSeconds) };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { workflowWait } from '#platform/workflow.ts';
 import {
   awaitPayment, confirmDelivery, convertPayment, deliverUsdc, openCollection, parkOnRamp, type OnRampNext,
 } from '#core/onRampProgress.ts';
@@ -20,5 +21,5 @@ const steps = { open: openCollection, await: awaitPayment, convert: convertPayme
 export async function handler(event: unknown): Promise<{ next: OnRampNext; waitSeconds: number }> {
   const { step, ...ref } = inputSchema.parse(event);
   const { next, waitSeconds = 0 } = await steps[step](ref);
-  return { next, waitSeconds };
+  return { next, waitSeconds: workflowWait(waitSeconds) };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { workflowWait } from '#platform/workflow.ts';
 import { parkPayment, pollPayout, reconcilePayment, refundPayment, submitPayout, type PaymentOutcome } from '#core/paymentProgress.ts';
 
 /**
@@ -18,5 +19,5 @@ const steps = { submit: submitPayout, poll: pollPayout, refund: refundPayment, r
 export async function handler(event: unknown): Promise<{ outcome: PaymentOutcome; waitSeconds: number }> {
   const { step, ...ref } = inputSchema.parse(event);
   const { outcome, waitSeconds = 10 } = await steps[step](ref);
-  return { outcome, waitSeconds };
+  return { outcome, waitSeconds: workflowWait(waitSeconds) };
 }

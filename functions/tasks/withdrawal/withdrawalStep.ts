@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { workflowWait } from '#platform/workflow.ts';
 import { parkWithdrawal, pollWithdrawal, pullFunds, returnWithdrawal, sendWithdrawal, type WithdrawalOutcome } from '#core/withdrawalProgress.ts';
 
 /**
@@ -18,5 +19,5 @@ const steps = { pull: pullFunds, send: sendWithdrawal, poll: pollWithdrawal, ret
 export async function handler(event: unknown): Promise<{ outcome: WithdrawalOutcome; waitSeconds: number }> {
   const { step, ...ref } = inputSchema.parse(event);
   const { outcome, waitSeconds = 10 } = await steps[step](ref);
-  return { outcome, waitSeconds };
+  return { outcome, waitSeconds: workflowWait(waitSeconds) };
 }

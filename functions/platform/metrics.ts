@@ -1,0 +1,37 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+/**
+ * What a payments operator watches, as CloudWatch metrics (Powertools, embedded metric format:
+ * one JSON line on stdout per data point, which Lambda ships to CloudWatch and which locally is
+ * just a log line). Built once per process. Namespace `Payments`; the names are what the alarms
+ * are built on, so they are fixed here and nowhere else:
+ *   OperationFunded, OperationCompleted   dimension `operation` (payment, withdrawal, offramp, onramp, chainDeposit)
+ *   OperationParked                       dimensions `operation`, `status` (IN_DOUBT | NEEDS_ATTENTION)
+ *   EventDeadLettered                     dimension `rule`
+ *   SweeperRestarted                      dimension `operation`
+ * Powertools adds `service` = payments to each. Off when POWERTOOLS_METRICS_DISABLED is true (the tests).
+ */
+export const metrics = new Metrics({ namespace: 'Payments', serviceName: 'payments' });
+
+export type MetricName = 'OperationFunded' | 'OperationCompleted' | 'OperationParked' | 'EventDeadLettered' | 'SweeperRestarted';
+
+/** One count, published at once with its own dimensions (a single-metric EMF line). */
+export function count(name: MetricName, dimensions: Record<string, string>): void {
+  const single = metrics.singleMetric();
+  for (const [key, value] of Object.entries(dimensions)) single.addDimension(key, value);
+  single.addMetric(name, MetricUnit.Count, 1);
+}
+
+/** The status each kind of operation is funded in (its money held) and the one that ends it well. */
+const fundedStatus: Record<string, string> = { payment: 'FUNDED', withdrawal: 'HELD', offramp: 'PULLED', onramp: 'PAYMENT_RECEIVED' };
+const completedStatus: Record<string, string> = { payment: 'RECONCILED', withdrawal: 'SENT', offramp: 'PAID', onramp: 'DELIVERED', chainDeposit: 'CREDITED' };
+
+/**
+ * Called by the transition code (functions/store/transactions.ts, operations.ts) once a status
+ * change is written, never by handlers: every way an operation moves is counted once.
+ */
+export function operationMoved(operation: string, status: string): void {
+  if (fundedStatus[operation] === status) count('OperationFunded', { operation });
+  if (completedStatus[operation] === status) count('OperationCompleted', { operation });
+  if (status === 'IN_DOUBT' || status === 'NEEDS_ATTENTION') count('OperationParked', { operation, status });
+}

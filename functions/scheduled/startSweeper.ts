@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { withdrawalExecutionName } from '#core/withdrawalIntake.ts';
+import { config } from '#platform/config.ts';
+import { logger } from '#platform/logger.ts';
+import { count } from '#platform/metrics.ts';
+import { executionName, workflowEngine } from '#platform/workflow.ts';
+import { listStartingOperations } from '#store/operations.ts';
+import type { WorkflowName } from '#wiring/workflows.ts';
+
+/**
+ * The sweeper, on a schedule (EventBridge Scheduler in AWS: lib/aws/sweeperSchedule.ts; a timer
+ * in lib/local/service.ts): nothing stays stuck silently. It reads the operations still in their
+ * starting status (a payment FUNDED, a withdrawal INITIATED) for longer than SWEEPER_GRACE_SECONDS,
+ * from their sparse index (functions/store/keys.ts startingIndex, never a scan), and starts each
+ * one's workflow again under its own execution name. One whose workflow already runs is refused by
+ * the engine as already existing: harmless. One that really had none (the process died between
+ * the commit and the start, or the start and its safety-net event both failed) now runs, once,
+ * counted as SweeperRestarted and logged.
+ */
+const starters: Record<string, { workflow: WorkflowName; name: (organizationId: string, id: string) => string; input: (organizationId: string, id: string) => Record<string, string> }> = {
+  payment: { workflow: 'payment', name: executionName, input: (organizationId, transactionId) => ({ organizationId, transactionId }) },
+  withdrawal: { workflow: 'withdrawal', name: withdrawalExecutionName, input: (organizationId, withdrawalId) => ({ organizationId, withdrawalId }) },
+};
+
+const resultSchema = z.object({ checked: z.number(), restarted: z.array(z.string()) });
+export type SweepResult = z.infer<typeof resultSchema>;
+
+export async function handler(): Promise<SweepResult> {
+  const before = new Date(Date.now() - config().SWEEPER_GRACE_SECONDS * 1000).toISOString();
+  const starting = await listStartingOperations(before);
+  const engine = await workflowEngine();
+  const restarted: string[] = [];
+  for (const operation of starting) {
+    const starter = starters[operation.kind];
+    if (!starter) continue;
+    const name = starter.name(operation.organizationId, operation.id);
+    try {
+      const { started } = await engine.start(starter.workflow, name, starter.input(operation.organizationId, operation.id));
+      if (!started) continue;
+      restarted.push(name);
+      count('SweeperRestarted', { operation: operation.kind });
+      logger.warn('sweeper started a workflow that had not started', { operation: operation.kind, organizationId: operation.organizationId, operationId: operation.id, executionName: name, since: operation.createdAt });
+    } catch (error) {
+      // The next sweep tries again; one bad item does not stop the others.
+      logger.error('sweeper could not start a workflow', { operation: operation.kind, operationId: operation.id, error: error as Error });
+    }
+  }
+  return { checked: starting.length, restarted };
+}

@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { LocalService } from '../../lib/local/service.ts';
+import { freePort } from '../../lib/local/dynamodbLocal.ts';
+import { call, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
+import { crashableService } from '../support/crash.ts';
+import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
+import { handler as sweep } from '../../functions/scheduled/startSweeper.ts';
+import { withdrawalExecutionName } from '#core/withdrawalIntake.ts';
+import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
+import { reloadConfig } from '#platform/config.ts';
+import { executionName } from '#platform/workflow.ts';
+import { dynamo } from '#store/client.ts';
+import { getExecution } from '#store/executions.ts';
+import { keys, startingIndex } from '#store/keys.ts';
+import { creditDeposit } from '#store/ledger.ts';
+
+/**
+ * Nothing stuck silently: an operation committed whose workflow never started (its start and its
+ * safety-net event both failed, or the process died between the commit and the start) is started
+ * by the sweeper, once.
+ */
+const toAddress = '0x52908400098527886e0f7030069857d2e4169ee7';
+
+async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function startingItems(): Promise<string[]> {
+  const { Items } = await dynamo().send(new QueryCommand({
+    TableName: process.env.TABLE_NAME, IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': startingIndex.pk },
+  }));
+  return (Items ?? []).map((item) => String(item.gsi2sk));
+}
+
+describe('the sweeper, in process', () => {
+  let service: LocalService;
+  let org: TestOrganization;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    org = await createTestOrganization(service);
+    await creditDeposit({ organizationId: org.organizationId, depositId: 'sweeper-funding', amount: 1_000_000_000n, rail: 'wire', memo: 'test deposit' });
+  });
+  afterAll(async () => {
+    delete process.env.LOCAL_FAULT_BEFORE_START;
+    await service?.stop();
+  });
+
+  it('starts a payment and a withdrawal whose start and starter event both failed, once; an operation already running is left alone', async () => {
+    process.env.LOCAL_FAULT_BEFORE_START = 'throw:payment';
+    const transactionId = `sweep-pay-${randomBytes(4).toString('hex')}`;
+    const paid = await call(service, 'POST', '/transactions', {
+      apiKey: org.apiKey,
+      body: {
+        idempotencyKey: transactionId, corridor: { to: 'MXN', destinationCountry: 'MX' }, sendAmount: { amount: '10.00', currency: 'USDC' },
+        recipientReference: 'sweeper', beneficiary: sampleBeneficiary(findCorridor('USDC', 'MXN', 'MX')!),
+      },
+    });
+    expect(paid.status).toBe(202);
+    // The safety-net starter fails on every delivery, as a Lambda would, until its queue dead-letters it.
+    await until(async () => service.bus.deadLetters.find((letter) => letter.rule === 'paymentStarter') ?? undefined, 'the dead-lettered starter');
+    process.env.LOCAL_FAULT_BEFORE_START = 'throw:withdrawal';
+    const withdrawalId = `sweep-wd-${randomBytes(4).toString('hex')}`;
+    const withdrawn = await call(service, 'POST', '/treasury/withdrawals', {
+      apiKey: org.apiKey,
+      body: { idempotencyKey: withdrawalId, amount: { amount: '5.00', currency: 'USDC' }, chain: 'base', toAddress },
+    });
+    expect(withdrawn.status).toBe(202);
+    await until(async () => service.bus.deadLetters.find((letter) => letter.rule === 'chainOperationStarter') ?? undefined, 'the dead-lettered starter');
+    delete process.env.LOCAL_FAULT_BEFORE_START;
+
+    expect((await call(service, 'GET', `/transactions/${transactionId}`, { apiKey: org.apiKey })).body.state).toBe('FUNDED');
+    expect((await call(service, 'GET', `/treasury/withdrawals/${withdrawalId}`, { apiKey: org.apiKey })).body.state).toBe('INITIATED');
+    expect(await startingItems()).toHaveLength(2);
+
+    process.env.SWEEPER_GRACE_SECONDS = '0';
+    reloadConfig();
+    try {
+      const first = await sweep();
+      expect(first.restarted.sort()).toEqual([executionName(org.organizationId, transactionId), withdrawalExecutionName(org.organizationId, withdrawalId)].sort());
+      // Swept again while they run: the engine refuses the names, nothing is started twice.
+      const second = await sweep();
+      expect(second.restarted).toEqual([]);
+    } finally {
+      delete process.env.SWEEPER_GRACE_SECONDS;
+      reloadConfig();
+    }
+    expect((await untilSettled(service, org.apiKey, `/transactions/${transactionId}`)).state).toBe('RECONCILED');
+    expect((await untilSettled(service, org.apiKey, `/treasury/withdrawals/${withdrawalId}`)).state).toBe('SENT');
+    expect(await startingItems()).toEqual([]);
+    expect((await getExecution(executionName(org.organizationId, transactionId), 'payment'))?.drives).toBe(1);
+    await expectLedgerInvariant(org.organizationId);
+  });
+});
+
+describe('the sweeper after a SIGKILL between commit and start', () => {
+  const service = crashableService('sweepcrash', { SWEEPER_GRACE_SECONDS: '0', SWEEPER_INTERVAL_SECONDS: '1' });
+  afterAll(async () => {
+    await service.killAll();
+  });
+
+  it('completes the withdrawal exactly once after the restart', async () => {
+    const port = await freePort();
+    // The process dies just before it would record the withdrawal's execution: committed, never started.
+    const first = await service.launch(port, { LOCAL_FAULT_BEFORE_START: 'kill:withdrawal' });
+    const auth = { authorization: `Bearer ${first.apiKey}`, 'content-type': 'application/json' };
+    const me = (await (await fetch(`${first.url}/me`, { headers: auth })).json()) as { id: string };
+    const withdrawalId = `sweepcrash-${randomBytes(4).toString('hex')}`;
+    const answer = await fetch(`${first.url}/treasury/withdrawals`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ idempotencyKey: withdrawalId, amount: { amount: '7.00', currency: 'USDC' }, chain: 'base', toAddress }),
+    }).catch((error: Error) => error);
+    // The request's process died under it: no answer.
+    expect(answer).toBeInstanceOf(Error);
+    await service.killHard(first.child);
+
+    service.readItsTable();
+    const record = async () =>
+      (await dynamo().send(new GetCommand({ TableName: service.tableName, Key: keys.operation(me.id, 'withdrawal', withdrawalId), ConsistentRead: true }))).Item;
+    expect((await record())?.status).toBe('INITIATED');
+    const name = withdrawalExecutionName(me.id, withdrawalId);
+    expect(await getExecution(name, 'withdrawal')).toBeUndefined();
+
+    await service.launch(port);
+    const sent = await until(async () => ((await record())?.status === 'SENT' ? true : undefined), 'the withdrawal SENT', 60_000);
+    expect(sent).toBe(true);
+    const execution = await until(async () => {
+      const found = await getExecution(name, 'withdrawal');
+      return found?.status === 'SUCCEEDED' ? found : undefined;
+    }, 'the execution to end');
+    expect(execution.drives).toBe(1);
+    const sends = await dynamo().send(new GetCommand({ TableName: service.tableName, Key: keys.journalEntry(me.id, `withdrawal:${withdrawalId}:send`), ConsistentRead: true }));
+    expect(sends.Item).toBeDefined();
+    expect(await startingItems()).toEqual([]);
+    await expectLedgerInvariant(me.id);
+  });
+});
