@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { putOffRampBeneficiary, type OffRampBeneficiaryRecord } from '#store/offRampBeneficiaries.ts';
+import type { ApiError } from '#platform/errors.ts';
 import type { BeneficiaryView, CreateBeneficiaryBody } from '#schemas/offramps.ts';
+import { holdForCompliance } from './complianceHolds.ts';
+import { maskAccount, screenBeneficiary } from './screening.ts';
 
 /**
  * Off-ramp beneficiaries (payees of POST /treasury/offramp), apart from the payment beneficiaries
@@ -8,11 +11,31 @@ import type { BeneficiaryView, CreateBeneficiaryBody } from '#schemas/offramps.t
  * nothing verifies the account, so a well-formed unknown account is registered, and a payout
  * currency we do not serve is refused when it is quoted or off-ramped to (decision 061). No
  * idempotency key: a retry registers twice, as the contract says.
+ *
+ * The payee is screened first: a listed name is refused with 403 `compliance_hold` and nothing is
+ * registered, so no off-ramp can name it; the compliance record keeps the account masked under
+ * the id the beneficiary would have had, which the answer carries (decision 078).
  */
 export async function registerOffRampBeneficiary(organizationId: string, body: CreateBeneficiaryBody, now = new Date()): Promise<BeneficiaryView> {
+  const id = randomUUID();
+  const hit = screenBeneficiary(body.name);
+  if (hit) {
+    throw await holdForCompliance({
+      organizationId,
+      transactionId: id,
+      operation: 'beneficiary',
+      requestHash: null,
+      party: hit.party,
+      beneficiaryName: body.name,
+      beneficiaryAccountMasked: maskAccount(body.accountId),
+      corridor: null,
+      details: { currency: body.currency.toUpperCase(), country: body.country.toUpperCase() },
+      now,
+    });
+  }
   const record: OffRampBeneficiaryRecord = {
     organizationId,
-    id: randomUUID(),
+    id,
     name: body.name,
     accountId: body.accountId,
     bic: body.bic,
@@ -26,6 +49,31 @@ export async function registerOffRampBeneficiary(organizationId: string, body: C
   };
   await putOffRampBeneficiary(record);
   return beneficiaryView(record);
+}
+
+/**
+ * The payee of an off-ramp screened again, at acceptance and before any USDC moves: the list may
+ * have changed since it was registered. A hit is recorded under the off-ramp's id (account
+ * masked) and answered as the hold; undefined when the payee is clear.
+ */
+export async function screenOffRampPayee(input: {
+  organizationId: string; offRampId: string; requestHash: string; beneficiary: BeneficiaryView; now: Date;
+}): Promise<ApiError | undefined> {
+  const { beneficiary } = input;
+  const hit = screenBeneficiary(beneficiary.name);
+  if (!hit) return undefined;
+  return holdForCompliance({
+    organizationId: input.organizationId,
+    transactionId: input.offRampId,
+    operation: 'offramp',
+    requestHash: input.requestHash,
+    party: hit.party,
+    beneficiaryName: beneficiary.name,
+    beneficiaryAccountMasked: maskAccount(beneficiary.accountId),
+    corridor: null,
+    details: { beneficiaryId: beneficiary.id, currency: beneficiary.currency },
+    now: input.now,
+  });
 }
 
 export function beneficiaryView(record: OffRampBeneficiaryRecord): BeneficiaryView {

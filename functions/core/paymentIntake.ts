@@ -3,9 +3,8 @@ import { logger } from '#platform/logger.ts';
 import { executionName, workflowEngine } from '#platform/workflow.ts';
 import { applyMovement, InsufficientFunds } from '#store/ledger.ts';
 import { getQuote, priceOfQuote, storedPrice, useQuoteItem, type QuoteRecord, type StoredPrice } from '#store/quotes.ts';
-import {
-  complianceRecordItem, createTransactionItems, getTransactionAndHold, putComplianceRecord, type TransactionRecord,
-} from '#store/transactions.ts';
+import { createTransactionItems, getTransactionAndHold, type TransactionRecord } from '#store/transactions.ts';
+import { complianceHold, holdForCompliance } from './complianceHolds.ts';
 import { beneficiaryProblems, type CorridorDefinition } from './corridors.ts';
 import { homeWalletOf } from './homeWallet.ts';
 import { formatDecimal, money } from './money.ts';
@@ -43,8 +42,16 @@ export async function acceptPayment(organizationId: string, body: CreateTransact
   const now = new Date();
   const hit = screen({ originatorName: body.originator?.name, beneficiaryName: beneficiary.name, recipientReference: body.recipientReference });
   if (hit) {
-    await recordComplianceHold(organizationId, transactionId, requestHash, hit.party, body, now);
-    throw complianceHold(transactionId);
+    throw await holdForCompliance({
+      organizationId,
+      transactionId,
+      requestHash,
+      party: hit.party,
+      beneficiaryName: beneficiary.name,
+      beneficiaryAccountMasked: maskAccount(beneficiary.account),
+      corridor: body.corridor,
+      now,
+    });
   }
 
   const price: StoredPrice = body.quoteId
@@ -121,7 +128,7 @@ export async function acceptPayment(organizationId: string, body: CreateTransact
 async function answerForExisting(organizationId: string, transactionId: string, requestHash: string): Promise<TransactionAccepted | undefined> {
   const { transaction, hold } = await getTransactionAndHold(organizationId, transactionId);
   if (hold && hold.requestHash !== requestHash) throw keyReused();
-  if (hold) throw complianceHold(transactionId);
+  if (hold) throw complianceHold('payment', transactionId);
   if (!transaction) return undefined;
   if (transaction.requestHash !== requestHash) throw keyReused();
   // A retry after a crash between funding and starting: starting again is a no-op when it runs.
@@ -160,26 +167,4 @@ function quoteUsed(): ApiError {
 
 function keyReused(): ApiError {
   return new ApiError('idempotency_key_reused', 'This idempotency key was already used for a different payment; use a new key for a new payment.');
-}
-
-function complianceHold(transactionId: string): ApiError {
-  return new ApiError('compliance_hold', 'This payment is held for compliance review and was not started. Do not retry it automatically.', {
-    transactionId,
-  });
-}
-
-async function recordComplianceHold(
-  organizationId: string, transactionId: string, requestHash: string, party: string, body: CreateTransactionBody, now: Date,
-): Promise<void> {
-  const item = complianceRecordItem({
-    organizationId,
-    transactionId,
-    requestHash,
-    party,
-    beneficiaryName: body.beneficiary?.name ?? null,
-    beneficiaryAccountMasked: body.beneficiary ? maskAccount(body.beneficiary.account) : null,
-    corridor: body.corridor,
-    now,
-  });
-  await putComplianceRecord(item);
 }
