@@ -57,7 +57,7 @@ export async function registerOffRampBeneficiary(organizationId: string, body: C
  * masked) and answered as the hold; undefined when the payee is clear.
  */
 export async function screenOffRampPayee(input: {
-  organizationId: string; offRampId: string; requestHash: string; beneficiary: BeneficiaryView; now: Date;
+  organizationId: string; offRampId: string; requestHash: string | null; beneficiary: BeneficiaryView; now: Date;
 }): Promise<ApiError | undefined> {
   const { beneficiary } = input;
   const hit = screenBeneficiary(beneficiary.name);
