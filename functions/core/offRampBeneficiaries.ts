@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { putOffRampBeneficiary, type OffRampBeneficiaryRecord } from '#store/offRampBeneficiaries.ts';
-import type { ApiError } from '#platform/errors.ts';
 import type { BeneficiaryView, CreateBeneficiaryBody } from '#schemas/offramps.ts';
 import { holdForCompliance } from './complianceHolds.ts';
 import { maskAccount, screenBeneficiary } from './screening.ts';
@@ -49,31 +48,6 @@ export async function registerOffRampBeneficiary(organizationId: string, body: C
   };
   await putOffRampBeneficiary(record);
   return beneficiaryView(record);
-}
-
-/**
- * The payee of an off-ramp screened again, at acceptance and before any USDC moves: the list may
- * have changed since it was registered. A hit is recorded under the off-ramp's id (account
- * masked) and answered as the hold; undefined when the payee is clear.
- */
-export async function screenOffRampPayee(input: {
-  organizationId: string; offRampId: string; requestHash: string | null; beneficiary: BeneficiaryView; now: Date;
-}): Promise<ApiError | undefined> {
-  const { beneficiary } = input;
-  const hit = screenBeneficiary(beneficiary.name);
-  if (!hit) return undefined;
-  return holdForCompliance({
-    organizationId: input.organizationId,
-    transactionId: input.offRampId,
-    operation: 'offramp',
-    requestHash: input.requestHash,
-    party: hit.party,
-    beneficiaryName: beneficiary.name,
-    beneficiaryAccountMasked: maskAccount(beneficiary.accountId),
-    corridor: null,
-    details: { beneficiaryId: beneficiary.id, currency: beneficiary.currency },
-    now: input.now,
-  });
 }
 
 export function beneficiaryView(record: OffRampBeneficiaryRecord): BeneficiaryView {

@@ -4,7 +4,7 @@ import { offRampProvider, type OffRampDeposit, type OffRampDepositRequest } from
 import { InsufficientFunds, type LedgerLeg, type LedgerMovement } from '#store/ledger.ts';
 import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
 import { formatDecimal, scaleOf } from './money.ts';
-import { screenOffRampPayee } from './offRampBeneficiaries.ts';
+import { screenOffRampPayee } from './complianceHolds.ts';
 import { isOffRampEnded, offRampStatusView, type OffRampRecord } from './offRamps.ts';
 import { payoutRailOf } from './offRampPricing.ts';
 import { maxSettlingDays, pollWaitSeconds } from './paymentProgress.ts';

@@ -4,12 +4,11 @@ import { executionName, workflowEngine } from '#platform/workflow.ts';
 import { applyMovement, InsufficientFunds } from '#store/ledger.ts';
 import { getQuote, priceOfQuote, storedPrice, useQuoteItem, type QuoteRecord, type StoredPrice } from '#store/quotes.ts';
 import { createTransactionItems, getTransactionAndHold, type TransactionRecord } from '#store/transactions.ts';
-import { complianceHold, holdForCompliance } from './complianceHolds.ts';
+import { complianceHold, screenPaymentParties } from './complianceHolds.ts';
 import { beneficiaryProblems, type CorridorDefinition } from './corridors.ts';
 import { homeWalletOf } from './homeWallet.ts';
 import { formatDecimal, money } from './money.ts';
 import { corridorOf, pricePayment, PricingUnavailable, sendAmountOf } from './quoting.ts';
-import { maskAccount, screen } from './screening.ts';
 import { hashRequest } from './requestHash.ts';
 import type { CreateTransactionBody, TransactionAccepted } from '#schemas/transactions.ts';
 
@@ -40,19 +39,10 @@ export async function acceptPayment(organizationId: string, body: CreateTransact
   if (!home.chain) throw new ApiError('wallet_chain_unknown', 'The home wallet has no network yet (it is still being opened); retry shortly.');
 
   const now = new Date();
-  const hit = screen({ originatorName: body.originator?.name, beneficiaryName: beneficiary.name, recipientReference: body.recipientReference });
-  if (hit) {
-    throw await holdForCompliance({
-      organizationId,
-      transactionId,
-      requestHash,
-      party: hit.party,
-      beneficiaryName: beneficiary.name,
-      beneficiaryAccountMasked: maskAccount(beneficiary.account),
-      corridor: body.corridor,
-      now,
-    });
-  }
+  const held = await screenPaymentParties({
+    organizationId, transactionId, requestHash, originatorName: body.originator?.name, beneficiary, recipientReference: body.recipientReference, corridor: body.corridor, now,
+  });
+  if (held) throw held;
 
   const price: StoredPrice = body.quoteId
     ? priceOfQuote(await lockedQuote(organizationId, body, send, corridor, now))

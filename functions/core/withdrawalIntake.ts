@@ -3,12 +3,11 @@ import { logger } from '#platform/logger.ts';
 import { executionName, workflowEngine } from '#platform/workflow.ts';
 import { claimantOf, createOperation, getOperation } from '#store/operations.ts';
 import type { CreateWithdrawalBody, WithdrawalAccepted } from '#schemas/withdrawals.ts';
-import { holdForCompliance, refuseHeldKey } from './complianceHolds.ts';
+import { refuseHeldKey, screenWithdrawalDestination } from './complianceHolds.ts';
 import { evmAddressProblem } from './evmAddress.ts';
 import { homeWalletOf } from './homeWallet.ts';
 import { formatDecimal, money } from './money.ts';
 import { hashRequest } from './requestHash.ts';
-import { maskAccount, screenAddress } from './screening.ts';
 import { priceWithdrawal, withdrawalAmountOf } from './withdrawalPricing.ts';
 import { withdrawalCurrency, withdrawalStatusView, type WithdrawalRecord } from './withdrawals.ts';
 
@@ -38,21 +37,8 @@ export async function acceptWithdrawal(organizationId: string, body: CreateWithd
   const claimant = await claimantOf('withdrawal', withdrawalId);
   if (claimant !== undefined && claimant !== organizationId) throw keyConflict();
   // A blocked destination: held, nothing stored but the compliance record (decisions 078, 079).
-  const hit = screenAddress(body.toAddress);
-  if (hit) {
-    throw await holdForCompliance({
-      organizationId,
-      transactionId: withdrawalId,
-      operation: 'withdrawal',
-      requestHash,
-      party: hit.party,
-      beneficiaryName: null,
-      beneficiaryAccountMasked: null,
-      corridor: null,
-      details: { network: body.chain, destinationAddress: maskAccount(body.toAddress) },
-      now: new Date(),
-    });
-  }
+  const held = await screenWithdrawalDestination({ organizationId, withdrawalId, requestHash, toAddress: body.toAddress, network: body.chain, now: new Date() });
+  if (held) throw held;
 
   const home = await homeWalletOf(organizationId);
   if (home.status !== 'active' || !home.chain) {
