@@ -104,7 +104,7 @@ export const ComplianceHoldBody = z
   .object({
     error: z.literal('compliance_hold'),
     message: ErrorMessage,
-    transactionId: z.string().meta({ description: 'The payment that was held and never started; do not retry automatically.' }),
+    transactionId: z.string().meta({ description: 'The id of what was held and never started (the payment, withdrawal or off-ramp id; for a beneficiary registration, the id it would have had); do not retry automatically.' }),
   })
   .meta({ id: 'ComplianceHoldError' });
 

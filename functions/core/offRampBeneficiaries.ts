@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { putOffRampBeneficiary, type OffRampBeneficiaryRecord } from '#store/offRampBeneficiaries.ts';
 import type { BeneficiaryView, CreateBeneficiaryBody } from '#schemas/offramps.ts';
+import { holdForCompliance } from './complianceHolds.ts';
+import { maskAccount, screenBeneficiary } from './screening.ts';
 
 /**
  * Off-ramp beneficiaries (payees of POST /treasury/offramp), apart from the payment beneficiaries
@@ -8,11 +10,31 @@ import type { BeneficiaryView, CreateBeneficiaryBody } from '#schemas/offramps.t
  * nothing verifies the account, so a well-formed unknown account is registered, and a payout
  * currency we do not serve is refused when it is quoted or off-ramped to (decision 061). No
  * idempotency key: a retry registers twice, as the contract says.
+ *
+ * The payee is screened first: a listed name is refused with 403 `compliance_hold` and nothing is
+ * registered, so no off-ramp can name it; the compliance record keeps the account masked under
+ * the id the beneficiary would have had, which the answer carries (decision 078).
  */
 export async function registerOffRampBeneficiary(organizationId: string, body: CreateBeneficiaryBody, now = new Date()): Promise<BeneficiaryView> {
+  const id = randomUUID();
+  const hit = screenBeneficiary(body.name);
+  if (hit) {
+    throw await holdForCompliance({
+      organizationId,
+      transactionId: id,
+      operation: 'beneficiary',
+      requestHash: null,
+      party: hit.party,
+      beneficiaryName: body.name,
+      beneficiaryAccountMasked: maskAccount(body.accountId),
+      corridor: null,
+      details: { currency: body.currency.toUpperCase(), country: body.country.toUpperCase() },
+      now,
+    });
+  }
   const record: OffRampBeneficiaryRecord = {
     organizationId,
-    id: randomUUID(),
+    id,
     name: body.name,
     accountId: body.accountId,
     bic: body.bic,

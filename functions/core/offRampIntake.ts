@@ -8,6 +8,7 @@ import { offRampProvider } from '#providers/offRamp.ts';
 import { getOffRampBeneficiary, type OffRampBeneficiaryRecord } from '#store/offRampBeneficiaries.ts';
 import { getOffRampQuote, putOffRampQuote, spendOffRampQuoteItem, type OffRampQuoteRecord } from '#store/offRampQuotes.ts';
 import { createOperation, getOperation } from '#store/operations.ts';
+import { refuseHeldKey, screenOffRampPayee } from './complianceHolds.ts';
 import { homeWalletOf } from './homeWallet.ts';
 import { AmountError, formatDecimal, money, parseDecimal } from './money.ts';
 import { offRampStatusView, type OffRampRecord } from './offRamps.ts';
@@ -80,6 +81,7 @@ export async function acceptOffRamp(organizationId: string, body: CreateOffRampB
   const requestHash = hashRequest({ ...body, amount: { amount: pulled, currency: body.amount.currency } });
   const earlier = await answerForExisting(organizationId, offRampId, requestHash);
   if (earlier) return earlier;
+  await refuseHeldKey(organizationId, 'offramp', offRampId, requestHash, keyConflict);
 
   if (pulled < offRampMinimum) {
     throw validationError([{ path: ['amount', 'amount'], message: `must be at least the minimum of ${formatDecimal(offRampMinimum, 6)} USDC` }]);
@@ -90,6 +92,8 @@ export async function acceptOffRamp(organizationId: string, body: CreateOffRampB
     throw new ApiError('not_home_chain', `Off-ramps leave from the home network (${home.chain}); omit chain or send ${home.chain}.`);
   }
   const beneficiary = await servedBeneficiary(organizationId, body.beneficiaryId, ['beneficiaryId']);
+  const held = await screenOffRampPayee({ organizationId, offRampId, requestHash, beneficiary, now });
+  if (held) throw held;
   const price = priceOffRamp({ pulled, currency: beneficiary.currency });
   const quote = body.quoteId ? await usableQuote(organizationId, body.quoteId, offRampId, pulled, beneficiary.id, now) : undefined;
 

@@ -4,6 +4,7 @@ import { offRampProvider, type OffRampDeposit, type OffRampDepositRequest } from
 import { InsufficientFunds, type LedgerLeg, type LedgerMovement } from '#store/ledger.ts';
 import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
 import { formatDecimal, scaleOf } from './money.ts';
+import { screenOffRampPayee } from './complianceHolds.ts';
 import { isOffRampEnded, offRampStatusView, type OffRampRecord } from './offRamps.ts';
 import { payoutRailOf } from './offRampPricing.ts';
 import { maxSettlingDays, pollWaitSeconds } from './paymentProgress.ts';
@@ -17,7 +18,7 @@ import type { OffRampStage } from '#schemas/offramps.ts';
  * after a crash, finds the stage already moved and does nothing twice. Money moves only with the
  * stage that explains it, in the same transaction:
  *
- *   PULLING → PULLED      hold: available → held (does not fit: FAILED, nothing moved)
+ *   PULLING → PULLED      hold: available → held (does not fit, or the payee is now listed: FAILED, nothing moved)
  *   PULLED → DEPOSITING   the USDC is sent to the provider (idempotent on the reference)
  *   DEPOSITING → CREDITED the provider took it; refused: FAILED, hold released; unanswered: IN_DOUBT
  *   CREDITED → CONVERTING → SETTLING → PAYING, as the provider reports the payout
@@ -84,6 +85,16 @@ export async function parkOffRamp(ref: OffRampRef & { error?: unknown }): Promis
 
 async function pull(record: OffRampRecord): Promise<OffRampStepResult> {
   const amount = BigInt(record.amount);
+  // The screening list may have changed since acceptance: the payee is screened again before any USDC moves (decision 078).
+  const held = await screenOffRampPayee({ organizationId: record.organizationId, offRampId: record.id, requestHash: record.requestHash, beneficiary: record.beneficiary, now: new Date() });
+  if (held) {
+    return move(record, {
+      to: 'FAILED',
+      failure: 'compliance_hold',
+      detail: 'held for compliance review before any USDC moved; nothing was paid',
+      set: { closedAs: 'compliance_hold' },
+    });
+  }
   try {
     return await move(record, {
       to: 'PULLED',

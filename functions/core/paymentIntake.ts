@@ -4,14 +4,12 @@ import { executionName, workflowEngine } from '#platform/workflow.ts';
 import { operationMoved } from '#platform/metrics.ts';
 import { applyMovement, InsufficientFunds } from '#store/ledger.ts';
 import { getQuote, priceOfQuote, storedPrice, useQuoteItem, type QuoteRecord, type StoredPrice } from '#store/quotes.ts';
-import {
-  complianceRecordItem, createTransactionItems, getTransactionAndHold, putComplianceRecord, type TransactionRecord,
-} from '#store/transactions.ts';
+import { createTransactionItems, getTransactionAndHold, type TransactionRecord } from '#store/transactions.ts';
+import { complianceHold, screenPaymentParties } from './complianceHolds.ts';
 import { beneficiaryProblems, type CorridorDefinition } from './corridors.ts';
 import { homeWalletOf } from './homeWallet.ts';
 import { formatDecimal, money } from './money.ts';
 import { corridorOf, pricePayment, PricingUnavailable, sendAmountOf } from './quoting.ts';
-import { maskAccount, screen } from './screening.ts';
 import { hashRequest } from './requestHash.ts';
 import type { CreateTransactionBody, TransactionAccepted } from '#schemas/transactions.ts';
 
@@ -44,11 +42,10 @@ export async function acceptPayment(organizationId: string, body: CreateTransact
   if (!home.chain) throw new ApiError('wallet_chain_unknown', 'The home wallet has no network yet (it is still being opened); retry shortly.');
 
   const now = new Date();
-  const hit = screen({ originatorName: body.originator?.name, beneficiaryName: beneficiary.name, recipientReference: body.recipientReference });
-  if (hit) {
-    await recordComplianceHold(organizationId, transactionId, requestHash, hit.party, body, now);
-    throw complianceHold(transactionId);
-  }
+  const held = await screenPaymentParties({
+    organizationId, transactionId, requestHash, originatorName: body.originator?.name, beneficiary, recipientReference: body.recipientReference, corridor: body.corridor, now,
+  });
+  if (held) throw held;
 
   const price: StoredPrice = body.quoteId
     ? priceOfQuote(await lockedQuote(organizationId, body, send, corridor, now))
@@ -125,7 +122,7 @@ export async function acceptPayment(organizationId: string, body: CreateTransact
 async function answerForExisting(organizationId: string, transactionId: string, requestHash: string): Promise<TransactionAccepted | undefined> {
   const { transaction, hold } = await getTransactionAndHold(organizationId, transactionId);
   if (hold && hold.requestHash !== requestHash) throw keyReused();
-  if (hold) throw complianceHold(transactionId);
+  if (hold) throw complianceHold('payment', transactionId);
   if (!transaction) return undefined;
   if (transaction.requestHash !== requestHash) throw keyReused();
   // A retry after a crash between funding and starting: starting again is a no-op when it runs.
@@ -164,26 +161,4 @@ function quoteUsed(): ApiError {
 
 function keyReused(): ApiError {
   return new ApiError('idempotency_key_reused', 'This idempotency key was already used for a different payment; use a new key for a new payment.');
-}
-
-function complianceHold(transactionId: string): ApiError {
-  return new ApiError('compliance_hold', 'This payment is held for compliance review and was not started. Do not retry it automatically.', {
-    transactionId,
-  });
-}
-
-async function recordComplianceHold(
-  organizationId: string, transactionId: string, requestHash: string, party: string, body: CreateTransactionBody, now: Date,
-): Promise<void> {
-  const item = complianceRecordItem({
-    organizationId,
-    transactionId,
-    requestHash,
-    party,
-    beneficiaryName: body.beneficiary?.name ?? null,
-    beneficiaryAccountMasked: body.beneficiary ? maskAccount(body.beneficiary.account) : null,
-    corridor: body.corridor,
-    now,
-  });
-  await putComplianceRecord(item);
 }

@@ -1,11 +1,15 @@
+import unhomoglyph from 'unhomoglyph';
+
 /**
- * Compliance screening of a payment's Travel Rule parties and the recipient reference, before
- * any value moves. The list here is the simulated screening list (fictional names, documented in
- * docs/decisions/043-compliance-screening.md so integrators can trigger a hold on purpose); a
- * real screening provider replaces it behind the same function.
+ * Compliance screening of every party money can reach, before any value moves: a payment's (and a
+ * batch item's) Travel Rule parties and recipient reference, an off-ramp beneficiary, a withdrawal
+ * address. The lists here are simulated (fictional names and addresses, documented in
+ * docs/decisions/043-compliance-screening.md and 079-blocked-addresses.md so integrators can
+ * trigger a hold on purpose); a real screening provider replaces them behind the same functions.
  *
- * Names are compared normalized (case, accents, punctuation and spacing ignored), as whole
- * words in order, so "Ivan  DRAGOMIR-Petrov" hits "ivan dragomir petrov" but "Ivana" does not.
+ * Names are compared folded (case, accents, punctuation, spacing, invisible characters and
+ * look-alike letters ignored: decision 078), as whole words in order, so "Ivan  DRAGOMIR-Petrov"
+ * and "Ivаn Dragomir Petrov" with a Cyrillic "а" hit "ivan dragomir petrov" but "Ivana" does not.
  */
 export const screeningList: readonly string[] = [
   'ivan dragomir petrov',
@@ -15,8 +19,21 @@ export const screeningList: readonly string[] = [
   'mara volkova',
 ];
 
-export type ScreenedParty = 'originator' | 'beneficiary' | 'recipientReference';
+/** Simulated blocked destination addresses (decision 079), compared without regard to case (EIP-55 is only a checksum). */
+export const blockedAddresses: readonly string[] = [
+  '0x000000000000000000000000000000000b10c4ed',
+  '0xb10c4ed000000000000000000000000000000001',
+  '0x5a4c710e0000000000000000000000000000dead',
+];
 
+export type ScreenedParty = 'originator' | 'beneficiary' | 'recipientReference' | 'destinationAddress';
+
+export interface ScreeningHit {
+  party: ScreenedParty;
+  entry: string;
+}
+
+/** The parties of one payment. POST /transactions and every batch item are screened through `screen` with these. */
 export interface ScreeningInput {
   originatorName?: string;
   beneficiaryName?: string;
@@ -24,31 +41,76 @@ export interface ScreeningInput {
 }
 
 /** The first party that hits the list, or undefined. The caller never learns which name matched. */
-export function screen(input: ScreeningInput): { party: ScreenedParty; entry: string } | undefined {
+export function screen(input: ScreeningInput): ScreeningHit | undefined {
   const parties: [ScreenedParty, string | undefined][] = [
     ['originator', input.originatorName],
     ['beneficiary', input.beneficiaryName],
     ['recipientReference', input.recipientReference],
   ];
   for (const [party, text] of parties) {
-    if (!text) continue;
-    const words = ` ${normalize(text)} `;
-    const entry = screeningList.find((name) => words.includes(` ${name} `));
+    const entry = text ? listedName(text) : undefined;
     if (entry) return { party, entry };
   }
   return undefined;
 }
 
-function normalize(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    // Invisible format characters (soft hyphen, zero-width joiners, BOM) are dropped, not read as spaces:
-    // "Dra\u00ADgomir" reads "Dragomir".
-    .replace(/\p{Cf}+/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
+/** An off-ramp beneficiary (third-party bank account): screened at registration and again at every off-ramp to it. */
+export function screenBeneficiary(name: string): ScreeningHit | undefined {
+  const entry = listedName(name);
+  return entry ? { party: 'beneficiary', entry } : undefined;
+}
+
+/** A withdrawal's destination address. */
+export function screenAddress(address: string): ScreeningHit | undefined {
+  const entry = blockedAddresses.find((blocked) => blocked === address.toLowerCase());
+  return entry ? { party: 'destinationAddress', entry } : undefined;
+}
+
+const foldedList = screeningList.map((entry) => ({ entry, words: ` ${foldedWords(entry)} ` }));
+
+function listedName(text: string): string | undefined {
+  const words = ` ${foldedWords(text)} `;
+  return foldedList.find((listed) => words.includes(listed.words))?.entry;
+}
+
+/**
+ * The text as words of folded letters, one space between words. Each character is folded on its
+ * own; one that folds to Latin letters or digits is part of a word, as is any other letter (it
+ * matches no listed name); anything else separates words. Per character, not per string, because
+ * a skeleton can turn punctuation into a letter ("—" into "ー") and must not glue two words.
+ * Accents (nonspacing marks) and invisible format characters (soft hyphen, zero-width joiners,
+ * BOM) are nothing: "Dra\u00ADgomír" reads "Dragomir". A spacing mark is a glyph of its own and is
+ * folded like a letter (Telugu "ం" reads "o").
+ */
+function foldedWords(text: string): string {
+  let out = '';
+  for (const ch of text.normalize('NFD')) {
+    if (/[\p{Mn}\p{Me}\p{Cf}]/u.test(ch)) continue;
+    const folded = foldedChar(ch);
+    if (/^[a-z0-9]+$/.test(folded)) out += folded;
+    else if (/[\p{L}\p{N}\p{M}]/u.test(ch)) out += ch.toLowerCase();
+    else out += ' ';
+  }
+  return out.replace(/ +/g, ' ').trim();
+}
+
+/**
+ * One character as the letters it reads as, whatever its case: its TR39 skeleton (Unicode's
+ * confusables.txt, through `unhomoglyph`), in compatibility form (fullwidth, ligatures, Roman
+ * numerals) and lower case, then the skeleton of that again, so an upper-case look-alike
+ * (Cyrillic "М") reaches the skeleton of the lower-case letter ("m" is "rn"). TR39 gives "I" the
+ * prototype "l" while "i" is its own, so "l" is then read as "i": without case, "IVAN", "Ivan"
+ * and "lvan" look alike.
+ */
+function foldedChar(ch: string): string {
+  let folded = plain(unhomoglyph(ch));
+  folded = plain(unhomoglyph(folded));
+  return folded.replace(/l/g, 'i');
+}
+
+function plain(text: string): string {
+  const withoutMarks = (t: string) => t.normalize('NFKD').replace(/[\p{Mn}\p{Me}\p{Cf}]+/gu, '');
+  return withoutMarks(withoutMarks(text).toLowerCase());
 }
 
 /** What the compliance record keeps of an account: the last four characters of a long one, nothing of a short one. */

@@ -3,6 +3,7 @@ import { logger } from '#platform/logger.ts';
 import { executionName, workflowEngine } from '#platform/workflow.ts';
 import { claimantOf, createOperation, getOperation } from '#store/operations.ts';
 import type { CreateWithdrawalBody, WithdrawalAccepted } from '#schemas/withdrawals.ts';
+import { refuseHeldKey, screenWithdrawalDestination } from './complianceHolds.ts';
 import { evmAddressProblem } from './evmAddress.ts';
 import { homeWalletOf } from './homeWallet.ts';
 import { formatDecimal, money } from './money.ts';
@@ -32,8 +33,12 @@ export async function acceptWithdrawal(organizationId: string, body: CreateWithd
 
   const earlier = await answerForExisting(organizationId, withdrawalId, requestHash);
   if (earlier) return earlier;
+  await refuseHeldKey(organizationId, 'withdrawal', withdrawalId, requestHash, keyReused);
   const claimant = await claimantOf('withdrawal', withdrawalId);
   if (claimant !== undefined && claimant !== organizationId) throw keyConflict();
+  // A blocked destination: held, nothing stored but the compliance record (decisions 078, 079).
+  const held = await screenWithdrawalDestination({ organizationId, withdrawalId, requestHash, toAddress: body.toAddress, network: body.chain, now: new Date() });
+  if (held) throw held;
 
   const home = await homeWalletOf(organizationId);
   if (home.status !== 'active' || !home.chain) {

@@ -3,6 +3,7 @@ import { chainSender, type ChainSendRequest, type ChainSendSubmission } from '#p
 import { InsufficientFunds, type LedgerLeg, type LedgerMovement } from '#store/ledger.ts';
 import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
 import type { WithdrawalState } from '#schemas/withdrawals.ts';
+import { screenWithdrawalDestination } from './complianceHolds.ts';
 import { formatDecimal } from './money.ts';
 import { InvalidResolution, operatorDetail, parkedStatuses, requireNote, type OperatorResolution } from './operatorResolution.ts';
 import {
@@ -53,13 +54,24 @@ export function confirmationWaitSeconds(pendingForMs: number): number {
   return Math.min(600, Math.max(5, Math.floor(pendingForMs / 10_000)));
 }
 
-/** INITIATED → PULLING → HELD with the hold (available → held); FAILED `insufficient_funds` when it does not fit. */
+/**
+ * INITIATED → PULLING → HELD with the hold (available → held); FAILED `insufficient_funds` when it
+ * does not fit, FAILED `compliance_hold` when the destination was blocked since acceptance.
+ */
 export async function pullFunds(ref: WithdrawalRef): Promise<StepResult> {
   let record = await load(ref);
   if (record.status === 'INITIATED') {
     record = (await transitionOperation(record, { to: 'PULLING', detail: `holding ${usdc(record.amount)} from the balance` })) ?? (await load(ref));
   }
   if (record.status !== 'PULLING') return { outcome: outcomeOf(record.status) };
+  // The blocked list may have changed since acceptance: screened again before any USDC moves (decision 078).
+  const blocked = await screenWithdrawalDestination({
+    organizationId: record.organizationId, withdrawalId: record.id, requestHash: record.requestHash, toAddress: record.toAddress, network: record.network, now: new Date(),
+  });
+  if (blocked) {
+    const failed = await move(record, { to: 'FAILED', failure: 'compliance_hold', detail: 'held for compliance review before any USDC moved; nothing was sent' });
+    return { outcome: outcomeOf(failed.status) };
+  }
   try {
     const held = await move(record, { to: 'HELD', detail: `${usdc(record.amount)} held`, ledger: hold(record) });
     return { outcome: outcomeOf(held.status) };

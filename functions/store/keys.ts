@@ -14,7 +14,11 @@ export const keys = {
   journalEntry: (organizationId: string, entryId: string) => ({ pk: `ORG#${organizationId}`, sk: `JOURNAL#${entryId}` }),
   quote: (organizationId: string, quoteId: string) => ({ pk: `ORG#${organizationId}`, sk: `QUOTE#${quoteId}` }),
   transaction: (organizationId: string, transactionId: string) => ({ pk: `ORG#${organizationId}`, sk: `TX#${transactionId}` }),
-  complianceRecord: (organizationId: string, transactionId: string) => ({ pk: `ORG#${organizationId}`, sk: `COMPLIANCE#${transactionId}` }),
+  /** A screening hold. A payment's keeps its plain key; the other operations' ids are their own namespaces (an id has no '#'). */
+  complianceRecord: (organizationId: string, transactionId: string, operation: 'payment' | 'beneficiary' | 'offramp' | 'withdrawal' = 'payment') => ({
+    pk: `ORG#${organizationId}`,
+    sk: operation === 'payment' ? `COMPLIANCE#${transactionId}` : `COMPLIANCE#${operation}#${transactionId}`,
+  }),
   recipient: (organizationId: string, recipientId: string) => ({ pk: `ORG#${organizationId}`, sk: `RECIPIENT#${recipientId}` }),
   /** A treasury operation (functions/store/operations.ts): on-ramp, withdrawal, off-ramp, on-chain deposit. */
   operation: (organizationId: string, kind: string, id: string) => ({ pk: `ORG#${organizationId}`, sk: `OP#${kind}#${id}` }),

@@ -240,11 +240,15 @@ export async function listTransactions(
 }
 
 /**
- * Compliance records: `ORG#<org> / COMPLIANCE#<transactionId>`. Written when screening holds a
- * payment; the payment never starts, and the same key answers the same hold from then on.
- * The beneficiary account is kept masked (contract rule 5).
+ * Compliance records: `ORG#<org> / COMPLIANCE#<transactionId>` for a payment,
+ * `COMPLIANCE#<operation>#<id>` for an off-ramp beneficiary registration, an off-ramp or a
+ * withdrawal (decision 078). Written when screening holds the request; the operation never
+ * starts, and the same key answers the same hold from then on. The beneficiary account (or
+ * destination address) is kept masked (contract rule 5).
  */
 export const complianceRecordEntity = 'complianceRecord';
+
+export type HeldOperation = 'payment' | 'beneficiary' | 'offramp' | 'withdrawal';
 
 /** Written once: a concurrent identical request may have written it first, and the record stands either way. */
 export async function putComplianceRecord(item: ReturnType<typeof complianceRecordItem>): Promise<void> {
@@ -255,26 +259,42 @@ export async function putComplianceRecord(item: ReturnType<typeof complianceReco
     });
 }
 
+/** The hold of an operation other than a payment (a payment's is read with the payment, getTransactionAndHold). */
+export async function getComplianceHold(organizationId: string, operation: HeldOperation, id: string): Promise<{ requestHash: string | null } | undefined> {
+  const { Item } = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: keys.complianceRecord(organizationId, id, operation), ConsistentRead: true }),
+  );
+  return Item ? { requestHash: typeof Item.requestHash === 'string' ? Item.requestHash : null } : undefined;
+}
+
 export function complianceRecordItem(input: {
   organizationId: string;
   transactionId: string;
-  requestHash: string;
+  /** Payment when absent. */
+  operation?: HeldOperation;
+  /** Null for a beneficiary registration: it has no key to be retried with. */
+  requestHash: string | null;
   party: string;
   beneficiaryName: string | null;
   beneficiaryAccountMasked: string | null;
-  corridor: { to: string; destinationCountry: string };
+  corridor: { to: string; destinationCountry: string } | null;
+  /** What else names the held request, never an unmasked account: beneficiaryId, currency, network, masked address. */
+  details?: Record<string, string>;
   now: Date;
 }) {
+  const operation = input.operation ?? 'payment';
   return {
-    ...keys.complianceRecord(input.organizationId, input.transactionId),
+    ...keys.complianceRecord(input.organizationId, input.transactionId, operation),
     entity: complianceRecordEntity,
     organizationId: input.organizationId,
+    operation,
     transactionId: input.transactionId,
     requestHash: input.requestHash,
     screenedParty: input.party,
     beneficiaryName: input.beneficiaryName,
     beneficiaryAccount: input.beneficiaryAccountMasked,
     corridor: input.corridor,
+    ...input.details,
     decision: 'held',
     createdAt: input.now.toISOString(),
   };

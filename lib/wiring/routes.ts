@@ -261,7 +261,7 @@ export const getWithdrawalQuote = route({
 export const createWithdrawal = route({
   operationId: 'createWithdrawal', method: 'POST', path: '/treasury/withdrawals', handler: 'functions/api/withdrawals/createWithdrawal.ts', auth: 'key',
   permission: 'treasury.move', kyb: true, feature: 'withdrawals', summary: 'Send USDC to an own EVM address.', request: { body: CreateWithdrawalBody }, responses: { 202: { ...accepted[202], schema: WithdrawalAccepted } },
-  errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_reused', 'idempotency_key_conflict', 'ambiguous_home_wallet', 'no_home_wallet', 'quote_unavailable', 'unsupported_network'],
+  errors: ['validation', 'forbidden', 'kyb_required', 'compliance_hold', 'idempotency_key_reused', 'idempotency_key_conflict', 'ambiguous_home_wallet', 'no_home_wallet', 'quote_unavailable', 'unsupported_network'],
 });
 export const listWithdrawals = route({
   operationId: 'listWithdrawals', method: 'GET', path: '/treasury/withdrawals', handler: 'functions/api/withdrawals/listWithdrawals.ts', auth: 'key',
@@ -274,7 +274,7 @@ export const getWithdrawal = route({
 export const createBeneficiary = route({
   operationId: 'createBeneficiary', method: 'POST', path: '/treasury/beneficiaries', handler: 'functions/api/offRamps/createBeneficiary.ts', auth: 'key',
   permission: 'beneficiary.manage', kyb: true, feature: 'offramp', summary: 'Register an off-ramp bank account.', request: { body: CreateBeneficiaryBody }, responses: { 201: { ...created[201], schema: BeneficiaryView } },
-  errors: ['validation', 'forbidden', 'kyb_required'],
+  errors: ['validation', 'forbidden', 'kyb_required', 'compliance_hold'],
 });
 export const listBeneficiaries = route({
   operationId: 'listBeneficiaries', method: 'GET', path: '/treasury/beneficiaries', handler: 'functions/api/offRamps/listBeneficiaries.ts', auth: 'key',
@@ -287,7 +287,7 @@ export const getOffRampQuote = route({
 export const createOffRamp = route({
   operationId: 'createOffRamp', method: 'POST', path: '/treasury/offramp', handler: 'functions/api/offRamps/createOffRamp.ts', auth: 'key',
   permission: 'treasury.move', kyb: true, feature: 'offramp', summary: 'Pay USDC out as fiat to a beneficiary.', request: { body: CreateOffRampBody }, responses: { 202: { ...accepted[202], schema: OffRampAccepted } },
-  errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'not_home_chain', 'quote_already_used', 'quote_mismatch', 'quote_not_found', 'ambiguous_home_wallet', 'no_home_wallet'],
+  errors: ['validation', 'forbidden', 'kyb_required', 'compliance_hold', 'idempotency_key_conflict', 'not_home_chain', 'quote_already_used', 'quote_mismatch', 'quote_not_found', 'ambiguous_home_wallet', 'no_home_wallet'],
 });
 export const listOffRamps = route({
   operationId: 'listOffRamps', method: 'GET', path: '/treasury/offramps', handler: 'functions/api/offRamps/listOffRamps.ts', auth: 'key',

@@ -6,6 +6,9 @@ import type { OffRampRecord } from '#core/offRamps.ts';
 import { SimulatedOffRamps, type OffRampDepositRequest } from '#providers/offRamp.ts';
 import { creditDeposit, listJournalEntries, readBalance } from '#store/ledger.ts';
 import { createOperation, getOperation } from '#store/operations.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '#store/client.ts';
+import { keys } from '#store/keys.ts';
 import { handler as offRampStep } from '../../functions/tasks/offRamp/offRampStep.ts';
 import { outboxItemsOf } from '../support/outbox.ts';
 import { useFreshTable } from '../support/table.ts';
@@ -19,13 +22,13 @@ import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 const newOrg = () => `org_ofr_${randomBytes(5).toString('hex')}`;
 const eurPayee = { id: randomUUID(), ...sampleOffRampBeneficiaries[0]!, createdAt: new Date().toISOString() };
 
-async function newOffRamp(organizationId: string, amount: bigint): Promise<OffRampRecord> {
+async function newOffRamp(organizationId: string, amount: bigint, beneficiary = eurPayee): Promise<OffRampRecord> {
   const price = priceOffRamp({ pulled: amount, currency: 'EUR' });
   const at = new Date().toISOString();
   const record: OffRampRecord = {
     organizationId, kind: 'offramp', id: `ofr-${randomBytes(6).toString('hex')}`, status: 'PULLING', requestHash: 'hash',
     timeline: [{ status: 'PULLING', at }], createdAt: at, updatedAt: at,
-    amount: amount.toString(), beneficiaryId: eurPayee.id, beneficiary: eurPayee, currency: 'EUR',
+    amount: amount.toString(), beneficiaryId: beneficiary.id, beneficiary, currency: 'EUR',
     fee: price.fee.toString(), deliveryFee: price.deliveryFee.toString(), quoteId: null, quotedNet: null, fxBufferBps: null,
     network: 'base', depositAttempts: 0,
   };
@@ -64,6 +67,26 @@ describe('the off-ramp step, delivered twice', () => {
     const balance = await expectLedgerInvariant(organizationId);
     expect(balance.available).toBe(400_000_000n);
     expect(balance.held).toBe(0n);
+  });
+
+  it('a payee listed since the off-ramp was accepted: FAILED compliance_hold before the hold, nothing moved, the record masked', async () => {
+    const organizationId = newOrg();
+    await creditDeposit({ organizationId, depositId: 'dep-held', amount: 500_000_000n, rail: 'wire', memo: 'test' });
+    // Accepted while the list did not name it: the record as the intake wrote it then.
+    const record = await newOffRamp(organizationId, 100_000_000n, { ...eurPayee, id: randomUUID(), name: 'Bl\u043eck\u0435d P\u0435rson GmbH' });
+    const ref = { step: 'advance', organizationId, offRampId: record.id };
+    await Promise.all([offRampStep(ref), offRampStep(ref)]);
+    expect(await offRampStep(ref)).toMatchObject({ outcome: 'done' });
+    const done = (await getOperation<OffRampRecord>(organizationId, 'offramp', record.id))!;
+    expect(done.status).toBe('FAILED');
+    expect(done.closedAs).toBe('compliance_hold');
+    expect(done.timeline.map((entry) => entry.status)).toEqual(['PULLING', 'FAILED']);
+    expect((await listJournalEntries(organizationId)).filter((entry) => entry.entryId.startsWith('offramp:'))).toEqual([]);
+    expect((await readBalance(organizationId)).available).toBe(500_000_000n);
+    await expectLedgerInvariant(organizationId);
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.complianceRecord(organizationId, record.id, 'offramp'), ConsistentRead: true }));
+    expect(Item).toMatchObject({ decision: 'held', operation: 'offramp', beneficiaryId: record.beneficiaryId, beneficiaryAccount: expect.stringMatching(/^\*+3000$/) });
+    expect(JSON.stringify(Item)).not.toContain(eurPayee.accountId);
   });
 
   it('a hold that does not fit fails the off-ramp with nothing moved, however often the step runs', async () => {

@@ -7,6 +7,7 @@ import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { creditDeposit, listJournalEntries, readBalance } from '#store/ledger.ts';
 import { createOperation, getOperation } from '#store/operations.ts';
+import { blockedAddresses } from '#core/screening.ts';
 import { useFreshTable } from '../support/table.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 
@@ -25,7 +26,7 @@ class CountingChain extends SimulatedChain {
   }
 }
 
-async function newWithdrawal(amount: bigint, options: { network?: string; fund?: bigint } = {}) {
+async function newWithdrawal(amount: bigint, options: { network?: string; fund?: bigint; toAddress?: string } = {}) {
   sequence += 1;
   const organizationId = `org_steps_${process.pid}_${sequence}`;
   const id = `wd-steps-${sequence}`;
@@ -33,7 +34,7 @@ async function newWithdrawal(amount: bigint, options: { network?: string; fund?:
   const at = new Date().toISOString();
   const record: WithdrawalRecord = {
     organizationId, kind: 'withdrawal', id, status: 'INITIATED', requestHash: 'h', timeline: [{ status: 'INITIATED', at }], createdAt: at, updatedAt: at,
-    amount: amount.toString(), network: options.network ?? 'base', homeNetwork: 'base', toAddress: '0x52908400098527886e0f7030069857d2e4169ee7',
+    amount: amount.toString(), network: options.network ?? 'base', homeNetwork: 'base', toAddress: options.toAddress ?? '0x52908400098527886e0f7030069857d2e4169ee7',
     crossingFee: '0', gasFee: '15000', fee: '15000', net: (amount - 15_000n).toString(), sendAttempts: 0, transferId: null, txHash: null,
   };
   await createOperation(record);
@@ -148,5 +149,22 @@ describe('withdrawal steps delivered twice', () => {
     expect(chain.sends).toBe(0);
     const balance = await expectLedgerInvariant(ref.organizationId);
     expect(balance.available).toBe(10_000_000n);
+  });
+
+  it('a destination blocked since acceptance fails compliance_hold before the hold, nothing moved or sent, the record masked', async () => {
+    installChain();
+    // Accepted while the list did not name it: the record as the intake wrote it then.
+    const ref = await newWithdrawal(90_000_000n, { toAddress: blockedAddresses[2]! });
+    await Promise.all([pullFunds(ref), pullFunds(ref)]);
+    const record = await load(ref);
+    expect(record.status).toBe('FAILED');
+    expect(record.failure).toBe('compliance_hold');
+    expect(await sendWithdrawal(ref)).toEqual({ outcome: 'done' });
+    expect(chain.sends).toBe(0);
+    expect((await listJournalEntries(ref.organizationId)).filter((entry) => entry.entryId.startsWith('withdrawal:'))).toEqual([]);
+    const balance = await expectLedgerInvariant(ref.organizationId);
+    expect(balance.available).toBe(1_000_000_000n);
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.complianceRecord(ref.organizationId, ref.withdrawalId, 'withdrawal'), ConsistentRead: true }));
+    expect(Item).toMatchObject({ decision: 'held', operation: 'withdrawal', network: 'base', destinationAddress: `${'*'.repeat(38)}${blockedAddresses[2]!.slice(-4)}` });
   });
 });

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { maskAccount, screen, screeningList, type ScreenedParty } from '#core/screening.ts';
+import unhomoglyph from 'unhomoglyph';
+import confusables from 'unhomoglyph/data.json' with { type: 'json' };
+import { blockedAddresses, maskAccount, screen, screenAddress, screenBeneficiary, screeningList, type ScreenedParty } from '#core/screening.ts';
 
 const parties: ScreenedParty[] = ['originator', 'beneficiary', 'recipientReference'];
 
@@ -145,6 +147,117 @@ describe('screen', () => {
           fc.pre(!firstWords.some((word) => folded.includes(word)));
           expect(screen({ originatorName: text, beneficiaryName: text, recipientReference: text })).toBeUndefined();
         }
+      }),
+    );
+  });
+});
+
+/**
+ * Characters that look like a letter written in a given case: the letter, and every character
+ * Unicode's confusables.txt gives the same prototype (the data of `unhomoglyph`, which the
+ * screening folds with). "m" also reads as "rn", "I" as "l", "1" or "|".
+ */
+const lookAlikesOf = new Map<string, string[]>();
+function lookAlikes(letter: string): string[] {
+  const prototype = unhomoglyph(letter);
+  const table = confusables as Record<string, string>;
+  if (!lookAlikesOf.has(letter)) {
+    lookAlikesOf.set(letter, [letter, ...(prototype === letter ? [] : [prototype]), ...Object.keys(table).filter((ch) => table[ch] === prototype)]);
+  }
+  return lookAlikesOf.get(letter)!;
+}
+const invisible = fc.constantFrom('\u200B', '\u200C', '\u200D', '\u00AD', '\u2060', '\uFEFF');
+
+/** A letter as someone might disguise it: either case, then any look-alike of that, accents, invisible characters around it. */
+function lookAlikeLetter(letter: string) {
+  return fc
+    .record({
+      upper: fc.boolean(),
+      pick: fc.nat(),
+      mark: fc.option(combiningMark, { nil: '' }),
+      hidden: fc.option(invisible, { nil: '' }),
+    })
+    .map(({ upper, pick, mark, hidden }) => {
+      const options = lookAlikes(upper ? letter.toUpperCase() : letter);
+      return hidden + options[pick % options.length]! + mark;
+    });
+}
+
+function lookAlikeWord(word: string) {
+  return fc.tuple(...word.split('').map(lookAlikeLetter)).map((letters) => letters.join(''));
+}
+
+/** A listed name with any of its letters swapped for look-alikes, in clean context. */
+const lookAlikeEntry = fc.constantFrom(...screeningList).chain((entry) => {
+  const words = entry.split(' ');
+  return fc
+    .record({ words: fc.tuple(...words.map(lookAlikeWord)), separators: fc.array(separator, { minLength: words.length + 6, maxLength: words.length + 6 }), before: context, after: context })
+    .map(({ words: disguised, separators, before, after }) => ({ entry, text: joined([...before, ...disguised, ...after], separators) }));
+});
+
+describe('screen: look-alike letters (TR39 skeletons, decision 078)', () => {
+  it('hits the worked examples', () => {
+    expect(screen({ beneficiaryName: 'Iv\u0430n Dragomir Petrov', recipientReference: 'x' })?.entry).toBe('ivan dragomir petrov'); // Cyrillic а
+    expect(screen({ beneficiaryName: 'IVAN DRAGO\u041cIR PETROV', recipientReference: 'x' })?.entry).toBe('ivan dragomir petrov'); // Cyrillic М
+    expect(screen({ beneficiaryName: 'i\u03bdan dragornir petr0v', recipientReference: 'x' })?.entry).toBe('ivan dragomir petrov'); // Greek ν, "rn", zero
+    expect(screen({ originatorName: 'B1ocked Pers\u043en', recipientReference: 'x' })?.party).toBe('originator'); // one, Cyrillic о
+    expect(screen({ recipientReference: 'to \u0405\u0430nctioned \u041dоldings \u217cTD' })?.party).toBe('recipientReference'); // Ѕ, Н, ⅼ
+    expect(screen({ beneficiaryName: '\u{1D40C}\u{1D41A}\u{1D42B}\u{1D41A} \u{1D415}\u{1D428}\u{1D425}\u{1D424}\u{1D428}\u{1D42F}\u{1D41A}', recipientReference: 'x' })?.entry).toBe('mara volkova'); // mathematical bold
+    expect(screen({ beneficiaryName: 'N\u043erth\u051dind Sh\u0435ll C\u043emp\u0430ny', recipientReference: 'x' })?.entry).toBe('northwind shell company');
+  });
+
+  it('hits a listed name whatever letters are swapped for look-alikes, in any case, with accents and invisible characters, in any party', () => {
+    fc.assert(
+      fc.property(lookAlikeEntry, fc.constantFrom(...parties), ({ entry, text }, party) => {
+        expect(screen(asParty(party, text)), JSON.stringify(text)).toStrictEqual({ party, entry });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('does not hit when one letter of a listed name is swapped for a look-alike of another letter', () => {
+    const letters = 'abcdefghjkmnopqrstuvwxyz'.split(''); // no "i"/"l": they read alike
+    fc.assert(
+      fc.property(fc.constantFrom(...screeningList), fc.nat(), fc.constantFrom(...letters), fc.constantFrom(...parties), (entry, pick, letter, party) => {
+        const positions = [...entry].flatMap((ch, i) => (ch === ' ' || ch === letter ? [] : [i]));
+        fc.pre(positions.length > 0);
+        const at = positions[pick % positions.length]!;
+        const options = lookAlikes(letter);
+        const text = entry.slice(0, at) + options[pick % options.length]! + entry.slice(at + 1);
+        expect(screen(asParty(party, text)), JSON.stringify(text)).toBeUndefined();
+      }),
+    );
+  });
+
+  it('does not read punctuation that a skeleton turns into a letter as gluing words', () => {
+    expect(screen({ beneficiaryName: 'Blocked\u2014Person', recipientReference: 'x' })?.entry).toBe('blocked person'); // — has the skeleton ー
+    expect(screen({ beneficiaryName: 'Mara\u00B7Volkova', recipientReference: 'x' })?.entry).toBe('mara volkova');
+  });
+});
+
+describe('screenBeneficiary and screenAddress', () => {
+  it('screens an off-ramp beneficiary name with the same folding as a payment', () => {
+    expect(screenBeneficiary('Iv\u0430n Dragomir Petrov')).toStrictEqual({ party: 'beneficiary', entry: 'ivan dragomir petrov' });
+    expect(screenBeneficiary('SANCTIONED HOLDINGS, LTD.')).toStrictEqual({ party: 'beneficiary', entry: 'sanctioned holdings ltd' });
+    expect(screenBeneficiary('Müller Feinmechanik GmbH')).toBeUndefined();
+    fc.assert(
+      fc.property(lookAlikeEntry, ({ entry, text }) => {
+        expect(screenBeneficiary(text)).toStrictEqual({ party: 'beneficiary', entry });
+        expect(screen({ beneficiaryName: text, recipientReference: 'x' })).toStrictEqual({ party: 'beneficiary', entry });
+      }),
+    );
+  });
+
+  it('blocks the listed addresses in any case, and no other', () => {
+    for (const address of blockedAddresses) {
+      expect(address).toMatch(/^0x[0-9a-f]{40}$/);
+      expect(screenAddress(address)).toStrictEqual({ party: 'destinationAddress', entry: address });
+      expect(screenAddress(address.toUpperCase().replace('0X', '0x'))?.entry).toBe(address);
+    }
+    fc.assert(
+      fc.property(fc.stringMatching(/^0x[0-9a-fA-F]{40}$/), (address) => {
+        fc.pre(!blockedAddresses.includes(address.toLowerCase()));
+        expect(screenAddress(address)).toBeUndefined();
       }),
     );
   });
