@@ -76,5 +76,5 @@ describe(`an organization of ${teamSize} members`, () => {
     // What every request rewrites: the organization and its buckets, no key, well under one write unit (1 KB).
     const organization = await getOrganization(org.organizationId);
     expect(Buffer.byteLength(JSON.stringify(organization))).toBeLessThan(1_024);
-  }, 300_000);
+  }, 600_000);
 });
