@@ -80,15 +80,17 @@ function authentic(item: ApiKeyItem | undefined, key: ParsedApiKey): item is Api
   return item !== undefined && item.organizationId === key.organizationId && sameHash(item.hash, key.hash);
 }
 
-export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, now = Date.now(), cost = 1): Promise<AccessResult> {
+/** `now` (epoch ms) is the time the bucket is charged at: by default, when the charge goes out. */
+export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, now?: number, cost = 1): Promise<AccessResult> {
   let item: ApiKeyItem | undefined;
   let charged: Charge;
   if (seenAuthenticated.has(key.hash)) {
-    [item, charged] = await Promise.all([getApiKey(key.organizationId, key.keyId), charge(key.organizationId, bucket, now, cost)]);
+    [item, charged] = await Promise.all([getApiKey(key.organizationId, key.keyId), charge(key.organizationId, bucket, now ?? Date.now(), cost)]);
   } else {
     item = await getApiKey(key.organizationId, key.keyId);
     if (!authentic(item, key)) return { outcome: 'unauthorized' };
-    charged = await charge(key.organizationId, bucket, now, cost);
+    // Taken after the read: a time from before it would count the read's latency as tokens spent.
+    charged = await charge(key.organizationId, bucket, now ?? Date.now(), cost);
   }
   if (!authentic(item, key)) {
     seenAuthenticated.delete(key.hash);
