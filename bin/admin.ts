@@ -4,6 +4,7 @@
  *   npm run --silent admin -- org kyb <organizationId> approved|pending
  *   npm run --silent admin -- org limits <organizationId> <initiate|write|read> --burst N --per-second N  (or --default)
  *   npm run --silent admin -- org rotate-key <organizationId>
+ *   npm run --silent admin -- org migrate-keys
  *   npm run --silent admin -- mail latest [--to <address>]
  *   npm run --silent admin -- chain-deposit simulate <organizationId> --network <network> --amount <USDC> [--tx-hash <hash>]
  *   npm run --silent admin -- resolve payment <organizationId> <transactionId> --as paid|not-paid --note "<text>"
@@ -42,7 +43,7 @@ if (process.env.DYNAMODB_ENDPOINT) process.env.WAIT_MAX_SECONDS ??= '1';
 
 const { parseArgs } = await import('node:util');
 const { z } = await import('zod');
-const { replaceOrganizationKeys, setKybStatus, setRateLimit } = await import('#store/organizations.ts');
+const { moveAllLegacyKeys, replaceOrganizationKeys, setKybStatus, setRateLimit } = await import('#store/organizations.ts');
 const { config } = await import('#platform/config.ts');
 const { buckets, defaultLimits } = await import('#core/rateLimit.ts');
 const { onboardOrganization } = await import('../lib/ops/onboarding.ts');
@@ -54,6 +55,7 @@ const usage = `usage (add --stage simulated|sandbox|production to reach a deploy
   admin org kyb <organizationId> approved|pending
   admin org limits <organizationId> <initiate|write|read> --burst N --per-second N   (or --default)
   admin org rotate-key <organizationId>      (a new organization key; the old one stops at once)
+  admin org migrate-keys                     (once, for a table from before key items: decision 077)
   admin mail latest [--to <address>]         (the newest message in the local mail outbox)
   admin chain-deposit simulate <organizationId> --network <network> --amount <USDC> [--tx-hash <hash>]
                                              (USDC arriving on chain, as a custodian would report it; simulated only)
@@ -163,6 +165,9 @@ try {
     const replaced = await replaceOrganizationKeys(organizationId, config().SERVICE_ENVIRONMENT);
     if (!replaced) fail(`no organization ${organizationId}`);
     console.log(JSON.stringify({ organizationId, apiKey: replaced.apiKey.apiKey, role: 'owner', revokedKeys: replaced.revokedKeyIds.length }));
+  } else if (group === 'org' && command === 'migrate-keys') {
+    // Once, for a table written before key items (decision 077); running it again moves nothing.
+    console.log(JSON.stringify(await moveAllLegacyKeys()));
   } else if (group === 'mail' && command === 'latest') {
     const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });
     const { outboxDirectory } = await import('#providers/mail.ts');

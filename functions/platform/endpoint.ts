@@ -19,7 +19,7 @@ import { parseBody, parseNoBody, parseParams, parseQuery } from './request.ts';
  * fixed list of concerns, in this order:
  *   0. logging    Powertools adds the Lambda context (cold start, request id) to every log line
  *   1. lifecycle  request id, structured log line, error → contract body, headers on every answer
- *   2. access     API key → caller, rate bucket (one DynamoDB round trip), permission, KYB gate
+ *   2. access     API key → caller, then its rate bucket (one round trip of latency), permission, KYB gate
  *   3. input      body (content type, size, JSON) and zod validation of body, query, path
  * The route row (lib/wiring/routes.ts) says which of them apply and with what.
  */

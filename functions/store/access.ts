@@ -6,19 +6,24 @@ import { bucketSpan, decide, defaultLimits, headersAfter, type BucketLimit, type
 import type { Role } from '#core/permissions.ts';
 import { dynamo, tableName } from './client.ts';
 import { keys } from './keys.ts';
-import type { OrganizationItem } from './organizations.ts';
+import { getApiKey, type ApiKeyItem, type OrganizationItem } from './organizations.ts';
 
 /**
- * Authentication and the rate bucket in one DynamoDB round trip: a conditional UpdateItem on
- * the organization item that checks the key's hash and advances the bucket's TAT, returning the
- * organization (name, KYB status, key roles). A wrong key changes nothing, so nobody can drain
- * another organization's bucket by guessing. See docs/decisions/004-rate-limits.md.
+ * Authentication, then the rate bucket (docs/decisions/076-authenticate-before-the-bucket.md):
+ * a strongly consistent GetItem of the key's own item (decision 077) decides who is calling, and
+ * one conditional UpdateItem on the organization item advances the bucket's TAT and returns the
+ * organization (name, KYB status). An unknown or revoked key is 401 and never sees or moves a
+ * bucket. The two calls go out together (one round trip of latency) for a key this process has
+ * already seen authenticate; for any other key the read comes first, so a wrong key charges
+ * nothing and nobody can drain another organization's bucket by guessing.
  */
 export interface Caller {
   organizationId: string;
   organizationName: string;
   kybStatus: OrganizationItem['kybStatus'];
   keyId: string;
+  /** SHA-256 of the key presented: a rotation is conditioned on it still being the key's. */
+  keyHash: string;
   role: Role;
   /** Set for member keys; absent for the organization key. */
   memberId?: string;
@@ -33,8 +38,9 @@ const tatAttribute: Record<BucketName, string> = { initiate: 'tatInitiate', writ
 
 /**
  * Last TAT and limit this process saw per organization and bucket: they pick the update form
- * first. A TAT only moves forward, so a remembered one can only under-state the load: a 429
- * decided from it without a round trip is never wrong for the limit it was decided with.
+ * first. A TAT only moves forward (a refund, which moves it back, forgets it here), so a
+ * remembered one can only under-state the load: a 429 decided from it without a write is never
+ * wrong for the limit it was decided with.
  */
 const lastSeenTat = new Map<string, number>();
 const lastSeenLimit = new Map<string, BucketLimit>();
@@ -55,9 +61,67 @@ function isTransactionConflict(error: unknown): boolean {
   return error instanceof Error && error.name === 'TransactionConflictException';
 }
 
-export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, now = Date.now(), cost = 1): Promise<AccessResult> {
+/**
+ * Hashes of keys that authenticated in this process, most recent last: for these the bucket is
+ * charged beside the key's read rather than after it. It never decides authentication (the read
+ * does, every time); a key found revoked is dropped and its charge refunded, so a revoked key
+ * moves a bucket at most once per process, for a moment.
+ */
+const seenAuthenticated = new Map<string, true>();
+const maxSeenAuthenticated = 10_000;
+
+function rememberAuthenticated(hash: string): void {
+  seenAuthenticated.delete(hash);
+  seenAuthenticated.set(hash, true);
+  if (seenAuthenticated.size > maxSeenAuthenticated) seenAuthenticated.delete(seenAuthenticated.keys().next().value!);
+}
+
+function authentic(item: ApiKeyItem | undefined, key: ParsedApiKey): item is ApiKeyItem {
+  return item !== undefined && item.organizationId === key.organizationId && sameHash(item.hash, key.hash);
+}
+
+/** `now` (epoch ms) is the time the bucket is charged at: by default, when the charge goes out. */
+export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, now?: number, cost = 1): Promise<AccessResult> {
+  let item: ApiKeyItem | undefined;
+  let charged: Charge;
+  if (seenAuthenticated.has(key.hash)) {
+    [item, charged] = await Promise.all([getApiKey(key.organizationId, key.keyId), charge(key.organizationId, bucket, now ?? Date.now(), cost)]);
+  } else {
+    item = await getApiKey(key.organizationId, key.keyId);
+    if (!authentic(item, key)) return { outcome: 'unauthorized' };
+    // Taken after the read: a time from before it would count the read's latency as tokens spent.
+    charged = await charge(key.organizationId, bucket, now ?? Date.now(), cost);
+  }
+  if (!authentic(item, key)) {
+    seenAuthenticated.delete(key.hash);
+    if (charged.outcome === 'allowed') await refund(key.organizationId, bucket, charged.increment);
+    return { outcome: 'unauthorized' };
+  }
+  rememberAuthenticated(key.hash);
+  if (charged.outcome === 'no_organization') return { outcome: 'unauthorized' };
+  if (charged.outcome === 'rate_limited') return charged;
+  const { organization, rate } = charged;
+  const caller: Caller = {
+    organizationId: organization.id,
+    organizationName: organization.name,
+    kybStatus: organization.kybStatus,
+    keyId: key.keyId,
+    keyHash: key.hash,
+    role: item.role,
+    ...(item.memberId ? { memberId: item.memberId } : {}),
+  };
+  return { outcome: 'allowed', caller, organization, rate };
+}
+
+type Charge =
+  | { outcome: 'allowed'; organization: OrganizationItem; rate: RateHeaders; /** What the TAT moved by: a refund takes it back. */ increment: number }
+  | { outcome: 'rate_limited'; retryAfterSeconds: number; rate: RateHeaders }
+  | { outcome: 'no_organization' };
+
+/** One token (or `cost`) from the organization's bucket: decision 004. */
+async function charge(organizationId: string, bucket: BucketName, now: number, cost: number): Promise<Charge> {
   const attribute = tatAttribute[bucket];
-  const cacheKey = `${key.organizationId}#${bucket}`;
+  const cacheKey = `${organizationId}#${bucket}`;
   let known: number | undefined = lastSeenTat.get(cacheKey);
   let limit: BucketLimit = lastSeenLimit.get(cacheKey) ?? defaultLimits[bucket];
 
@@ -74,14 +138,13 @@ export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, 
       const result = await dynamo().send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: keys.organization(key.organizationId),
+          Key: keys.organization(organizationId),
           UpdateExpression: busy ? 'SET #tat = #tat + :increment' : 'SET #tat = :newTat',
           ConditionExpression: busy
-            ? '#keys.#kid.#hash = :hash AND #tat BETWEEN :now AND :latest'
-            : '#keys.#kid.#hash = :hash AND (attribute_not_exists(#tat) OR #tat <= :now)',
-          ExpressionAttributeNames: { '#tat': attribute, '#keys': 'keys', '#kid': key.keyId, '#hash': 'hash' },
+            ? 'attribute_exists(pk) AND #tat BETWEEN :now AND :latest'
+            : 'attribute_exists(pk) AND (attribute_not_exists(#tat) OR #tat <= :now)',
+          ExpressionAttributeNames: { '#tat': attribute },
           ExpressionAttributeValues: {
-            ':hash': key.hash,
             ':now': now,
             ...(busy ? { ':increment': increment, ':latest': now + capacity - increment } : { ':newTat': now + increment }),
           },
@@ -90,38 +153,40 @@ export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, 
         }),
       );
       const organization = result.Attributes as OrganizationItem;
-      const caller = callerFrom(organization, key);
-      if (!caller) return { outcome: 'unauthorized' };
       const written = organization[attribute] as number;
       const actualLimit = organization.rateLimits?.[bucket] ?? defaultLimits[bucket];
       lastSeenLimit.set(cacheKey, actualLimit);
       remember(cacheKey, written);
       if (sameLimit(actualLimit, limit)) {
-        return { outcome: 'allowed', caller, organization, rate: headersAfter(written, now, limit) };
+        return { outcome: 'allowed', organization, rate: headersAfter(written, now, limit), increment };
       }
       // This process had not seen the organization's own limit yet: redo the decision with it.
       const previous = busy ? written - increment : undefined;
       const corrected = decide(previous, now, actualLimit, cost);
-      await correctTat(key.organizationId, attribute, written, corrected.allowed ? corrected.newTat : previous);
+      await correctTat(organizationId, attribute, written, corrected.allowed ? corrected.newTat : previous);
       lastSeenTat.set(cacheKey, corrected.allowed ? corrected.newTat : (previous ?? now));
       if (!corrected.allowed) {
         return { outcome: 'rate_limited', retryAfterSeconds: corrected.retryAfterSeconds, rate: corrected.headers };
       }
-      return { outcome: 'allowed', caller, organization: { ...organization, [attribute]: corrected.newTat }, rate: corrected.headers };
+      return {
+        outcome: 'allowed',
+        organization: { ...organization, [attribute]: corrected.newTat },
+        rate: corrected.headers,
+        increment: bucketSpan(actualLimit, cost).increment,
+      };
     } catch (error) {
       if (isTransactionConflict(error) && conflicts < maxConflicts) {
-        // A key change (an invitation accepted, a member removed or rotated) holds the organization
-        // item in a transaction for a moment; a single write meanwhile is refused and changed nothing.
+        // A transaction holding the organization item for a moment refuses a single write
+        // meanwhile, and the refused write changed nothing.
         conflicts += 1;
         attempt -= 1;
         await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * conflicts));
         continue;
       }
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      if (!error.Item) return { outcome: 'unauthorized' };
+      if (!error.Item) return { outcome: 'no_organization' };
       const current = unmarshall(error.Item) as OrganizationItem;
-      if (!callerFrom(current, key)) return { outcome: 'unauthorized' };
-      // The key is good: the bucket was in the other form, or full. Decide again on what it holds.
+      // The bucket was in the other form, or full. Decide again on what it holds.
       limit = current.rateLimits?.[bucket] ?? defaultLimits[bucket];
       lastSeenLimit.set(cacheKey, limit);
       known = typeof current[attribute] === 'number' ? (current[attribute] as number) : undefined;
@@ -129,6 +194,30 @@ export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, 
     }
   }
   return { outcome: 'rate_limited', retryAfterSeconds: 1, rate: decide(known, now, limit, cost).headers };
+}
+
+/**
+ * Gives back a token charged beside the read of a key that turned out revoked. Moving the TAT
+ * back by the increment is right in either form (an idle bucket stays idle), and the TAT this
+ * process remembers is forgotten, since it now overstates the load.
+ */
+async function refund(organizationId: string, bucket: BucketName, increment: number): Promise<void> {
+  const attribute = tatAttribute[bucket];
+  lastSeenTat.delete(`${organizationId}#${bucket}`);
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.organization(organizationId),
+        UpdateExpression: 'SET #tat = #tat - :increment',
+        ConditionExpression: 'attribute_exists(#tat)',
+        ExpressionAttributeNames: { '#tat': attribute },
+        ExpressionAttributeValues: { ':increment': increment },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
 }
 
 function sameLimit(a: BucketLimit, b: BucketLimit): boolean {
@@ -151,17 +240,4 @@ async function correctTat(organizationId: string, attribute: string, written: nu
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
-}
-
-function callerFrom(organization: OrganizationItem, key: ParsedApiKey): Caller | undefined {
-  const entry = organization.keys?.[key.keyId];
-  if (!entry || !sameHash(entry.hash, key.hash)) return undefined;
-  return {
-    organizationId: organization.id,
-    organizationName: organization.name,
-    kybStatus: organization.kybStatus,
-    keyId: key.keyId,
-    role: entry.role,
-    ...(entry.memberId ? { memberId: entry.memberId } : {}),
-  };
 }

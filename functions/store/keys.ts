@@ -5,6 +5,8 @@
 export const keys = {
   organization: (organizationId: string) => ({ pk: `ORG#${organizationId}`, sk: 'ORG' }),
   wallet: (organizationId: string, walletId: string) => ({ pk: `ORG#${organizationId}`, sk: `WALLET#${walletId}` }),
+  /** One per live API key, found by the organization and key id every key carries (decision 077). */
+  apiKey: (organizationId: string, keyId: string) => ({ pk: `ORG#${organizationId}`, sk: `APIKEY#${keyId}` }),
   member: (organizationId: string, memberId: string) => ({ pk: `ORG#${organizationId}`, sk: `MEMBER#${memberId}` }),
   /** One per address on the team (lowercased): its Put guarded by attribute_not_exists makes the address unique. */
   memberEmail: (organizationId: string, email: string) => ({ pk: `ORG#${organizationId}`, sk: `MEMBER_EMAIL#${email.toLowerCase()}` }),

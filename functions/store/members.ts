@@ -6,15 +6,15 @@ import type { Member } from '#schemas/team.ts';
 import { cancellationReasons, dynamo, queryAll, tableName, transactWrite, type TransactItem } from './client.ts';
 import { ApiError, notFound } from '#platform/errors.ts';
 import { keys } from './keys.ts';
-import type { ApiKeyEntry } from './organizations.ts';
+import { apiKeyItem, putApiKey } from './organizations.ts';
 
 /**
  * Team members, their invitations and their keys (docs/decisions/051-team-and-keys.md).
  *
  * Items: the member (`ORG#<org> / MEMBER#<memberId>`), the address's uniqueness item
  * (`ORG#<org> / MEMBER_EMAIL#<lowercased email>`), the pending invitation's token item
- * (`INVITE#<sha256 of the token> / INVITE`, with `expiresAt` and `ttl`), and the member's key in the
- * organization item's `keys` map (store/access.ts authenticates from that map).
+ * (`INVITE#<sha256 of the token> / INVITE`, with `expiresAt` and `ttl`), and the member's key item
+ * (`ORG#<org> / APIKEY#<keyId>`, decision 077; store/access.ts authenticates from it).
  *
  * Every change that spans two of them is one TransactWriteItems whose conditions name the state it
  * was decided on: a second invitation of one address, a second accept of one token, a rotation
@@ -44,7 +44,7 @@ export interface MemberItem {
   updatedAt: string;
   /** SHA-256 of the live invitation token, while invited. */
   inviteTokenHash?: string;
-  /** The id of the member's key in the organization's `keys` map, while active. */
+  /** The id of the member's key item, while active. */
   keyId?: string;
 }
 
@@ -236,7 +236,7 @@ export interface AcceptedInvitation {
 /**
  * Single use under any concurrency: deleting the token item (on the condition that it exists and
  * has not expired), activating the member (on the condition that it is still invited with this
- * token and this role) and adding its key to the organization's map are one transaction, so of
+ * token and this role) and putting its key item are one transaction, so of
  * many accepts of one token exactly one issues a key. Undefined for a token that is used,
  * replaced, expired, rescinded or was never issued.
  */
@@ -250,7 +250,6 @@ export async function acceptInvitation(token: string, environment: KeyEnvironmen
     if (!member || member.status !== 'invited' || member.inviteTokenHash !== hash) return undefined;
     const issued = issueApiKey(environment, member.organizationId);
     const at = now.toISOString();
-    const entry: ApiKeyEntry = { hash: issued.hash, role: member.role, memberId: member.id, prefix: issued.prefix, createdAt: at };
     const written = await transact([
       {
         Delete: {
@@ -270,16 +269,7 @@ export async function acceptInvitation(token: string, environment: KeyEnvironmen
           ExpressionAttributeValues: { ':active': 'active', ':invited': 'invited', ':hash': hash, ':role': member.role, ':now': at, ':kid': issued.keyId },
         },
       },
-      {
-        Update: {
-          TableName: tableName(),
-          Key: keys.organization(member.organizationId),
-          UpdateExpression: 'SET #keys.#kid = :entry, updatedAt = :now',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#keys': 'keys', '#kid': issued.keyId },
-          ExpressionAttributeValues: { ':entry': entry, ':now': at },
-        },
-      },
+      putApiKey(apiKeyItem(issued, { role: member.role, memberId: member.id }, at)),
     ]);
     if (written === true) {
       const { inviteTokenHash: _used, ...rest } = member;
@@ -315,11 +305,11 @@ export async function changeMemberRole(member: MemberItem, role: MemberRole, now
     items.push({
       Update: {
         TableName: tableName(),
-        Key: keys.organization(member.organizationId),
-        UpdateExpression: 'SET #keys.#kid.#role = :role, updatedAt = :now',
-        ConditionExpression: '#keys.#kid.memberId = :memberId',
-        ExpressionAttributeNames: { '#keys': 'keys', '#kid': member.keyId, '#role': 'role' },
-        ExpressionAttributeValues: { ':role': role, ':memberId': member.id, ':now': at },
+        Key: keys.apiKey(member.organizationId, member.keyId),
+        UpdateExpression: 'SET #role = :role',
+        ConditionExpression: 'memberId = :memberId',
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':role': role, ':memberId': member.id },
       },
     });
   }
@@ -349,16 +339,8 @@ export async function removeMember(member: MemberItem): Promise<true | Stale> {
   ];
   if (member.inviteTokenHash) items.push({ Delete: { TableName: tableName(), Key: keys.invitation(member.inviteTokenHash) } });
   if (member.keyId) {
-    items.push({
-      Update: {
-        TableName: tableName(),
-        Key: keys.organization(member.organizationId),
-        UpdateExpression: 'REMOVE #keys.#kid SET updatedAt = :now',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#keys': 'keys', '#kid': member.keyId },
-        ExpressionAttributeValues: { ':now': new Date().toISOString() },
-      },
-    });
+    // No condition: the member's condition above already names this key.
+    items.push({ Delete: { TableName: tableName(), Key: keys.apiKey(member.organizationId, member.keyId) } });
   }
   return transact(items);
 }
@@ -377,7 +359,6 @@ export async function rotateMemberKey(member: MemberItem, callingKeyId: string, 
   if (member.status !== 'active' || member.keyId !== callingKeyId) return 'stale';
   const issued = issueApiKey(environment, member.organizationId);
   const at = now.toISOString();
-  const entry: ApiKeyEntry = { hash: issued.hash, role: member.role, memberId: member.id, prefix: issued.prefix, createdAt: at };
   const written = await transact([
     {
       Update: {
@@ -390,15 +371,14 @@ export async function rotateMemberKey(member: MemberItem, callingKeyId: string, 
       },
     },
     {
-      Update: {
+      Delete: {
         TableName: tableName(),
-        Key: keys.organization(member.organizationId),
-        UpdateExpression: 'SET #keys.#new = :entry, updatedAt = :now REMOVE #keys.#old',
-        ConditionExpression: '#keys.#old.memberId = :memberId',
-        ExpressionAttributeNames: { '#keys': 'keys', '#new': issued.keyId, '#old': callingKeyId },
-        ExpressionAttributeValues: { ':entry': entry, ':memberId': member.id, ':now': at },
+        Key: keys.apiKey(member.organizationId, callingKeyId),
+        ConditionExpression: 'memberId = :memberId',
+        ExpressionAttributeValues: { ':memberId': member.id },
       },
     },
+    putApiKey(apiKeyItem(issued, { role: member.role, memberId: member.id }, at)),
   ]);
   if (written === 'stale') return 'stale';
   return { member: { ...member, keyId: issued.keyId, updatedAt: at }, apiKey: issued.apiKey };

@@ -303,13 +303,14 @@ function validishBody(method: string): unknown {
 }
 
 describe('cost of a read', () => {
-  it('GET /me needs one DynamoDB round trip: authentication and the rate bucket together', async () => {
+  it('GET /me costs two DynamoDB calls, the key read and the bucket charge, sent together (one round trip)', async () => {
     const { dynamoCallCount } = await import('#store/client.ts');
     await call(service, 'GET', '/me', { apiKey: org.apiKey });
     const before = dynamoCallCount();
     for (let i = 0; i < 20; i += 1) expect((await call(service, 'GET', '/me', { apiKey: org.apiKey })).status).toBe(200);
-    // The workflow runner's background sweep may add a query or two in the meantime.
-    expect(dynamoCallCount() - before).toBeLessThanOrEqual(22);
+    // The workflow runner's background sweep may add a query or two in the meantime. That the two
+    // overlap is test/integration/access.test.ts's.
+    expect(dynamoCallCount() - before).toBeLessThanOrEqual(42);
   });
 });
 

@@ -113,7 +113,8 @@ describe('npm start', () => {
     const requests = entries.filter((entry) => entry.message === 'request');
     expect(requests.length).toBeGreaterThanOrEqual(4);
     expect(requests).toContainEqual(expect.objectContaining({ route: 'GET /me', status: 401 }));
-    expect(requests).toContainEqual(expect.objectContaining({ route: 'POST /quotes', status: 400, dynamoCalls: 1 }));
+    // The key item's read and the bucket's charge (decision 076); the refused body costs nothing more.
+    expect(requests).toContainEqual(expect.objectContaining({ route: 'POST /quotes', status: 400, dynamoCalls: 2 }));
     const logged = JSON.stringify(entries);
     expect(logged).not.toContain(demoKey.slice(-20));
     expect(logged).not.toContain('xyz');

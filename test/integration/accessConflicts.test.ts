@@ -6,11 +6,11 @@ import { createOrganization, revokeApiKey } from '#store/organizations.ts';
 import { useFreshTable } from '../support/table.ts';
 
 /**
- * A key change holds the organization item in a transaction for a moment (docs/decisions/051), and
- * real DynamoDB then refuses the single UpdateItem that authenticates a request with
- * TransactionConflictException (DynamoDB Local does not reproduce the timing, so it is injected
- * here). The refused write changed nothing: authentication waits it out instead of answering 500,
- * and still answers 401 for a key that is gone.
+ * A transaction that holds the organization item for a moment (a key added by the ops CLI checks
+ * the organization in it) makes real DynamoDB refuse the single UpdateItem that charges a
+ * request's rate bucket with TransactionConflictException (DynamoDB Local does not reproduce the
+ * timing, so it is injected here; a GetItem never conflicts). The refused write changed nothing:
+ * the charge waits it out instead of answering 500, and a key that is gone is still 401.
  */
 let conflictsToInject = 0;
 let injected = 0;
@@ -19,7 +19,7 @@ beforeAll(async () => {
   await useFreshTable('access');
   dynamo().middlewareStack.add(
     (next) => async (args) => {
-      if (conflictsToInject > 0) {
+      if (conflictsToInject > 0 && 'UpdateExpression' in (args.input as object)) {
         conflictsToInject -= 1;
         injected += 1;
         throw Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException', $fault: 'client' });

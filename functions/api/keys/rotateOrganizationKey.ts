@@ -6,12 +6,11 @@ import { rotateOrganizationKey as rotate } from '#store/organizations.ts';
 
 /**
  * POST /api-keys/rotate (owner only, the organization key): a new organization key; the calling
- * key is removed in the same UpdateItem, so it is 401 on the very next request.
+ * key is deleted in the same transaction, so it is 401 on the very next request.
  */
-export const handler = endpoint(rotateOrganizationKey, async ({ caller, organization }) => {
-  const hash = organization.keys[caller.keyId]?.hash;
+export const handler = endpoint(rotateOrganizationKey, async ({ caller }) => {
   const now = new Date();
-  const issued = hash ? await rotate(caller.organizationId, { keyId: caller.keyId, hash }, config().SERVICE_ENVIRONMENT, now) : undefined;
+  const issued = await rotate(caller.organizationId, { keyId: caller.keyId, hash: caller.keyHash }, config().SERVICE_ENVIRONMENT, now);
   if (!issued) throw new ApiError('unauthorized', 'This key was replaced or revoked.');
   return ok({ apiKey: issued.apiKey, rotatedAt: now.toISOString() });
 });

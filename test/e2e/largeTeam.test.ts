@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalService } from '../../lib/local/service.ts';
+import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
+import { inviteAndAccept, useTemporaryOutbox } from '../support/team.ts';
+import { acceptInvitation, createInvitation } from '#store/members.ts';
+import { getOrganization, setRateLimits } from '#store/organizations.ts';
+
+/**
+ * An organization of 2,000 members works (decision 077). When every key lived in the organization
+ * item (about 200 bytes a member), invitations stopped being accepted near 1,500 members, at
+ * DynamoDB's 400 KB item limit, and every request rewrote that whole item. Now each key is an item
+ * of its own: the team is seeded through the store's own invitation and accept, then the 2,000th
+ * member joins, authenticates and rotates over HTTP, and the organization item is still small.
+ */
+const teamSize = 2_000;
+let service: LocalService;
+let org: TestOrganization;
+
+beforeAll(async () => {
+  useTemporaryOutbox();
+  service = await startTestService();
+  org = await createTestOrganization(service, 'approved', 'Large Team Org');
+  await setRateLimits(org.organizationId, { burst: 100_000, perSecond: 10_000 });
+});
+
+afterAll(async () => {
+  await service?.stop();
+});
+
+async function seedMembers(count: number): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      next += 1;
+      const invitation = await createInvitation({
+        organizationId: org.organizationId,
+        email: `seeded.${next}.${Date.now().toString(36)}@example.com`,
+        name: null,
+        role: 'viewer',
+        ttlSeconds: 3_600,
+      });
+      if (invitation === 'email_taken') throw new Error('a seeded address was taken');
+      expect(await acceptInvitation(invitation.token, 'simulated')).toBeDefined();
+    }
+  };
+  await Promise.all(Array.from({ length: 12 }, worker));
+}
+
+describe(`an organization of ${teamSize} members`, () => {
+  it('accepts one more invitation, authenticates the member, rotates keys and removes members; the organization item stays small', async () => {
+    await seedMembers(teamSize - 1);
+    const joined = await inviteAndAccept(service, org.apiKey, 'admin');
+
+    const me = await call(service, 'GET', '/me', { apiKey: joined.apiKey });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ id: org.organizationId, role: 'admin', memberId: joined.memberId });
+    const members = await call(service, 'GET', '/members', { apiKey: joined.apiKey });
+    expect(members.status).toBe(200);
+    expect(members.body.count).toBe(teamSize);
+    expect(members.body.members.filter((member: { status: string }) => member.status === 'active')).toHaveLength(teamSize);
+
+    const rotated = await call(service, 'POST', '/members/me/api-key', { apiKey: joined.apiKey });
+    expect(rotated.status).toBe(200);
+    expect((await call(service, 'GET', '/me', { apiKey: joined.apiKey })).status).toBe(401);
+    expect((await call(service, 'GET', '/me', { apiKey: rotated.body.apiKey })).body.memberId).toBe(joined.memberId);
+
+    const orgRotated = await call(service, 'POST', '/api-keys/rotate', { apiKey: org.apiKey });
+    expect(orgRotated.status).toBe(200);
+    expect((await call(service, 'GET', '/me', { apiKey: org.apiKey })).status).toBe(401);
+    expect((await call(service, 'GET', '/me', { apiKey: orgRotated.body.apiKey })).status).toBe(200);
+
+    const removed = await call(service, 'DELETE', `/members/${joined.memberId}`, { apiKey: orgRotated.body.apiKey });
+    expect(removed.status).toBe(200);
+    expect((await call(service, 'GET', '/me', { apiKey: rotated.body.apiKey })).status).toBe(401);
+
+    // What every request rewrites: the organization and its buckets, no key, well under one write unit (1 KB).
+    const organization = await getOrganization(org.organizationId);
+    expect(Buffer.byteLength(JSON.stringify(organization))).toBeLessThan(1_024);
+  }, 600_000);
+});

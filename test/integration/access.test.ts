@@ -1,0 +1,132 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { issueApiKey, parseApiKey } from '#core/apiKeys.ts';
+import { authorizeAndCharge } from '#store/access.ts';
+import { dynamo, tableName } from '#store/client.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createOrganization, getOrganization, listApiKeys, moveAllLegacyKeys, revokeApiKey, setRateLimit } from '#store/organizations.ts';
+import { keys } from '#store/keys.ts';
+import { useFreshTable } from '../support/table.ts';
+
+/**
+ * What authenticating a request costs (docs/decisions/076, 077): the key item's read and the
+ * bucket's charge go out together for a key this process has seen authenticate (one round trip
+ * of latency), one after the other for any other key, and not at all (the charge) for a key that
+ * does not authenticate. Every call is held for a while here so that overlap is unmistakable.
+ */
+interface Sent {
+  kind: 'read' | 'write';
+  startedAt: number;
+  endedAt: number;
+}
+
+let recording: Sent[] | undefined;
+const holdMs = 150;
+
+beforeAll(async () => {
+  await useFreshTable('access-order');
+  dynamo().middlewareStack.add(
+    (next) => async (args) => {
+      if (!recording) return next(args);
+      const sent: Sent = { kind: 'UpdateExpression' in (args.input as object) ? 'write' : 'read', startedAt: performance.now(), endedAt: 0 };
+      recording.push(sent);
+      await new Promise((resolve) => setTimeout(resolve, holdMs));
+      try {
+        return await next(args);
+      } finally {
+        sent.endedAt = performance.now();
+      }
+    },
+    { step: 'initialize', name: 'holdAndRecord' },
+  );
+});
+
+async function recorded<T>(fn: () => Promise<T>): Promise<{ result: T; sent: Sent[] }> {
+  recording = [];
+  try {
+    const result = await fn();
+    return { result, sent: recording };
+  } finally {
+    recording = undefined;
+  }
+}
+
+function overlap(a: Sent, b: Sent): boolean {
+  return a.startedAt < b.endedAt && b.startedAt < a.endedAt;
+}
+
+describe('one round trip for a key seen before, and no charge for a key that does not authenticate', () => {
+  it('first sight reads the key, then charges; after that both go out together', async () => {
+    const { apiKey } = await createOrganization({ name: 'Round Trips', kybStatus: 'approved', environment: 'simulated' });
+    const key = parseApiKey(apiKey.apiKey, 'simulated')!;
+
+    const first = await recorded(() => authorizeAndCharge(key, 'read'));
+    expect(first.result.outcome).toBe('allowed');
+    expect(first.sent.map((sent) => sent.kind)).toEqual(['read', 'write']);
+    expect(overlap(first.sent[0]!, first.sent[1]!)).toBe(false);
+
+    const next = await recorded(() => authorizeAndCharge(key, 'read'));
+    expect(next.result.outcome).toBe('allowed');
+    expect(next.sent.map((sent) => sent.kind).sort()).toEqual(['read', 'write']);
+    expect(overlap(next.sent[0]!, next.sent[1]!)).toBe(true);
+  });
+
+  it('a wrong secret and an unknown key id cost one read and write nothing', async () => {
+    const { organization, apiKey } = await createOrganization({ name: 'Guessed', kybStatus: 'approved', environment: 'simulated' });
+    const forged = parseApiKey(`${apiKey.apiKey.slice(0, -1)}${apiKey.apiKey.endsWith('A') ? 'B' : 'A'}`, 'simulated')!;
+    const unknown = parseApiKey(issueApiKey('simulated', organization.id).apiKey, 'simulated')!;
+    for (const key of [forged, unknown]) {
+      const { result, sent } = await recorded(() => authorizeAndCharge(key, 'read'));
+      expect(result.outcome).toBe('unauthorized');
+      expect(sent.map((call) => call.kind)).toEqual(['read']);
+    }
+    expect((await getOrganization(organization.id))?.tatRead).toBeUndefined();
+  });
+
+  it('a key revoked after it authenticated: its charge is given back, and the next attempt writes nothing', async () => {
+    const { organization, apiKey } = await createOrganization({ name: 'Revoked Later', kybStatus: 'approved', environment: 'simulated' });
+    const key = parseApiKey(apiKey.apiKey, 'simulated')!;
+    // A bucket that does not refill while the test runs: a token taken and not given back shows.
+    await setRateLimit(organization.id, 'read', { burst: 10, perSecond: 0.001 });
+    expect((await authorizeAndCharge(key, 'read')).outcome).toBe('allowed');
+    const tat = (await getOrganization(organization.id))!.tatRead!;
+    await revokeApiKey(organization.id, key.keyId);
+
+    const revoked = await recorded(() => authorizeAndCharge(key, 'read'));
+    expect(revoked.result.outcome).toBe('unauthorized');
+    expect(revoked.sent.map((sent) => sent.kind).sort()).toEqual(['read', 'write', 'write']);
+    expect((await getOrganization(organization.id))!.tatRead).toBe(tat);
+
+    const again = await recorded(() => authorizeAndCharge(key, 'read'));
+    expect(again.result.outcome).toBe('unauthorized');
+    expect(again.sent.map((sent) => sent.kind)).toEqual(['read']);
+  });
+});
+
+describe('a table written before key items (decision 077)', () => {
+  it('org migrate-keys moves the keys map out of the organization item, once', async () => {
+    const { organization, apiKey } = await createOrganization({ name: 'Old Layout', kybStatus: 'approved', environment: 'simulated' });
+    const key = parseApiKey(apiKey.apiKey, 'simulated')!;
+    const [item] = await listApiKeys(organization.id);
+    // The old layout: the key's entry in the organization item, no key item.
+    await revokeApiKey(organization.id, key.keyId);
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.organization(organization.id),
+        UpdateExpression: 'SET #keys = :keys',
+        ExpressionAttributeNames: { '#keys': 'keys' },
+        ExpressionAttributeValues: { ':keys': { [key.keyId]: { hash: item!.hash, role: 'owner', prefix: item!.prefix, createdAt: item!.createdAt } } },
+      }),
+    );
+    expect((await authorizeAndCharge(key, 'read')).outcome).toBe('unauthorized');
+
+    const moved = await moveAllLegacyKeys();
+    expect(moved.keys).toBeGreaterThanOrEqual(1);
+    expect((await getOrganization(organization.id))?.keys).toBeUndefined();
+    expect(await listApiKeys(organization.id)).toEqual([item]);
+    const allowed = await authorizeAndCharge(key, 'read');
+    expect(allowed.outcome).toBe('allowed');
+    if (allowed.outcome === 'allowed') expect(allowed.caller).toMatchObject({ organizationId: organization.id, role: 'owner' });
+    expect(await moveAllLegacyKeys()).toEqual({ organizations: 0, keys: 0 });
+  });
+});
