@@ -10,7 +10,7 @@ import { authorizeAndCharge, type Caller } from '#store/access.ts';
 import type { OrganizationItem } from '#store/organizations.ts';
 import { countRequestCalls } from '#store/client.ts';
 import { config } from './config.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, DeadlineReached, isDependencyUnavailable } from './errors.ts';
 import { logger } from './logger.ts';
 import { parseBody, parseNoBody, parseParams, parseQuery } from './request.ts';
 
@@ -118,6 +118,15 @@ function lifecycle(definition: RouteDefinition): ApiMiddleware {
         finish(request, { status: notWired.status, body: notWired.body() });
         return;
       }
+      if (isDependencyUnavailable(error)) {
+        logger.warn('dependency unavailable', { error, route: `${definition.method} ${definition.path}` });
+        const busy = new ApiError(
+          'unavailable',
+          'A dependency did not answer in time; the request may or may not have taken effect. Retry with backoff: a retry with the same idempotency key is safe.',
+        );
+        finish(request, { status: busy.status, body: busy.body(), headers: { 'retry-after': '1' } });
+        return;
+      }
       logger.error('unhandled error', { error, route: `${definition.method} ${definition.path}` });
       finish(request, { status: 500, body: { error: 'internal', message: 'Something went wrong on our side; it has been logged.' } });
     },
@@ -180,7 +189,11 @@ export function endpoint<R extends RouteRequest>(
   definition: RouteDefinition<R>,
   fn: (request: ApiRequest<R>) => Promise<ApiResponse>,
 ) {
-  return middy<ApiEvent, ApiResult, Error, Context>()
+  return middy<ApiEvent, ApiResult, Error, Context>({
+    timeoutEarlyResponse: () => {
+      throw new DeadlineReached();
+    },
+  })
     // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event carries the API key.
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(lifecycle(definition))

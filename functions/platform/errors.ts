@@ -1,3 +1,10 @@
+import {
+  InternalServerError,
+  ProvisionedThroughputExceededException,
+  RequestLimitExceeded,
+  ThrottlingException,
+  TransactionConflictException,
+} from '@aws-sdk/client-dynamodb';
 import { errorCodeStatus } from '#schemas/errors.ts';
 
 /**
@@ -39,4 +46,24 @@ export function validationError(issues: ValidationIssue[], message = 'The reques
 
 export function notFound(what = 'resource'): ApiError {
   return new ApiError('not_found', `No such ${what}.`);
+}
+
+/**
+ * The request ran out of its function's time (middy's early timeout, just before Lambda's own):
+ * whatever it was doing may or may not have been written, so the answer is the contract's 503 and
+ * a retry with the same idempotency key, not a 500.
+ */
+export class DeadlineReached extends Error {
+  constructor() {
+    super('The request ran out of time before it could answer.');
+    this.name = 'DeadlineReached';
+  }
+}
+
+/** DynamoDB's answers that say "not now" after the SDK's own retries: busy, throttled, contended. */
+const storeBusy = [InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException, TransactionConflictException];
+
+/** A dependency that did not answer in time or was too busy: 503 `unavailable`, retry with backoff. */
+export function isDependencyUnavailable(error: unknown): boolean {
+  return error instanceof DeadlineReached || storeBusy.some((type) => error instanceof type);
 }
