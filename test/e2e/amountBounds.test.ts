@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
@@ -11,6 +10,7 @@ import { creditDeposit, readBalance } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { runAdmin } from '../support/admin.ts';
 
 /**
  * The largest amount the service accepts (docs/decisions/072): one billion whole units of the
@@ -24,8 +24,6 @@ let poor: TestOrganization;
 let rich: TestOrganization;
 let seq = 0;
 
-const root = path.resolve(import.meta.dirname, '../..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 const key = (label: string) => `${label}-${Date.now().toString(36)}-${(seq += 1)}`;
 const largest = largestWholeUnits.toString();
 const toAddress = '0x52908400098527886e0f7030069857d2e4169ee7';
@@ -182,20 +180,14 @@ describe('the largest amount: one billion whole units of its currency', () => {
   }, 60_000);
 
   it('the ops CLI refuses an opening deposit above it before creating anything, and credits one at it', async () => {
-    const admin = (...args: string[]) =>
-      spawnSync(tsx, ['bin/admin.ts', ...args], {
-        cwd: root,
-        encoding: 'utf8',
-        env: { ...process.env, DYNAMODB_ENDPOINT: service.dynamoEndpoint, TABLE_NAME: service.tableName, LOG_LEVEL: 'WARN' },
-        timeout: 60_000,
-      });
+    const admin = (...args: string[]) => runAdmin(args, { DYNAMODB_ENDPOINT: service.dynamoEndpoint, TABLE_NAME: service.tableName });
     const refusedName = key('Oversized Opening');
-    const refused = admin('org', 'create', '--name', refusedName, '--kyb', 'approved', '--deposit', `1${'0'.repeat(32)}`);
+    const refused = await admin('org', 'create', '--name', refusedName, '--kyb', 'approved', '--deposit', `1${'0'.repeat(32)}`);
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toContain(largest);
     expect(await itemsNamed(refusedName)).toEqual([]);
 
-    const created = admin('org', 'create', '--name', key('Largest Opening'), '--kyb', 'approved', '--deposit', largest);
+    const created = await admin('org', 'create', '--name', key('Largest Opening'), '--kyb', 'approved', '--deposit', largest);
     expect(created.status, created.stderr).toBe(0);
     const organizationId = JSON.parse(created.stdout.trim().split('\n').at(-1)!).organizationId as string;
     expect((await readBalance(organizationId)).available).toBe(largestAmountAt(6));

@@ -1,8 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../lib/local/dynamodbLocal.ts';
+import { runAdmin } from '../support/admin.ts';
 
 /**
  * `npm start` as a new user runs it (bin/local.ts as its own process, spawning its own
@@ -71,13 +72,8 @@ describe('npm start', () => {
   });
 
   it('the ops CLI beside it creates an organization whose key works, and approves KYB', async () => {
-    const admin = (...args: string[]) =>
-      spawnSync(tsx, ['bin/admin.ts', ...args], {
-        cwd: root,
-        encoding: 'utf8',
-        env: { ...environment(), DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}` },
-      });
-    const created = admin('org', 'create', '--name', 'Acme Ltd', '--kyb', 'pending');
+    const admin = (...args: string[]) => runAdmin(args, { ...environment(), DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}` });
+    const created = await admin('org', 'create', '--name', 'Acme Ltd', '--kyb', 'pending');
     expect(created.status, created.stderr).toBe(0);
     const lines = created.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -87,12 +83,12 @@ describe('npm start', () => {
     expect(await (await fetch(`${baseUrl}/me`, { headers })).json()).toMatchObject({ id: organization.organizationId, name: 'Acme Ltd', role: 'owner' });
     expect((await fetch(`${baseUrl}/treasury/deposit-instructions`, { headers })).status).toBe(403);
 
-    const approved = admin('org', 'kyb', organization.organizationId, 'approved');
+    const approved = await admin('org', 'kyb', organization.organizationId, 'approved');
     expect(approved.status, approved.stderr).toBe(0);
     expect(JSON.parse(approved.stdout)).toEqual({ organizationId: organization.organizationId, kybStatus: 'approved' });
     expect((await fetch(`${baseUrl}/treasury/deposit-instructions`, { headers })).status).toBe(200);
 
-    const wrong = admin('org', 'kyb', organization.organizationId, 'maybe');
+    const wrong = await admin('org', 'kyb', organization.organizationId, 'maybe');
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toContain('approved or pending');
   });

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
+import { runAdmin } from '../support/admin.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
@@ -11,8 +9,6 @@ import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
  * `admin ops history` on npm start's stack: the path of a paid payment, of one the provider made
  * wait twice (PENDING_RETRY), of one parked IN_DOUBT, and of one an operator then resolved.
  */
-const root = path.resolve(import.meta.dirname, '../..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 let service: LocalService;
 let org: TestOrganization;
 let seq = 0;
@@ -20,22 +16,8 @@ const beneficiary = sampleBeneficiary(findCorridor('USDC', 'MXN', 'MX')!);
 // The account number the payment carries: it must never appear in the history.
 const accountNumber = String((beneficiary as { account?: string; clabe?: string }).account ?? (beneficiary as { clabe?: string }).clabe ?? '');
 
-/**
- * The CLI as its own process, awaited (not spawnSync: this process serves the HTTP API and runs the
- * workflows meanwhile, and must not freeze while the CLI works). Answers exit code, stdout, stderr.
- */
-async function run(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(tsx, ['bin/admin.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, DYNAMODB_ENDPOINT: service.dynamoEndpoint, TABLE_NAME: service.tableName, LOG_LEVEL: 'WARN' },
-      timeout: 60_000,
-    });
-    return { status: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { status: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
+function run(...args: string[]) {
+  return runAdmin(args, { DYNAMODB_ENDPOINT: service.dynamoEndpoint, TABLE_NAME: service.tableName });
 }
 
 async function admin(...args: string[]): Promise<string> {

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -14,14 +13,13 @@ import { keys } from '#store/keys.ts';
 import { listApiKeys, setRateLimit } from '#store/organizations.ts';
 import { routes, routeKey } from '#wiring/routes.ts';
 import { AcceptedInvitation, InvitationResult, MemberList, RemovedMember, RotatedMemberKey, RotatedOrganizationKey, UpdatedMember } from '#schemas/team.ts';
+import { runAdmin } from '../support/admin.ts';
 
 /**
  * The team as a new user meets it, over HTTP against the whole local service: invite a teammate,
  * read the e-mail in the outbox, accept it, use the member key within its role and be refused
  * above it, change and remove members, rotate keys and see the old ones die.
  */
-const root = path.resolve(import.meta.dirname, '../..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 
 let service: LocalService;
 let org: TestOrganization;
@@ -422,12 +420,7 @@ describe('keys', () => {
   it('the ops CLI issues a new organization key for a lost one', async () => {
     const lost = await createTestOrganization(service, 'approved', 'Lost Key Org');
     const teammate = await inviteAndAccept(service, lost.apiKey, 'viewer');
-    const result = spawnSync(tsx, ['bin/admin.ts', 'org', 'rotate-key', lost.organizationId], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, DYNAMODB_ENDPOINT: service.dynamoEndpoint, TABLE_NAME: service.tableName, LOG_LEVEL: 'WARN' },
-      timeout: 60_000,
-    });
+    const result = await runAdmin(['org', 'rotate-key', lost.organizationId], { DYNAMODB_ENDPOINT: service.dynamoEndpoint, TABLE_NAME: service.tableName });
     expect(result.status, result.stderr).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -437,12 +430,7 @@ describe('keys', () => {
     expect((await call(service, 'GET', '/me', { apiKey: printed.apiKey })).body.role).toBe('owner');
     expect((await call(service, 'GET', '/me', { apiKey: teammate.apiKey })).status).toBe(200);
 
-    const unknown = spawnSync(tsx, ['bin/admin.ts', 'org', 'rotate-key', 'org_01JDZZZZZZZZZZZZZZZZZZZZZZ'], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, DYNAMODB_ENDPOINT: service.dynamoEndpoint, TABLE_NAME: service.tableName, LOG_LEVEL: 'WARN' },
-      timeout: 60_000,
-    });
+    const unknown = await runAdmin(['org', 'rotate-key', 'org_01JDZZZZZZZZZZZZZZZZZZZZZZ'], { DYNAMODB_ENDPOINT: service.dynamoEndpoint, TABLE_NAME: service.tableName });
     expect(unknown.status).not.toBe(0);
     expect(unknown.stdout).toBe('');
   }, 90_000);
@@ -450,12 +438,7 @@ describe('keys', () => {
   it('the ops CLI reads the newest invitation in the outbox as a person would', async () => {
     const email = uniqueEmail('cli');
     await invite(org.apiKey, { email, role: 'viewer' });
-    const result = spawnSync(tsx, ['bin/admin.ts', 'mail', 'latest', '--to', email], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, LOG_LEVEL: 'WARN' },
-      timeout: 60_000,
-    });
+    const result = await runAdmin(['mail', 'latest', '--to', email]);
     expect(result.status, result.stderr).toBe(0);
     const printed = JSON.parse(result.stdout.trim());
     expect(printed).toMatchObject({ to: [email], subject: 'Invitation to join Team Org', token: expect.any(String) });

@@ -1,14 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { useFreshTable } from '../support/table.ts';
 import { cliTarget } from '../../lib/ops/cliTarget.ts';
 import { dynamo } from '#store/client.ts';
+import { runAdmin } from '../support/admin.ts';
 
 /** The ops CLI against a deployed stage: its credentials, its stage, and what it refuses there. */
-const root = path.resolve(import.meta.dirname, '../..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 let table: string;
 
 beforeAll(async () => {
@@ -41,22 +38,11 @@ describe('where the ops CLI points', () => {
 });
 
 describe('org create --deposit', () => {
-  const admin = (...args: string[]) =>
-    spawnSync(tsx, ['bin/admin.ts', ...args], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, TABLE_NAME: table, LOG_LEVEL: 'WARN' },
-      timeout: 60_000,
-    });
+  const admin = (...args: string[]) => runAdmin(args, { TABLE_NAME: table });
 
   it('is refused outside simulated (unbacked USDC), with nothing created', async () => {
     for (const stage of ['sandbox', 'production']) {
-      const refused = spawnSync(tsx, ['bin/admin.ts', 'org', 'create', '--name', 'Acme', '--kyb', 'approved', '--deposit', '1000'], {
-        cwd: root,
-        encoding: 'utf8',
-        env: { ...process.env, TABLE_NAME: table, LOG_LEVEL: 'WARN', SERVICE_ENVIRONMENT: stage },
-        timeout: 60_000,
-      });
+      const refused = await runAdmin(['org', 'create', '--name', 'Acme', '--kyb', 'approved', '--deposit', '1000'], { TABLE_NAME: table, SERVICE_ENVIRONMENT: stage });
       expect(refused.status).toBe(2);
       expect(refused.stderr).toContain(`--deposit credits unbacked USDC: refused in ${stage}`);
     }
@@ -64,8 +50,8 @@ describe('org create --deposit', () => {
     expect(Items ?? []).toEqual([]);
   });
 
-  it('is taken in simulated', () => {
-    const created = admin('org', 'create', '--name', 'Acme', '--kyb', 'approved', '--deposit', '12.50');
+  it('is taken in simulated', async () => {
+    const created = await admin('org', 'create', '--name', 'Acme', '--kyb', 'approved', '--deposit', '12.50');
     expect(created.status, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({ deposit: { amount: '12500000', currency: 'USDC', scale: 6 } });
   });
