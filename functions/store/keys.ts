@@ -30,6 +30,8 @@ export const keys = {
     sk: record === 'deposit' ? 'SIMOFFRAMP' : 'ATTEMPTS',
   }),
   outboxEvent: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'OUTBOX' }),
+  /** An address SES reported as permanently bouncing or complaining (functions/events/mailFeedback.ts), lowercased. */
+  mailSuppression: (email: string) => ({ pk: `MAIL#${email.toLowerCase()}`, sk: 'SUPPRESSION' }),
   auditRecord: (organizationId: string, eventId: string) => ({ pk: `ORG#${organizationId}`, sk: `AUDIT#${eventId}` }),
   execution: (executionName: string) => ({ pk: `EXECUTION#${executionName}`, sk: 'EXECUTION' }),
   setting: (name: string) => ({ pk: 'SETTING', sk: name }),

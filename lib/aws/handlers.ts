@@ -1,6 +1,6 @@
 import { routes } from '#wiring/routes.ts';
 import { workflows } from '#wiring/workflows.ts';
-import { eventRules } from '#wiring/events.ts';
+import { eventRules, mailFeedbackRule } from '#wiring/events.ts';
 
 /**
  * Every Lambda handler module the AWS wiring deploys, read from the wiring tables so that a new
@@ -24,6 +24,7 @@ export function lambdaEntries(): string[] {
     unmatchedHandler,
     ...Object.values(workflows).flatMap((workflow) => Object.values(workflow.tasks).map((task) => task.handler)),
     ...eventRules.map((rule) => rule.target),
+    mailFeedbackRule.target,
     outboxForwarderHandler,
   ];
   return [...new Set<string>(entries)];
