@@ -5,6 +5,7 @@ import { Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime,
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { metricsNamespace, metricsService } from '#wiring/metrics.ts';
 import type { TableAccess } from '#wiring/routes.ts';
 import { table as tableDefinition } from '#wiring/table.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
@@ -92,6 +93,9 @@ export class ServiceFunction extends Construct {
         WORKFLOW_ARN_PREFIX: workflowArnPrefix(this, settings),
         CURSOR_SECRET_ARN: cursorSecret.secretArn,
         ...(settings.houseAccounts ? { HOUSE_ACCOUNTS: settings.houseAccounts } : {}),
+        // Powertools Metrics' namespace and `service` dimension: what the alarms read (lib/wiring/metrics.ts).
+        POWERTOOLS_SERVICE_NAME: metricsService,
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
         NODE_OPTIONS: '--enable-source-maps',
         // The bundled SDK warns about Node versions it will drop; the runtime is chosen here, not at run time.
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
