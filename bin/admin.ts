@@ -14,6 +14,7 @@
  *   npm run --silent admin -- resolve wire-line <statementLineId> --org <organizationId> --note "<text>"
  *   npm run --silent admin -- wire-line parked [--limit N]
  *   npm run --silent admin -- ops history <organizationId> <operationId> [--json]
+ *   npm run --silent admin -- events replay-failed [--queue-url <url of payments-<env>-outbox-undelivered>]
  * It reaches the store at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000, the DynamoDB Local
  * of a running `npm start`) and TABLE_NAME, or with `--stage <environment>` the deployed stage with
  * the default AWS credential chain (lib/ops/cliTarget.ts), and prints one JSON line (`ops history`: readable text
@@ -69,7 +70,10 @@ const usage = `usage (add --stage simulated|sandbox|production to reach a deploy
                                              (a parked incoming wire, once the payer is identified: deposits it as its reference would)
   admin wire-line parked [--limit N]         (the manual reconciliation queue: parked incoming wires, oldest first)
   admin ops history <organizationId> <operationId> [--json]
-                                             (an operation's workflow path: states, outcomes, retries, waits, where it parked, resolutions)`;
+                                             (an operation's workflow path: states, outcomes, retries, waits, where it parked, resolutions)
+  admin events replay-failed [--queue-url <url>]
+                                             (re-drives the outbox events the stream gave up on: locally the poller's,
+                                              in AWS the payments-<env>-outbox-undelivered queue)`;
 
 function fail(message: string): never {
   console.error(JSON.stringify({ error: message }));
@@ -262,6 +266,11 @@ try {
       if (error instanceof ResolveUsageError) fail(error.message);
       throw error;
     }
+  } else if (group === 'events' && command === 'replay-failed') {
+    const { values } = parseArgs({ args: rest, options: { 'queue-url': { type: 'string' } } });
+    const { localUndelivered, queuedUndelivered, replayFailed } = await import('../lib/ops/replayUndelivered.ts');
+    const queueUrl = values['queue-url'];
+    console.log(JSON.stringify(await replayFailed(queueUrl ? queuedUndelivered(queueUrl) : localUndelivered())));
   } else {
     fail('unknown command');
   }

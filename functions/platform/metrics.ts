@@ -1,19 +1,20 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { metricNames, metricsNamespace, metricsService } from '#wiring/metrics.ts';
 
 /**
  * What a payments operator watches, as CloudWatch metrics (Powertools, embedded metric format:
  * one JSON line on stdout per data point, which Lambda ships to CloudWatch and which locally is
- * just a log line). Built once per process. Namespace `Payments`; the names are what the alarms
- * are built on, so they are fixed here and nowhere else:
+ * just a log line). Built once per process. The namespace and names are the ones the alarms are
+ * built on (lib/wiring/metrics.ts, the one list both read):
  *   OperationFunded, OperationCompleted   dimension `operation` (payment, withdrawal, offramp, onramp, chainDeposit)
  *   OperationParked                       dimensions `operation`, `status` (IN_DOUBT | NEEDS_ATTENTION)
  *   EventDeadLettered                     dimension `rule`
  *   SweeperRestarted                      dimension `operation`
  * Powertools adds `service` = payments to each. Off when POWERTOOLS_METRICS_DISABLED is true (the tests).
  */
-export const metrics = new Metrics({ namespace: 'Payments', serviceName: 'payments' });
+export const metrics = new Metrics({ namespace: metricsNamespace, serviceName: metricsService });
 
-export type MetricName = 'OperationFunded' | 'OperationCompleted' | 'OperationParked' | 'EventDeadLettered' | 'SweeperRestarted';
+export type MetricName = (typeof metricNames)[keyof typeof metricNames];
 
 /** One count, published at once with its own dimensions (a single-metric EMF line). */
 export function count(name: MetricName, dimensions: Record<string, string>): void {

@@ -36,6 +36,10 @@ export const keys = {
     sk: record === 'deposit' ? 'SIMOFFRAMP' : 'ATTEMPTS',
   }),
   outboxEvent: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'OUTBOX' }),
+  /** A stream record the local stream poller gave up on (lib/local/streamPoller.ts): the local on-failure destination. */
+  undeliveredStreamRecord: (shardId: string, sequenceNumber: string) => ({ pk: 'UNDELIVERED', sk: `${shardId}#${sequenceNumber}` }),
+  /** An address SES reported as permanently bouncing or complaining (functions/events/mailFeedback.ts), lowercased. */
+  mailSuppression: (email: string) => ({ pk: `MAIL#${email.toLowerCase()}`, sk: 'SUPPRESSION' }),
   auditRecord: (organizationId: string, eventId: string) => ({ pk: `ORG#${organizationId}`, sk: `AUDIT#${eventId}` }),
   /** A local workflow execution: names are unique per state machine, as in Step Functions. */
   execution: (executionName: string, workflow: string) => ({ pk: `EXECUTION#${executionName}`, sk: `WORKFLOW#${workflow}` }),

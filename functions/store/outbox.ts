@@ -6,7 +6,8 @@ import { tableName } from './client.ts';
 /**
  * The transactional outbox. A state change and its event are written in one TransactWriteItems:
  * put `outboxPut(...)` beside the state update. DynamoDB Streams carry the item to the bus
- * (EventBridge Pipes in AWS, lib/local/streamPoller.ts here); DynamoDB's TTL removes it later.
+ * through the outbox forwarder (the stream's Lambda in AWS, fed by lib/local/streamPoller.ts here;
+ * docs/decisions/021); DynamoDB's TTL removes it later.
  */
 export const outboxEntity = 'outboxEvent';
 

@@ -1,14 +1,17 @@
-import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { CfnPermission } from 'aws-cdk-lib/aws-lambda';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { getHealth, inviteMember, notImplementedHandler, resendInvitation, routes, type RouteDefinition } from '#wiring/routes.ts';
+import { ConfigurationSet, ConfigurationSetEventDestination, EmailIdentity, EmailSendingEvent, EventDestination, Identity } from 'aws-cdk-lib/aws-ses';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { getHealth, inviteMember, resendInvitation, routeNeeds, routes, type RouteDefinition, type TableAccess } from '#wiring/routes.ts';
 import { workflows } from '#wiring/workflows.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
-import { stateMachineArn } from './environment.ts';
+import { mailConfigurationSetName, stateMachineArn } from './environment.ts';
 import { entryName, unmatchedHandler } from './handlers.ts';
 import { ServiceFunction, type FunctionContext } from './serviceFunction.ts';
 
@@ -36,27 +39,35 @@ export class ApiStack extends Stack {
     const rowsByHandler = new Map<string, RouteDefinition[]>();
     for (const row of routes) rowsByHandler.set(row.handler, [...(rowsByHandler.get(row.handler) ?? []), row]);
 
-    const integrationFor = (handler: string, routeCount: number) => {
+    // Rows sharing a module share a function: it gets the union of what they need.
+    const tableLevels: TableAccess[] = ['none', 'read', 'write'];
+    const tableOf = (rows: RouteDefinition[]): TableAccess =>
+      tableLevels[Math.max(0, ...rows.map((row) => tableLevels.indexOf(routeNeeds(row).table)))]!;
+
+    const integrationFor = (handler: string, rows: RouteDefinition[]) => {
       const built = new ServiceFunction(this, entryName(handler), {
         context: props.context,
         bundle: props.bundleOf(handler),
-        tableAccess: handler !== unmatchedHandler,
+        table: tableOf(rows),
       });
       this.functions.set(handler, built);
       // A function behind many routes gets one API-wide invoke permission instead of one per
       // route: the notImplemented function serves dozens of routes, and one statement per route
       // would outgrow Lambda's 20 KB resource-policy limit.
-      return new HttpLambdaIntegration(`${entryName(handler)}Integration`, built.function, { scopePermissionToRoute: routeCount <= 1 });
+      return new HttpLambdaIntegration(`${entryName(handler)}Integration`, built.function, { scopePermissionToRoute: rows.length <= 1 });
     };
 
     this.api = new HttpApi(this, 'Api', {
       apiName: settings.prefix,
       description: `Cross-border payments API (${settings.environment})`,
       createDefaultStage: false,
-      defaultIntegration: integrationFor(unmatchedHandler, 1),
+      defaultIntegration: integrationFor(unmatchedHandler, []),
     });
 
     Validations.of(this.api).acknowledge({
+      id: 'cdk-validator-cfnguard::api_gw_v2_authorization_type_configured_check',
+      reason: 'Only the $default route sits here: it answers requests that match no endpoint with 404/405 and reads nothing.',
+    }, {
       id: 'AwsSolutions-APIG4',
       reason: 'Only the $default route sits here: it answers requests that match no endpoint with 404/405 and reads nothing.',
     });
@@ -68,8 +79,12 @@ export class ApiStack extends Stack {
         + "caller's rate bucket (one round trip); open routes (/health, /capabilities, /openapi.json, invitations) take no "
         + 'credential by contract. An API Gateway authorizer would add a second lookup to every request.',
     });
+    Validations.of(routeScope).acknowledge({
+      id: 'cdk-validator-cfnguard::api_gw_v2_authorization_type_configured_check',
+      reason: 'As for AwsSolutions-APIG4: the API key is checked inside each handler, in the transaction that charges its rate bucket.',
+    });
     for (const [handler, rows] of rowsByHandler) {
-      const integration = integrationFor(handler, rows.length);
+      const integration = integrationFor(handler, rows);
       for (const row of rows) {
         new HttpRoute(routeScope, row.operationId, {
           httpApi: this.api,
@@ -79,41 +94,24 @@ export class ApiStack extends Stack {
       }
     }
 
-    // Workflows start only from state-changing requests: a read never starts one, and the
-    // notImplemented function only answers 501.
+    // Least privilege from the route table (routeNeeds): states:StartExecution on exactly the
+    // workflows a row starts, the cursor key only where cursors are made or read.
     for (const [handler, rows] of rowsByHandler) {
-      if (handler === notImplementedHandler || rows.every((row) => row.method === 'GET')) continue;
-      this.functions.get(handler)?.function.addToRolePolicy(new PolicyStatement({ actions: ['states:StartExecution'], resources: stateMachineArns }));
+      const built = this.functions.get(handler)!;
+      const starts = [...new Set(rows.flatMap((row) => routeNeeds(row).starts))];
+      if (starts.length > 0) {
+        built.function.addToRolePolicy(new PolicyStatement({
+          actions: ['states:StartExecution'],
+          resources: starts.map((workflow) => stateMachineArn(this, settings, workflows[workflow].name)),
+        }));
+      }
+      if (rows.some((row) => routeNeeds(row).cursors)) props.context.cursorSecret.grantRead(built.function);
     }
     this.functions.get(getHealth.handler)?.function.addToRolePolicy(
       // GET /health answers 503 when the workflow engine cannot be reached; describing the state machines is the probe.
       new PolicyStatement({ actions: ['states:DescribeStateMachine'], resources: stateMachineArns }),
     );
-    // Invitations are e-mailed through Amazon SES v2 on every stage (functions/providers/mail.ts;
-    // docs/decisions/051): only the two handlers that send one may send mail. The accept link points
-    // at this API unless `-c publicBaseUrl=...` names another address; `-c mailFrom=...` is the sender
-    // (a verified SES identity).
-    const publicBaseUrl = this.node.tryGetContext('publicBaseUrl') as string | undefined;
-    const mailFrom = this.node.tryGetContext('mailFrom') as string | undefined;
-    const sesIdentities = Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
-    for (const row of [inviteMember, resendInvitation]) {
-      const mailer = this.functions.get(row.handler);
-      if (!mailer) continue;
-      mailer.function.addEnvironment('MAIL_TRANSPORT', 'ses');
-      mailer.function.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl ?? this.api.apiEndpoint);
-      if (mailFrom) mailer.function.addEnvironment('MAIL_FROM', mailFrom);
-      mailer.function.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail', 'ses:SendRawEmail'], resources: [sesIdentities] }));
-      Validations.of(mailer.role).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
-        reason: 'SES authorizes a send on the sender identity and, while the account is in the SES sandbox, on every recipient '
-          + 'identity too; recipients are whoever is invited, so the identities of this account and region are named with a wildcard.',
-      });
-    }
-    // Cursor signing needs the HMAC key; only API handlers list pages. The unmatched and
-    // notImplemented functions never encode or decode a cursor.
-    for (const [handler, built] of this.functions) {
-      if (handler !== unmatchedHandler && handler !== notImplementedHandler) props.context.cursorSecret.grantRead(built.function);
-    }
+    this.addMail(settings, [inviteMember.handler, resendInvitation.handler]);
 
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: settings.logRetention, removalPolicy: settings.logRemovalPolicy });
     const stage = new HttpStage(this, 'DefaultStage', {
@@ -139,6 +137,62 @@ export class ApiStack extends Stack {
       },
     });
 
+    // API Gateway may invoke the functions only on behalf of this account (the source ARN names the
+    // API, this names its owner: the confused-deputy guard Control Tower's CT.LAMBDA.PR.2 asks for).
+    for (const child of this.node.findAll()) {
+      if (child instanceof CfnPermission && child.principal === 'apigateway.amazonaws.com') child.sourceAccount ??= this.account;
+    }
+    if (Token.isUnresolved(this.account)) {
+      // Only an environment-agnostic synth (`npm run synth` with no account) gets here: the check
+      // reads a literal account, which a deploy always has (-c account, docs/deployment.md).
+      Validations.of(this).acknowledge({
+        id: 'cdk-validator-cfnguard::lambda_function_public_access_prohibited_check',
+        reason: 'No target account in this synth: the invoke permissions name the source ARN of the API, and their source account once synthesized for one.',
+      });
+    }
+
     new CfnOutput(this, 'ApiUrl', { value: stage.url });
+  }
+
+  /**
+   * Invitations are e-mailed through Amazon SES v2 (functions/providers/mail.ts; docs/decisions/051).
+   * The sender identity (`-c senderIdentity=`, a domain or an address) is part of the stack, with a
+   * configuration set as its default: every message carries it, and its bounces and complaints go
+   * to the default event bus, where the events stack's mail-feedback rule takes them. Only the two
+   * handlers that send may send, and only as that identity through that set (no wildcard). The
+   * accept link points at this API unless `-c publicBaseUrl=...` names another address. A
+   * `simulated` stack without an identity sends no mail: invitations answer emailDelivered false.
+   */
+  private addMail(settings: FunctionContext['settings'], mailers: string[]): void {
+    const publicBaseUrl = this.node.tryGetContext('publicBaseUrl') as string | undefined;
+    const identity = settings.senderIdentity;
+    const mailFrom = (this.node.tryGetContext('mailFrom') as string | undefined)
+      ?? (identity ? `"Payments" <${identity.kind === 'address' ? identity.address : `no-reply@${identity.domain}`}>` : undefined);
+    let grant: ((fn: ServiceFunction) => void) | undefined;
+    if (identity) {
+      const configurationSet = new ConfigurationSet(this, 'MailConfigurationSet', { configurationSetName: mailConfigurationSetName(settings) });
+      new ConfigurationSetEventDestination(this, 'MailFeedback', {
+        configurationSet,
+        destination: EventDestination.eventBus(EventBus.fromEventBusName(this, 'DefaultBus', 'default')),
+        events: [EmailSendingEvent.BOUNCE, EmailSendingEvent.COMPLAINT],
+      });
+      const emailIdentity = new EmailIdentity(this, 'MailIdentity', {
+        identity: identity.kind === 'domain' ? Identity.domain(identity.domain) : Identity.email(identity.address),
+        configurationSet,
+      });
+      const configurationSetArn = this.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: configurationSet.configurationSetName });
+      grant = (fn) => fn.function.addToRolePolicy(new PolicyStatement({
+        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+        resources: [emailIdentity.emailIdentityArn, configurationSetArn],
+      }));
+    }
+    for (const handler of mailers) {
+      const mailer = this.functions.get(handler);
+      if (!mailer) continue;
+      mailer.function.addEnvironment('MAIL_TRANSPORT', 'ses');
+      mailer.function.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl ?? this.api.apiEndpoint);
+      if (mailFrom) mailer.function.addEnvironment('MAIL_FROM', mailFrom);
+      grant?.(mailer);
+    }
   }
 }

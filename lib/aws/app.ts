@@ -1,9 +1,11 @@
-import { Tags, Validations, type App } from 'aws-cdk-lib';
+import { Tags, Validations, type App, type Stack } from 'aws-cdk-lib';
+import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
+import { AlarmsStack } from './alarmsStack.ts';
 import { ApiStack } from './apiStack.ts';
 import { DataStack } from './dataStack.ts';
-import { environmentFromContext, houseAccountsFromContext, stageSettings, type StageSettings } from './environment.ts';
+import { environmentFromContext, houseAccountsFromContext, senderIdentityFromContext, stageSettings, targetFromContext, type StageSettings } from './environment.ts';
 import { EventsStack } from './eventsStack.ts';
 import { WorkflowStack } from './workflowStack.ts';
 
@@ -15,6 +17,7 @@ export interface PaymentsStacks {
   workflows: WorkflowStack;
   api: ApiStack;
   events: EventsStack;
+  alarms: AlarmsStack;
 }
 
 /**
@@ -24,8 +27,10 @@ export interface PaymentsStacks {
  * lib/build/lambdaBundles.ts.
  */
 export function buildPaymentsApp(app: App, bundles: LambdaBundle[]): PaymentsStacks {
+  const environment = environmentFromContext(app);
   const houseAccounts = houseAccountsFromContext(app);
-  const settings = { ...stageSettings(environmentFromContext(app)), ...(houseAccounts ? { houseAccounts } : {}) };
+  const senderIdentity = senderIdentityFromContext(app, environment);
+  const settings = { ...stageSettings(environment), ...(houseAccounts ? { houseAccounts } : {}), ...(senderIdentity ? { senderIdentity } : {}) };
   // Strong references: while the functions use the table and the cursor key, CloudFormation
   // refuses to change or drop the data stack's exports, so stateful resources cannot be swapped
   // out from under running code. Said explicitly (CDK warns when it is only the default).
@@ -36,22 +41,49 @@ export function buildPaymentsApp(app: App, bundles: LambdaBundle[]): PaymentsSta
     if (!bundle) throw new Error(`No bundle was built for ${entry}; bundle lambdaEntries() before building the app`);
     return bundle;
   };
-  // Environment-agnostic unless the CLI knows the target account: synth works offline.
-  const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
+  const env = targetFromContext(app);
 
   const data = new DataStack(app, `${settings.prefix}-data`, { env, settings, description: `Payments ${settings.environment}: table and cursor key` });
   const context = { settings, table: data.table, cursorSecret: data.cursorSecret };
   const workflows = new WorkflowStack(app, `${settings.prefix}-workflows`, { env, context, bundleOf, description: `Payments ${settings.environment}: state machines and task functions` });
   const api = new ApiStack(app, `${settings.prefix}-api`, { env, context, bundleOf, description: `Payments ${settings.environment}: HTTP API and endpoint functions` });
   const events = new EventsStack(app, `${settings.prefix}-events`, { env, context, bundleOf, description: `Payments ${settings.environment}: outbox forwarder, bus, rules and targets` });
+  const alarms = new AlarmsStack(app, `${settings.prefix}-alarms`, { env, settings, description: `Payments ${settings.environment}: alarms on parked operations, dead letters and failed workflows` });
   // The API names the state machines instead of referencing them (no export to pin), so the
   // order is stated: on a first deploy the machines exist before any function can start one.
   api.addStackDependency(workflows, 'API functions start the state machines by name');
 
+  for (const stack of [data, workflows, api, events, alarms]) acknowledgeStackWide(stack, settings);
+
   Tags.of(app).add('service', 'payments');
   Tags.of(app).add('environment', settings.environment);
 
-  // cdk-nag 3 is a policy-validation plugin: synth fails on any unacknowledged AwsSolutions error.
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { settings, data, workflows, api, events };
+  // Policy-validation plugins: synth fails on any unacknowledged finding of cdk-nag's AwsSolutions
+  // pack or of AWS Control Tower's proactive controls (cfn-guard, run on the synthesized templates).
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new CfnGuardValidator());
+  return { settings, data, workflows, api, events, alarms };
+}
+
+/**
+ * Control Tower proactive controls (cfn-guard) that the service answers by design, stack-wide, each
+ * with its reason. Everything else it reports is fixed where it arises (table encryption, Lambda
+ * permissions naming their source account) or acknowledged on the one construct it concerns.
+ */
+function acknowledgeStackWide(stack: Stack, settings: StageSettings): void {
+  Validations.of(stack).acknowledge({
+    id: 'cdk-validator-cfnguard::lambda_inside_vpc_check',
+    reason: 'The functions reach only AWS service endpoints (DynamoDB, Step Functions, EventBridge, SES, Secrets Manager) and '
+      + 'hold no network-reachable state: a VPC would add NAT or endpoint costs and cold-start latency and protect nothing.',
+  }, {
+    id: 'cdk-validator-cfnguard::cloudwatch_log_group_encrypted_check',
+    reason: 'CloudWatch Logs encrypts every log group at rest with a service key; what is logged carries no payload '
+      + '(state machines log without execution data, functions never log addresses, keys or account numbers), so a '
+      + 'customer-managed KMS key would add a key per stack to operate for no data it protects.',
+  });
+  if (settings.environment !== 'production') {
+    Validations.of(stack).acknowledge({
+      id: 'cdk-validator-cfnguard::cloudwatch_log_group_retention_period_check',
+      reason: `Production keeps its logs one year (audit evidence); ${settings.environment} logs hold no customer money and are kept a month.`,
+    });
+  }
 }

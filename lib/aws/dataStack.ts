@@ -1,5 +1,5 @@
 import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { table as tableDefinition } from '#wiring/table.ts';
@@ -29,6 +29,8 @@ export class DataStack extends Stack {
       partitionKey: string(tableDefinition.partitionKey),
       sortKey: string(tableDefinition.sortKey),
       billingMode: BillingMode.PAY_PER_REQUEST,
+      // KMS (the account's aws/dynamodb key), so every read of the data is in CloudTrail's KMS log.
+      encryption: TableEncryption.AWS_MANAGED,
       stream: StreamViewType[tableDefinition.streamViewType],
       timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },

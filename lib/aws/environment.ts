@@ -36,6 +36,13 @@ export interface StageSettings {
   apiThrottle: { rateLimit: number; burstLimit: number };
   /** HOUSE_ACCOUNTS for every function: the house bank accounts deposits are wired to (JSON), when configured. */
   houseAccounts?: string;
+  /** The SES identity invitations are sent from (required outside `simulated`). */
+  senderIdentity?: SenderIdentity;
+}
+
+/** The SES configuration set every message of a stage is sent through: its bounces and complaints reach the service. */
+export function mailConfigurationSetName(settings: StageSettings): string {
+  return settings.prefix;
 }
 
 /**
@@ -98,4 +105,43 @@ export function stateMachineArn(scope: Construct, settings: StageSettings, workf
     resourceName: stateMachineName(settings, workflow),
     arnFormat: ArnFormat.COLON_RESOURCE_NAME,
   });
+}
+
+/**
+ * The account and region the stacks are for: `-c account=<12 digits> -c region=<region>` as
+ * docs/deployment.md tells a deployer, else what the CLI found in the caller's credentials
+ * (CDK_DEFAULT_ACCOUNT / CDK_DEFAULT_REGION). Named explicitly, every ARN, acknowledgement and
+ * validator sees the same concrete values the deploy will.
+ */
+export function targetFromContext(scope: Construct): { account?: string; region?: string } {
+  const account: unknown = scope.node.tryGetContext('account') ?? process.env.CDK_DEFAULT_ACCOUNT;
+  const region: unknown = scope.node.tryGetContext('region') ?? process.env.CDK_DEFAULT_REGION;
+  if (account !== undefined && !(typeof account === 'string' && /^\d{12}$/.test(account))) {
+    throw new Error(`CDK context "account" must be a 12-digit AWS account id; got ${JSON.stringify(account)}`);
+  }
+  if (region !== undefined && !(typeof region === 'string' && /^[a-z]{2}(-[a-z]+)+-\d$/.test(region))) {
+    throw new Error(`CDK context "region" must be an AWS region such as eu-west-1; got ${JSON.stringify(region)}`);
+  }
+  return { ...(account ? { account } : {}), ...(region ? { region } : {}) };
+}
+
+/** The SES identity invitations are sent from: a domain (DKIM-verified) or one address. */
+export type SenderIdentity = { kind: 'domain'; domain: string } | { kind: 'address'; address: string };
+
+/**
+ * `-c senderIdentity=payments.example.com` (a domain) or `-c senderIdentity=no-reply@example.com`
+ * (one address). Required on `sandbox` and `production`, where invitations are real mail; optional
+ * on `simulated`, whose stack then sends no mail (invitations answer emailDelivered false).
+ */
+export function senderIdentityFromContext(scope: Construct, environment: ServiceEnvironment): SenderIdentity | undefined {
+  const value: unknown = scope.node.tryGetContext('senderIdentity');
+  if (value === undefined || value === '') {
+    if (environment === 'simulated') return undefined;
+    throw new Error(`CDK context "senderIdentity" is required on ${environment}: the SES identity invitations are sent from, `
+      + 'a domain (-c senderIdentity=payments.example.com) or one address (-c senderIdentity=no-reply@example.com)');
+  }
+  if (typeof value !== 'string') throw new Error('CDK context "senderIdentity" must be a domain or an e-mail address');
+  if (/^[^@\s]+@[a-z0-9.-]+\.[a-z]{2,}$/i.test(value)) return { kind: 'address', address: value };
+  if (/^([a-z0-9-]+\.)+[a-z]{2,}$/i.test(value)) return { kind: 'domain', domain: value.toLowerCase() };
+  throw new Error(`CDK context "senderIdentity" must be a domain or an e-mail address; got ${JSON.stringify(value)}`);
 }

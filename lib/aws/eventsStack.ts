@@ -1,5 +1,5 @@
 import { Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { EventBus, Rule, type EventPattern as CdkEventPattern } from 'aws-cdk-lib/aws-events';
+import { EventBus, Rule, type EventPattern as CdkEventPattern, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
@@ -7,11 +7,11 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { eventRules, type EventPattern } from '#wiring/events.ts';
+import { eventRules, mailFeedbackRule, type EventPattern } from '#wiring/events.ts';
 import { outboxEntity } from '#store/outbox.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
-import { workflows } from '#wiring/workflows.ts';
-import { stateMachineArn } from './environment.ts';
+import { workflows, type WorkflowName } from '#wiring/workflows.ts';
+import { mailConfigurationSetName, stateMachineArn, type StageSettings } from './environment.ts';
 import { entryName, outboxForwarderHandler } from './handlers.ts';
 import { ServiceFunction, type FunctionContext } from './serviceFunction.ts';
 
@@ -41,17 +41,14 @@ export class EventsStack extends Stack {
       context: props.context,
       bundle: props.bundleOf(outboxForwarderHandler),
       timeout: consumerTimeout,
-      tableAccess: false,
+      table: 'none',
       environment: { EVENT_BUS_NAME: this.bus.eventBusName },
     });
     this.bus.grantPutEventsTo(forwarder.function);
 
     // Records the forwarder still cannot deliver after its retries: kept for a replay by hand.
-    const undelivered = secureQueue(this, 'OutboxUndelivered', `${settings.prefix}-outbox-undelivered`);
-    Validations.of(undelivered).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: "This queue is the stream consumer's on-failure destination, itself the last stop: a dead-letter queue of it would only move the same records again.",
-    });
+    const undelivered = secureQueue(this, 'OutboxUndelivered', outboxUndeliveredQueueName(settings));
+    acknowledgeLastStop(undelivered, "This queue is the stream consumer's on-failure destination, itself the last stop: a dead-letter queue of it would only move the same records again.");
 
     forwarder.function.addEventSource(new DynamoEventSource(table, {
       startingPosition: StartingPosition.TRIM_HORIZON,
@@ -76,37 +73,68 @@ export class EventsStack extends Stack {
     });
 
     const targets = new Map<string, ServiceFunction>();
-    for (const eventRule of eventRules) {
-      const deadLetters = secureQueue(this, `${eventRule.name}DeadLetters`, `${settings.prefix}-${eventRule.name}-dlq`);
-      const queue = secureQueue(this, `${eventRule.name}Queue`, `${settings.prefix}-${eventRule.name}`, {
+    /** A rule → its queue (with a dead-letter queue) → the target Lambda, which may be shared by several rules. */
+    const route = (rule: { name: string; description: string; target: string; starts?: readonly WorkflowName[] }, eventBus: IEventBus, eventPattern: CdkEventPattern) => {
+      const deadLetters = secureQueue(this, `${rule.name}DeadLetters`, ruleDeadLetterQueueName(settings, rule.name));
+      acknowledgeLastStop(deadLetters, 'A dead-letter queue is the last stop of its rule queue; what lands here is alarmed on and redriven by hand.');
+      const queue = secureQueue(this, `${rule.name}Queue`, `${settings.prefix}-${rule.name}`, {
         visibilityTimeout: Duration.seconds(consumerTimeout.toSeconds() * 6),
         deadLetterQueue: { queue: deadLetters, maxReceiveCount: 5 },
       });
-      new Rule(this, `${eventRule.name}Rule`, {
-        ruleName: `${settings.prefix}-${eventRule.name}`,
-        description: eventRule.description,
-        eventBus: this.bus,
-        eventPattern: cdkEventPattern(eventRule.pattern),
+      new Rule(this, `${rule.name}Rule`, {
+        ruleName: `${settings.prefix}-${rule.name}`,
+        description: rule.description,
+        eventBus,
+        eventPattern,
         targets: [new SqsQueue(queue)],
       });
 
-      let target = targets.get(eventRule.target);
+      let target = targets.get(rule.target);
       if (!target) {
-        target = new ServiceFunction(this, entryName(eventRule.target), {
+        target = new ServiceFunction(this, entryName(rule.target), {
           context: props.context,
-          bundle: props.bundleOf(eventRule.target),
+          bundle: props.bundleOf(rule.target),
           timeout: consumerTimeout,
+          table: 'write',
         });
-        targets.set(eventRule.target, target);
-        if (eventRule.startsWorkflows) {
-          const arns = Object.values(workflows).map((workflow) => stateMachineArn(this, settings, workflow.name));
+        targets.set(rule.target, target);
+        if (rule.starts?.length) {
+          const arns = rule.starts.map((workflow) => stateMachineArn(this, settings, workflows[workflow].name));
           target.function.addToRolePolicy(new PolicyStatement({ actions: ['states:StartExecution'], resources: arns }));
         }
       }
       // Targets answer batchItemFailures: one bad message is redelivered (and finally dead-lettered) alone.
       target.function.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }));
+    };
+    for (const eventRule of eventRules) route(eventRule, this.bus, cdkEventPattern(eventRule.pattern));
+    // SES publishes bounces and complaints only to the default bus; only this stage's configuration set is taken.
+    if (settings.senderIdentity) {
+      route(mailFeedbackRule, EventBus.fromEventBusName(this, 'DefaultBus', 'default'), {
+        source: ['aws.ses'],
+        detailType: [...mailFeedbackRule.detailTypes],
+        detail: { mail: { tags: { 'ses:configuration-set': [mailConfigurationSetName(settings)] } } },
+      });
     }
   }
+}
+
+/** The stream consumer's on-failure destination: what `admin events replay-failed` re-drives. */
+export function outboxUndeliveredQueueName(settings: StageSettings): string {
+  return `${settings.prefix}-outbox-undelivered`;
+}
+
+export function ruleDeadLetterQueueName(settings: StageSettings, rule: string): string {
+  return `${settings.prefix}-${rule}-dlq`;
+}
+
+/** Every queue where a message lands when it is given up: each rule's dead-letter queue and the stream's on-failure queue. */
+export function deadLetterQueueNames(settings: StageSettings): string[] {
+  const rules = [...eventRules, ...(settings.senderIdentity ? [mailFeedbackRule] : [])];
+  return [...rules.map((rule) => ruleDeadLetterQueueName(settings, rule.name)), outboxUndeliveredQueueName(settings)];
+}
+
+function acknowledgeLastStop(queue: Queue, reason: string): void {
+  Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason }, { id: 'cdk-validator-cfnguard::sqs_dlq_check', reason });
 }
 
 function secureQueue(scope: Construct, id: string, queueName: string, props: { visibilityTimeout?: Duration; deadLetterQueue?: { queue: Queue; maxReceiveCount: number } } = {}) {

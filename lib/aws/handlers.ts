@@ -1,6 +1,6 @@
 import { routes } from '#wiring/routes.ts';
 import { workflows } from '#wiring/workflows.ts';
-import { eventRules } from '#wiring/events.ts';
+import { eventRules, mailFeedbackRule } from '#wiring/events.ts';
 import { sweeperHandler } from './sweeperSchedule.ts';
 
 /**
@@ -25,6 +25,7 @@ export function lambdaEntries(): string[] {
     unmatchedHandler,
     ...Object.values(workflows).flatMap((workflow) => Object.values(workflow.tasks).map((task) => task.handler)),
     ...eventRules.map((rule) => rule.target),
+    mailFeedbackRule.target,
     outboxForwarderHandler,
     sweeperHandler,
   ];

@@ -5,19 +5,27 @@ import { Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime,
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { metricsNamespace, metricsService } from '#wiring/metrics.ts';
+import type { TableAccess } from '#wiring/routes.ts';
 import { table as tableDefinition } from '#wiring/table.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import { workflowArnPrefix, type StageSettings } from './environment.ts';
 
 /**
- * Item reads and writes, as TransactWriteItems and TransactGetItems need them too (they are
- * authorized per item action). Indexes are named one by one, not `index/*`.
+ * Item actions per level of table access (TransactWriteItems and TransactGetItems are authorized
+ * per item action, so these cover them too). `read` includes UpdateItem for the one write every
+ * keyed request makes, its caller's rate bucket (in the same transaction as the key check).
+ * Nothing is granted Scan (no access pattern scans), BatchWriteItem (none is made) or
+ * DescribeTable. Indexes are named one by one, not `index/*`.
  */
-const tableItemActions = [
-  'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem',
-  'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem',
-  'dynamodb:DescribeTable',
-];
+export const tableActions: Record<TableAccess, string[]> = {
+  none: [],
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem'],
+  write: [
+    'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem',
+    'dynamodb:PutItem', 'dynamodb:DeleteItem',
+  ],
+};
 
 /** What every function of the service is given, whatever stack it lives in. */
 export interface FunctionContext {
@@ -32,10 +40,11 @@ export interface ServiceFunctionProps {
   /** @default 10 seconds: an API answer; longer for tasks and queue consumers. */
   timeout?: Duration;
   /**
-   * @default true. False for the two functions that never touch an item: the unmatched-route
-   * answer and the outbox forwarder (which reads the stream, granted by its event source).
+   * What the function does to the table's items (lib/wiring/routes.ts routeNeeds for an endpoint).
+   * `none` for the functions that never touch an item: the unmatched-route answer, the open
+   * discovery endpoints and the outbox forwarder (which reads the stream, granted by its event source).
    */
-  tableAccess?: boolean;
+  table: TableAccess;
   /** Variables beyond the ones every function gets. */
   environment?: Record<string, string>;
 }
@@ -84,6 +93,9 @@ export class ServiceFunction extends Construct {
         WORKFLOW_ARN_PREFIX: workflowArnPrefix(this, settings),
         CURSOR_SECRET_ARN: cursorSecret.secretArn,
         ...(settings.houseAccounts ? { HOUSE_ACCOUNTS: settings.houseAccounts } : {}),
+        // Powertools Metrics' namespace and `service` dimension: what the alarms read (lib/wiring/metrics.ts).
+        POWERTOOLS_SERVICE_NAME: metricsService,
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
         NODE_OPTIONS: '--enable-source-maps',
         // The bundled SDK warns about Node versions it will drop; the runtime is chosen here, not at run time.
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -91,14 +103,9 @@ export class ServiceFunction extends Construct {
       },
     });
 
-    // Read/write on the table for every function that touches items, even read endpoints: every
-    // keyed request charges the caller's rate bucket (an UpdateItem) before any work, tasks move
-    // operations with conditional writes, event targets record deliveries. Narrower per-function
-    // grants would split on little more than DeleteItem. Scan is left out: no access pattern of
-    // the single table scans.
-    if (props.tableAccess ?? true) {
+    if (props.table !== 'none') {
       this.role.addToPolicy(new PolicyStatement({
-        actions: tableItemActions,
+        actions: tableActions[props.table],
         resources: [table.tableArn, ...tableDefinition.globalIndexes.map((index) => `${table.tableArn}/index/${index.name}`)],
       }));
     }

@@ -29,7 +29,7 @@ export class SweeperSchedule extends Construct {
 
   constructor(scope: Construct, id: string, props: SweeperScheduleProps) {
     super(scope, id);
-    this.function = new ServiceFunction(this, 'Function', { context: props.context, bundle: props.bundle, timeout: Duration.seconds(60) });
+    this.function = new ServiceFunction(this, 'Function', { context: props.context, bundle: props.bundle, timeout: Duration.seconds(60), table: 'read' });
     this.function.function.addToRolePolicy(new PolicyStatement({ actions: ['states:StartExecution'], resources: props.stateMachineArns }));
     // The scheduler's own role, so the one grant it needs is stated here (and acknowledged here).
     const role = new Role(this, 'SchedulerRole', { assumedBy: new ServicePrincipal('scheduler.amazonaws.com') });

@@ -11,6 +11,14 @@ import { stateMachineName, type StageSettings } from './environment.ts';
 import { ServiceFunction, type FunctionContext } from './serviceFunction.ts';
 import { SweeperSchedule, sweeperHandler } from './sweeperSchedule.ts';
 
+/**
+ * How long a task function may run. Every Task state of statemachines/ waits longer
+ * (TimeoutSeconds, checked by test/unit/asl.test.ts), so a stuck call fails as the function's own
+ * timeout (Sandbox.Timedout / Lambda.Unknown) that the Retry sees, not as States.Timeout on an
+ * invocation still running.
+ */
+export const taskFunctionTimeoutSeconds = 30;
+
 export interface WorkflowStackProps extends StackProps {
   context: FunctionContext;
   bundleOf: (entry: string) => LambdaBundle;
@@ -36,9 +44,9 @@ export class WorkflowStack extends Stack {
         built = new ServiceFunction(this, entryName(handler), {
           context: props.context,
           bundle: props.bundleOf(handler),
-          // Below the ASL's 60 s task timeout, so a stuck call fails as a Lambda error the
-          // state machine's Retry sees, not as States.Timeout on an invocation still running.
-          timeout: Duration.seconds(30),
+          // Tasks move operations with conditional writes (and close markers, which deletes).
+          table: 'write',
+          timeout: Duration.seconds(taskFunctionTimeoutSeconds),
         });
         taskFunctions.set(handler, built);
       }

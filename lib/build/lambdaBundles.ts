@@ -1,5 +1,6 @@
-import { existsSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { entryName, lambdaEntries } from '../aws/handlers.ts';
@@ -56,6 +57,44 @@ export function bundleLambdas(entries: string[] = lambdaEntries(), options: Bund
     names.set(name, entry);
   }
 
+  const stampFile = join(outRoot, '.inputs-sha256');
+  const stamp = inputsDigest(distinct);
+  const fresh = existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp
+    && [...names.keys()].every((name) => existsSync(join(outRoot, name, 'index.mjs')));
+  if (!fresh) build(outRoot, names);
+  writeFileSync(stampFile, stamp);
+
+  return [...names].map(([name, entry]) => {
+    const outdir = join(outRoot, name);
+    return { entry, name, outdir, bytes: statSync(join(outdir, 'index.mjs')).size };
+  });
+}
+
+/**
+ * What the bundles are made of: every source file the handlers can import (functions/, schemas/,
+ * lib/wiring/), the locked dependency tree, this builder and the entry list. Unchanged, the bundles
+ * of the previous build are reused (docs/decisions/081): `cdk synth` of three stages, or a synth
+ * then a deploy, bundle once.
+ */
+function inputsDigest(entries: string[]): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify(entries));
+  const files = ['functions', 'schemas', join('lib', 'wiring')].flatMap((directory) => filesUnder(join(projectRoot, directory)));
+  for (const file of [...files, join(projectRoot, 'package-lock.json'), fileURLToPath(import.meta.url)].sort()) {
+    hash.update(relative(projectRoot, file)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+function filesUnder(directory: string): string[] {
+  if (!existsSync(directory)) return [];
+  return readdirSync(directory, { withFileTypes: true }).flatMap((item) => {
+    const path = join(directory, item.name);
+    return item.isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+function build(outRoot: string, names: Map<string, string>): void {
   rmSync(outRoot, { recursive: true, force: true });
   buildSync({
     absWorkingDir: projectRoot,
@@ -83,10 +122,5 @@ export function bundleLambdas(entries: string[] = lambdaEntries(), options: Bund
     // Licence texts go to a file beside the bundle rather than into the code that is loaded.
     legalComments: 'external',
     logLevel: 'error',
-  });
-
-  return [...names].map(([name, entry]) => {
-    const outdir = join(outRoot, name);
-    return { entry, name, outdir, bytes: statSync(join(outdir, 'index.mjs')).size };
   });
 }

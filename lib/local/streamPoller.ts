@@ -1,5 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, AttributeValue as LambdaAttributeValue } from 'aws-lambda';
-import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { keys } from '#store/keys.ts';
 import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
@@ -32,8 +34,9 @@ export interface StreamPollerOptions {
   startingPosition?: 'LATEST' | 'TRIM_HORIZON';
   batchSize?: number;
   /**
-   * Hand-overs of one failing record before it is given up (logged and kept in `undelivered`),
-   * as the event source mapping's retryAttempts sends it to its on-failure queue in AWS.
+   * Hand-overs of one failing record before it is given up (logged, kept in `undelivered` and as an
+   * `UNDELIVERED` item of the table), as the event source mapping's retryAttempts sends it to its
+   * on-failure queue in AWS.
    */
   maxRetries?: number;
   handler?: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>;
@@ -87,6 +90,22 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const handle = options.handler ?? outboxForwarder;
   const maxRetries = options.maxRetries ?? 10;
   const undelivered: UndeliveredRecord[] = [];
+
+  /**
+   * Kept in the table too, as the on-failure queue keeps it in AWS, so that another process
+   * (`admin events replay-failed`, lib/ops/replayUndelivered.ts) can re-drive it.
+   */
+  async function holdUndelivered(given: UndeliveredRecord): Promise<void> {
+    await dynamodb.send(new PutItemCommand({
+      TableName: options.tableName,
+      Item: marshall({
+        ...keys.undeliveredStreamRecord(given.shardId, given.sequenceNumber),
+        entity: 'undeliveredStreamRecord',
+        record: JSON.stringify(given.record),
+        givenUpAt: new Date().toISOString(),
+      }),
+    }));
+  }
 
   const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: options.tableName }));
   const streamArn = Table?.LatestStreamArn;
@@ -175,7 +194,9 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
           if (attempts > maxRetries) {
             // Give it up, as the event source mapping does, and carry on after it.
             logger.error('stream record given up after retries', { shardId: shard.id, sequenceNumber, attempts });
-            undelivered.push({ shardId: shard.id, sequenceNumber, record: toLambdaRecord(failedRecord, streamArn!, region) });
+            const given = { shardId: shard.id, sequenceNumber, record: toLambdaRecord(failedRecord, streamArn!, region) };
+            undelivered.push(given);
+            await holdUndelivered(given);
             shard.failing = undefined;
             shard.lastSequence = sequenceNumber;
             shard.iterator = undefined;

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Permission } from '#core/permissions.ts';
 import type { Feature } from './features.ts';
+import type { WorkflowName } from './workflows.ts';
 import { Capabilities, Health, Me } from '#schemas/discovery.ts';
 import { CreateQuoteBody, QuotePreviewResult } from '#schemas/quotes.ts';
 import {
@@ -79,6 +80,34 @@ export interface RouteDefinition<R extends RouteRequest = RouteRequest> {
   responses: Record<number, RouteResponse>;
   /** Error codes this endpoint documents beyond 401/429/500 (which every keyed endpoint has). */
   errors?: string[];
+  /**
+   * What the handler does to the table beyond its caller's rate bucket: `read` (the default for a
+   * keyed GET), `write` (the default for other methods; a GET that stores something, such as a
+   * quote, says so) or `none` (the default for an open GET, which has no key and no bucket). The
+   * AWS wiring grants exactly this (lib/aws/serviceFunction.ts).
+   */
+  table?: TableAccess;
+  /** Workflows the handler starts (states:StartExecution on those state machines only). */
+  starts?: WorkflowName[];
+}
+
+export type TableAccess = 'none' | 'read' | 'write';
+
+/** What a row's function needs, derived from the row: the AWS wiring grants this and nothing more. */
+export interface RouteNeeds {
+  table: TableAccess;
+  starts: WorkflowName[];
+  /** Signs or checks pagination cursors (the cursor key): every list that documents invalid_cursor. */
+  cursors: boolean;
+}
+
+export function routeNeeds(definition: RouteDefinition): RouteNeeds {
+  if (definition.handler === notImplementedHandler) return { table: 'read', starts: [], cursors: false };
+  return {
+    table: definition.table ?? (definition.method !== 'GET' ? 'write' : definition.auth === 'open' ? 'none' : 'read'),
+    starts: definition.starts ?? [],
+    cursors: definition.errors?.includes('invalid_cursor') ?? false,
+  };
 }
 
 export function route<R extends RouteRequest>(definition: RouteDefinition<R>): RouteDefinition<R> {
@@ -145,7 +174,7 @@ export const createQuote = route({
   request: { body: CreateQuoteBody }, responses: { 200: { ...ok[200], schema: QuotePreviewResult } }, errors: ['validation', 'forbidden', 'no_route_for_chain', 'not_home_wallet', 'quote_unavailable'],
 });
 export const createTransaction = route({
-  operationId: 'createTransaction', method: 'POST', path: '/transactions', handler: 'functions/api/transactions/createTransaction.ts', auth: 'key',
+  operationId: 'createTransaction', method: 'POST', path: '/transactions', handler: 'functions/api/transactions/createTransaction.ts', starts: ['payment'], auth: 'key',
   permission: 'payment.initiate', bucket: 'initiate', kyb: true, feature: 'payments', summary: 'Send a payment.',
   request: { body: CreateTransactionBody }, responses: { 202: { ...accepted[202], schema: TransactionAccepted } },
   errors: ['beneficiary_incomplete', 'validation', 'compliance_hold', 'forbidden', 'kyb_required', 'ambiguous_home_wallet', 'insufficient_funds', 'no_home_wallet', 'not_home_wallet', 'quote_expired', 'quote_mismatch', 'quote_not_found', 'wallet_chain_unknown', 'idempotency_key_reused', 'unavailable'],
@@ -226,7 +255,7 @@ export const getOnRampQuote = route({
   kyb: false, feature: 'onramp', summary: 'Price a wire deposit.', request: { query: OnRampQuoteQuery }, responses: { 200: { ...ok[200], schema: OnRampQuote } }, errors: ['validation'],
 });
 export const createOnRamp = route({
-  operationId: 'createOnRamp', method: 'POST', path: '/treasury/onramp', handler: 'functions/api/onRamps/createOnRamp.ts', auth: 'key',
+  operationId: 'createOnRamp', method: 'POST', path: '/treasury/onramp', handler: 'functions/api/onRamps/createOnRamp.ts', starts: ['onRamp'], auth: 'key',
   permission: 'treasury.move', kyb: true, feature: 'onramp', summary: 'Open a wire deposit.', request: { body: CreateOnRampBody }, responses: { 202: { ...accepted[202], schema: OnRampAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'idempotency_key_reused', 'ambiguous_home_wallet', 'no_home_wallet'],
 });
@@ -243,7 +272,7 @@ export const getPixOnRampQuote = route({
   kyb: false, feature: 'onramp-pix', summary: 'Price a PIX deposit.', request: { query: PixOnRampQuoteQuery }, responses: { 200: { ...ok[200], schema: PixOnRampQuote } }, errors: ['validation'],
 });
 export const createPixOnRamp = route({
-  operationId: 'createPixOnRamp', method: 'POST', path: '/treasury/onramp/pix', handler: 'functions/api/onRamps/createPixOnRamp.ts', auth: 'key',
+  operationId: 'createPixOnRamp', method: 'POST', path: '/treasury/onramp/pix', handler: 'functions/api/onRamps/createPixOnRamp.ts', starts: ['onRamp'], auth: 'key',
   permission: 'treasury.move', kyb: true, feature: 'onramp-pix', summary: 'Open a PIX deposit (BR Code).', request: { body: CreatePixOnRampBody }, responses: { 202: { ...accepted[202], schema: PixOnRampAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'idempotency_key_reused', 'pix_onramp_unavailable'],
 });
@@ -259,7 +288,7 @@ export const getWithdrawalQuote = route({
   kyb: false, feature: 'withdrawals', summary: 'Price a USDC withdrawal.', request: { query: WithdrawalQuoteQuery }, responses: { 200: { ...ok[200], schema: WithdrawalQuote } }, errors: ['validation', 'quote_unavailable', 'unsupported_network', 'no_home_wallet', 'ambiguous_home_wallet'],
 });
 export const createWithdrawal = route({
-  operationId: 'createWithdrawal', method: 'POST', path: '/treasury/withdrawals', handler: 'functions/api/withdrawals/createWithdrawal.ts', auth: 'key',
+  operationId: 'createWithdrawal', method: 'POST', path: '/treasury/withdrawals', handler: 'functions/api/withdrawals/createWithdrawal.ts', starts: ['withdrawal'], auth: 'key',
   permission: 'treasury.move', kyb: true, feature: 'withdrawals', summary: 'Send USDC to an own EVM address.', request: { body: CreateWithdrawalBody }, responses: { 202: { ...accepted[202], schema: WithdrawalAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'compliance_hold', 'idempotency_key_reused', 'idempotency_key_conflict', 'ambiguous_home_wallet', 'no_home_wallet', 'quote_unavailable', 'unsupported_network'],
 });
@@ -281,11 +310,11 @@ export const listBeneficiaries = route({
   kyb: false, feature: 'offramp', summary: 'Registered off-ramp beneficiaries.', responses: { 200: { ...ok[200], schema: BeneficiaryList } },
 });
 export const getOffRampQuote = route({
-  operationId: 'getOffRampQuote', method: 'GET', path: '/treasury/offramp/quote', handler: 'functions/api/offRamps/getOffRampQuote.ts', auth: 'key',
+  operationId: 'getOffRampQuote', method: 'GET', path: '/treasury/offramp/quote', handler: 'functions/api/offRamps/getOffRampQuote.ts', table: 'write', auth: 'key',
   kyb: false, feature: 'offramp', summary: 'Price an off-ramp.', request: { query: OffRampQuoteQuery }, responses: { 200: { ...ok[200], schema: OffRampQuote } }, errors: ['validation'],
 });
 export const createOffRamp = route({
-  operationId: 'createOffRamp', method: 'POST', path: '/treasury/offramp', handler: 'functions/api/offRamps/createOffRamp.ts', auth: 'key',
+  operationId: 'createOffRamp', method: 'POST', path: '/treasury/offramp', handler: 'functions/api/offRamps/createOffRamp.ts', starts: ['offRamp'], auth: 'key',
   permission: 'treasury.move', kyb: true, feature: 'offramp', summary: 'Pay USDC out as fiat to a beneficiary.', request: { body: CreateOffRampBody }, responses: { 202: { ...accepted[202], schema: OffRampAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'compliance_hold', 'idempotency_key_conflict', 'not_home_chain', 'quote_already_used', 'quote_mismatch', 'quote_not_found', 'ambiguous_home_wallet', 'no_home_wallet'],
 });
@@ -393,7 +422,7 @@ export const simulateOnRampPayment = route({
   permission: 'treasury.move', kyb: false, feature: 'sandbox', summary: 'Pay an open deposit as a simulated payer.', request: { params: SimulateOnRampPaymentParams }, responses: { 202: { ...accepted[202], schema: SimulatedOnRampPayment } }, errors: ['forbidden', 'not_found', 'not_simulatable'],
 });
 export const simulateWire = route({
-  operationId: 'simulateWire', method: 'POST', path: '/treasury/onramps/simulate-wire', handler: 'functions/api/sandbox/simulateWire.ts', auth: 'key',
+  operationId: 'simulateWire', method: 'POST', path: '/treasury/onramps/simulate-wire', handler: 'functions/api/sandbox/simulateWire.ts', starts: ['onRamp'], auth: 'key',
   permission: 'treasury.move', kyb: true, feature: 'sandbox', summary: "Post an incoming wire quoting the organization's reference.", request: { body: SimulateWireBody }, responses: { 202: { ...accepted[202], schema: SimulatedWire } },
   errors: ['unknown_currency', 'validation', 'forbidden', 'kyb_required'],
 });

@@ -257,12 +257,14 @@ describe('the stream poller', () => {
       await dynamo().send(new PutCommand({ TableName: table, Item: { pk: 'AFTER', sk: 'X' } }));
       await until(async () => (handed.includes('AFTER') ? true : undefined), 'the record after the poison');
       expect(stubborn.undelivered.map((entry) => entry.record.dynamodb?.NewImage?.pk?.S)).toEqual(['POISON']);
-      expect(handed).toEqual(['AFTER']);
+      // The poller keeps what it gave up on as an UNDELIVERED item, whose own write rides the stream too.
+      expect(handed.filter((id) => id !== 'UNDELIVERED')).toEqual(['AFTER']);
     } finally {
       await stubborn.stop();
     }
     // Nothing in this table is scanned by another test; the scan only proves the writes landed.
     const { Count } = await dynamo().send(new ScanCommand({ TableName: table, Select: 'COUNT' }));
-    expect(Count).toBe(7);
+    // Seven written here, and the one the poller kept of the record it gave up on (its UNDELIVERED item).
+    expect(Count).toBe(8);
   });
 });

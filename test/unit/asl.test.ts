@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { workflows } from '#wiring/workflows.ts';
 import { projectRoot } from '../../lib/build/lambdaBundles.ts';
+import { taskFunctionTimeoutSeconds } from '../../lib/aws/workflowStack.ts';
 
 /**
  * The ASL files are the single source of every workflow: the CDK stack deploys them and the local
@@ -44,5 +45,81 @@ describe('state machine definitions', () => {
     expect(owners.map((workflow) => workflow.name), `${file} must be named by exactly one workflow`).toHaveLength(1);
     const text = readFileSync(join(directory, file), 'utf8');
     expect(placeholders(text)).toEqual(Object.keys(owners[0]!.tasks).sort());
+  });
+});
+
+/**
+ * What a Task of `arn:aws:states:::lambda:invoke` really fails with in AWS, and what must follow
+ * (docs/decisions/080). `transient`: the call never ran our code, or a store call was refused for
+ * load: retried with backoff. `interrupted`: the function was cut off (timed out, out of memory,
+ * crashed) and may have done part of its step: run again, which every step survives since it acts
+ * only from the stage it recorded and asks a provider by reference before ever calling it twice;
+ * retried a few times, then parked. `ours`: an error of the step itself: never retried, caught and
+ * parked for a person.
+ */
+const awsErrors: Record<string, 'transient' | 'interrupted' | 'ours'> = {
+  'Lambda.ServiceException': 'transient',
+  'Lambda.AWSLambdaException': 'transient',
+  'Lambda.SdkClientException': 'transient',
+  'Lambda.TooManyRequestsException': 'transient',
+  'Lambda.ClientExecutionTimeoutException': 'transient',
+  ThrottlingException: 'transient',
+  ProvisionedThroughputExceededException: 'transient',
+  RequestLimitExceeded: 'transient',
+  InternalServerError: 'transient',
+  TransactionConflictException: 'transient',
+  TransactionCanceledException: 'transient',
+  TimeoutError: 'transient',
+  'Lambda.Unknown': 'interrupted',
+  'Sandbox.Timedout': 'interrupted',
+  'States.Timeout': 'interrupted',
+  'States.TaskFailed': 'ours',
+  'States.Runtime': 'ours',
+  Error: 'ours',
+  TypeError: 'ours',
+  ZodError: 'ours',
+  ValidationException: 'ours',
+  ConditionalCheckFailedException: 'ours',
+  ResourceNotFoundException: 'ours',
+  'Lambda.ResourceNotFoundException': 'ours',
+  PayoutUnanswered: 'ours',
+};
+
+interface Retrier { ErrorEquals: string[]; MaxAttempts?: number; IntervalSeconds?: number }
+interface TaskState { Type: 'Task'; TimeoutSeconds?: number; Retry?: Retrier[]; Catch?: { ErrorEquals: string[] }[] }
+
+const taskStates = files.flatMap((file) => {
+  const definition = JSON.parse(readFileSync(join(directory, file), 'utf8')) as { States: Record<string, { Type: string }> };
+  return Object.entries(definition.States)
+    .filter(([, state]) => state.Type === 'Task')
+    .map(([name, state]) => [`${file} ${name}`, state as TaskState] as const);
+});
+
+/** The retrier Step Functions picks for an error: the first whose ErrorEquals names it or States.ALL. */
+function retrierFor(state: TaskState, error: string): Retrier | undefined {
+  return state.Retry?.find((retrier) => retrier.ErrorEquals.includes(error) || (retrier.ErrorEquals.includes('States.ALL') && !error.startsWith('States.Runtime')));
+}
+
+describe('task retries', () => {
+  it.each(taskStates)('%s retries what AWS raises for a passing fault, and nothing of its own', (_name, state) => {
+    expect(state.Retry?.length).toBeGreaterThan(0);
+    for (const [error, kind] of Object.entries(awsErrors)) {
+      const retrier = retrierFor(state, error);
+      const attempts = retrier ? (retrier.MaxAttempts ?? 3) : 0;
+      if (kind === 'transient') expect(attempts, error).toBeGreaterThanOrEqual(3);
+      if (kind === 'interrupted') expect(attempts, error).toBeGreaterThanOrEqual(1);
+      if (kind === 'interrupted') expect(attempts, `${error}: a step cut off again and again is parked, not retried for ever`).toBeLessThanOrEqual(3);
+      if (kind === 'ours') expect(attempts, error).toBe(0);
+    }
+    // Every name a retrier lists is one AWS or our store raises (a typo would never match).
+    const known = new Set([...Object.keys(awsErrors), 'ProviderUnavailable']);
+    for (const retrier of state.Retry ?? []) for (const error of retrier.ErrorEquals) expect(known, error).toContain(error);
+  });
+
+  it.each(taskStates)('%s gives the function time to fail on its own timeout first', (_name, state) => {
+    // Above the function's timeout: a stuck function ends as Sandbox.Timedout (its own error),
+    // not as States.Timeout on an invocation that may still be running.
+    expect(state.TimeoutSeconds).toBeGreaterThan(taskFunctionTimeoutSeconds);
+    expect(state.TimeoutSeconds).toBeLessThanOrEqual(taskFunctionTimeoutSeconds * 3);
   });
 });

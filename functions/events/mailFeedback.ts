@@ -1,0 +1,71 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { logger } from '#platform/logger.ts';
+import { dynamo, tableName } from '#store/client.ts';
+import { keys } from '#store/keys.ts';
+
+/**
+ * SES bounce and complaint events (the stage's configuration set → the default event bus → the
+ * mail-feedback queue, lib/aws/apiStack.ts and eventsStack.ts) recorded as a suppression of the
+ * address: a permanent bounce or a complaint. A transient bounce (mailbox full, greylisting) is
+ * logged only. Members carry no suppression fields yet, so the record is an item of its own per
+ * address (`MAIL#<address> / SUPPRESSION`, the latest event wins), for the mail sender to consult.
+ * A message that cannot be parsed or written is reported back and finally dead-lettered.
+ */
+export const mailSuppressionEntity = 'mailSuppression';
+
+const recipients = z.array(z.object({ emailAddress: z.string().min(3) })).min(1);
+
+const sesEventSchema = z.object({
+  id: z.string().min(1),
+  source: z.literal('aws.ses'),
+  time: z.string().min(1),
+  detail: z.object({
+    eventType: z.enum(['Bounce', 'Complaint']),
+    mail: z.object({ messageId: z.string().min(1), timestamp: z.string().min(1) }),
+    bounce: z.object({ bounceType: z.string(), bounceSubType: z.string().optional(), bouncedRecipients: recipients }).optional(),
+    complaint: z.object({ complainedRecipients: recipients, complaintFeedbackType: z.string().optional() }).optional(),
+  }),
+});
+
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const message of event.Records) {
+    try {
+      await record(message.body);
+    } catch (error) {
+      logger.error('mail feedback not recorded', { messageId: message.messageId, error: error as Error });
+      batchItemFailures.push({ itemIdentifier: message.messageId });
+    }
+  }
+  return { batchItemFailures };
+}
+
+async function record(body: string): Promise<void> {
+  const { id, time, detail } = sesEventSchema.parse(JSON.parse(body));
+  const suppression = detail.eventType === 'Complaint'
+    ? { reason: `complaint${detail.complaint?.complaintFeedbackType ? ` (${detail.complaint.complaintFeedbackType})` : ''}`, addresses: detail.complaint?.complainedRecipients }
+    : detail.bounce?.bounceType === 'Permanent'
+      ? { reason: `permanent bounce${detail.bounce.bounceSubType ? ` (${detail.bounce.bounceSubType})` : ''}`, addresses: detail.bounce.bouncedRecipients }
+      : undefined;
+  if (!suppression?.addresses) {
+    // Addresses are personal data: the SES message id is enough to find it.
+    logger.info('transient bounce, address kept', { sesMessageId: detail.mail.messageId });
+    return;
+  }
+  for (const { emailAddress } of suppression.addresses) {
+    await dynamo().send(new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.mailSuppression(emailAddress),
+        entity: mailSuppressionEntity,
+        email: emailAddress.toLowerCase(),
+        reason: suppression.reason,
+        sesMessageId: detail.mail.messageId,
+        eventId: id,
+        suppressedAt: time,
+      },
+    }));
+  }
+}
