@@ -18,6 +18,8 @@
 export {};
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.LOG_LEVEL = 'SILENT';
+// Its stdout is the figures as JSON: no metric lines (CloudWatch EMF) among them.
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
 const { performance } = await import('node:perf_hooks');
 const { Agent, request: httpRequest } = await import('node:http');
