@@ -15,6 +15,7 @@ import { dynamo } from '#store/client.ts';
 import { getExecution } from '#store/executions.ts';
 import { keys, startingIndex } from '#store/keys.ts';
 import { creditDeposit } from '#store/ledger.ts';
+import { eventually } from '../support/eventually.ts';
 
 /**
  * Nothing stuck silently: an operation committed whose workflow never started (its start and its
@@ -22,16 +23,6 @@ import { creditDeposit } from '#store/ledger.ts';
  * by the sweeper, once.
  */
 const toAddress = '0x52908400098527886e0f7030069857d2e4169ee7';
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 async function startingItems(): Promise<string[]> {
   const { Items } = await dynamo().send(new QueryCommand({
@@ -66,7 +57,7 @@ describe('the sweeper, in process', () => {
     });
     expect(paid.status).toBe(202);
     // The safety-net starter fails on every delivery, as a Lambda would, until its queue dead-letters it.
-    await until(async () => service.bus.deadLetters.find((letter) => letter.rule === 'paymentStarter') ?? undefined, 'the dead-lettered starter');
+    await eventually(async () => service.bus.deadLetters.find((letter) => letter.rule === 'paymentStarter') ?? undefined, { what: 'the dead-lettered starter' });
     process.env.LOCAL_FAULT_BEFORE_START = 'throw:withdrawal';
     const withdrawalId = `sweep-wd-${randomBytes(4).toString('hex')}`;
     const withdrawn = await call(service, 'POST', '/treasury/withdrawals', {
@@ -74,7 +65,7 @@ describe('the sweeper, in process', () => {
       body: { idempotencyKey: withdrawalId, amount: { amount: '5.00', currency: 'USDC' }, chain: 'base', toAddress },
     });
     expect(withdrawn.status).toBe(202);
-    await until(async () => service.bus.deadLetters.find((letter) => letter.rule === 'chainOperationStarter') ?? undefined, 'the dead-lettered starter');
+    await eventually(async () => service.bus.deadLetters.find((letter) => letter.rule === 'chainOperationStarter') ?? undefined, { what: 'the dead-lettered starter' });
     delete process.env.LOCAL_FAULT_BEFORE_START;
 
     expect((await call(service, 'GET', `/transactions/${transactionId}`, { apiKey: org.apiKey })).body.state).toBe('FUNDED');
@@ -131,12 +122,12 @@ describe('the sweeper after a SIGKILL between commit and start', () => {
     expect(await getExecution(name, 'withdrawal')).toBeUndefined();
 
     await service.launch(port);
-    const sent = await until(async () => ((await record())?.status === 'SENT' ? true : undefined), 'the withdrawal SENT', 60_000);
+    const sent = await eventually(async () => ((await record())?.status === 'SENT' ? true : undefined), { what: 'the withdrawal SENT', timeoutMs: 60_000 });
     expect(sent).toBe(true);
-    const execution = await until(async () => {
+    const execution = await eventually(async () => {
       const found = await getExecution(name, 'withdrawal');
       return found?.status === 'SUCCEEDED' ? found : undefined;
-    }, 'the execution to end');
+    }, { what: 'the execution to end' });
     expect(execution.drives).toBe(1);
     const sends = await dynamo().send(new GetCommand({ TableName: service.tableName, Key: keys.journalEntry(me.id, `withdrawal:${withdrawalId}:send`), ConsistentRead: true }));
     expect(sends.Item).toBeDefined();

@@ -9,22 +9,13 @@ import { projectRoot } from '../../lib/build/lambdaBundles.ts';
 import { useEventBus } from '#platform/eventBus.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { newOutboxEvent, outboxPut } from '#store/outbox.ts';
+import { eventually } from '../support/eventually.ts';
 
 /**
  * The outbox stream's failure destination has a way back: what the forwarder gave up on (here the
  * bus refused it: it was down) is re-driven by `admin events replay-failed`, run as a deployer
  * runs it, and reaches its targets through the ordinary path.
  */
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 const query = async (pk: string, prefix?: string) => (await dynamo().send(new QueryCommand({
   TableName: tableName(),
   KeyConditionExpression: prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
@@ -70,10 +61,10 @@ describe('admin events replay-failed', () => {
     await dynamo().send(new PutCommand({ TableName: tableName(), Item: outboxPut(event).Put.Item }));
 
     // The bus refused it on every try: it is held, as the on-failure queue holds it in AWS.
-    const [held] = await until(async () => {
+    const [held] = await eventually(async () => {
       const items = await query('UNDELIVERED');
       return items.length > 0 ? items : undefined;
-    }, 'the given-up record');
+    }, { what: 'the given-up record' });
     expect(held).toMatchObject({ entity: 'undeliveredStreamRecord' });
     expect(await query(`ORG#${organizationId}`, 'AUDIT#')).toEqual([]);
 
@@ -84,10 +75,10 @@ describe('admin events replay-failed', () => {
     expect(replay.status, replay.stderr).toBe(0);
     expect(JSON.parse(replay.stdout.trim())).toEqual({ replayed: 1, eventIds: [event.id], empty: 0 });
 
-    const [audit] = await until(async () => {
+    const [audit] = await eventually(async () => {
       const records = await query(`ORG#${organizationId}`, 'AUDIT#');
       return records.length > 0 ? records : undefined;
-    }, 'the audit record of the replayed event');
+    }, { what: 'the audit record of the replayed event' });
     expect(audit).toMatchObject({ eventId: event.id, type: 'wallet.activated' });
     expect(await query('UNDELIVERED')).toEqual([]);
 
