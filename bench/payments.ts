@@ -25,7 +25,7 @@ import { creditDeposit } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { getTransaction } from '#store/transactions.ts';
 import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
-import { eventRules } from '#wiring/events.ts';
+import { eventRules } from '#contract/events.ts';
 
 export interface PaymentBenchOptions {
   service: LocalService;

@@ -2,8 +2,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteCo
 import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
 import packageJson from '../package.json' with { type: 'json' };
-import type { Feature } from '#wiring/features.ts';
-import { routes, takesNoBody, type RouteDefinition } from '#wiring/routes.ts';
+import type { Feature } from '#contract/features.ts';
+import { routes, takesNoBody, type RouteDefinition } from '#contract/routes.ts';
 import {
   BeneficiaryIncompleteBody,
   ComplianceHoldBody,

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { endpoint } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
-import { features } from '#wiring/features.ts';
-import { routeKey, routes, notImplementedHandler, type RouteDefinition } from '#wiring/routes.ts';
+import { features } from '#contract/features.ts';
+import { routeKey, routes, notImplementedHandler, type RouteDefinition } from '#contract/routes.ts';
 
 /**
  * Every endpoint whose feature is not built answers here: after the same authentication,

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { routes } from '#wiring/routes.ts';
+import { routes } from '#contract/routes.ts';
 import { ApiError } from '#platform/errors.ts';
 
 /**

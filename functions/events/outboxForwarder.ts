@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { eventBus, type BusEntry, type PublishResult } from '#platform/eventBus.ts';
 import { logger } from '#platform/logger.ts';
 import { outboxEntity, outboxEventSchema } from '#store/outbox.ts';
-import { eventSource } from '#wiring/events.ts';
+import { eventSource } from '#contract/events.ts';
 
 /**
  * Table stream → event bus. Only new outbox items are events; every other write on the table

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { parseApiKey } from '#core/apiKeys.ts';
 import { roleHasPermission } from '#core/permissions.ts';
-import { bucketOf, takesNoBody, type RouteDefinition, type RouteRequest } from '#wiring/routes.ts';
+import { bucketOf, takesNoBody, type RouteDefinition, type RouteRequest } from '#contract/routes.ts';
 import { authorizeAndCharge, type Caller } from '#store/access.ts';
 import type { OrganizationItem } from '#store/organizations.ts';
 import { countRequestCalls } from '#store/client.ts';
@@ -21,7 +21,7 @@ import { parseBody, parseNoBody, parseParams, parseQuery } from './request.ts';
  *   1. lifecycle  request id, structured log line, error → contract body, headers on every answer
  *   2. access     API key → caller, then its rate bucket (one round trip of latency), permission, KYB gate
  *   3. input      body (content type, size, JSON) and zod validation of body, query, path
- * The route row (lib/wiring/routes.ts) says which of them apply and with what.
+ * The route row (functions/contract/routes.ts) says which of them apply and with what.
  */
 export interface ApiResponse {
   status: number;

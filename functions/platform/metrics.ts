@@ -1,11 +1,11 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { metricNames, metricsNamespace, metricsService } from '#wiring/metrics.ts';
+import { metricNames, metricsNamespace, metricsService } from '#contract/metrics.ts';
 
 /**
  * What a payments operator watches, as CloudWatch metrics (Powertools, embedded metric format:
  * one JSON line on stdout per data point, which Lambda ships to CloudWatch and which locally is
  * just a log line). Built once per process. The namespace and names are the ones the alarms are
- * built on (lib/wiring/metrics.ts, the one list both read):
+ * built on (functions/contract/metrics.ts, the one list both read):
  *   OperationFunded, OperationCompleted   dimension `operation` (payment, withdrawal, offramp, onramp, chainDeposit)
  *   OperationParked                       dimensions `operation`, `status` (IN_DOUBT | NEEDS_ATTENTION)
  *   EventDeadLettered                     dimension `rule`

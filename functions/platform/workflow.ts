@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
-import type { WorkflowName } from '#wiring/workflows.ts';
+import type { WorkflowName } from '#contract/workflows.ts';
 import { config } from './config.ts';
 
 /**

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-sfn';
 import { config } from './config.ts';
 import type { StartResult, WorkflowEngine, WorkflowHistoryEvent } from './workflow.ts';
-import { workflows, type WorkflowName } from '#wiring/workflows.ts';
+import { workflows, type WorkflowName } from '#contract/workflows.ts';
 
 /**
  * The workflow port on Step Functions. The CDK workflow stack names each state machine

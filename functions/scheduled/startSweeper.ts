@@ -5,7 +5,7 @@ import { logger } from '#platform/logger.ts';
 import { count } from '#platform/metrics.ts';
 import { executionName, workflowEngine } from '#platform/workflow.ts';
 import { listStartingOperations } from '#store/operations.ts';
-import type { WorkflowName } from '#wiring/workflows.ts';
+import type { WorkflowName } from '#contract/workflows.ts';
 
 /**
  * The sweeper, on a schedule (EventBridge Scheduler in AWS: lib/aws/sweeperSchedule.ts; a timer

@@ -3,8 +3,8 @@ import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { metricNames, metricsNamespace, metricsService, parkableOperations, parkedStatuses } from '#wiring/metrics.ts';
-import { workflows } from '#wiring/workflows.ts';
+import { metricNames, metricsNamespace, metricsService, parkableOperations, parkedStatuses } from '#contract/metrics.ts';
+import { workflows } from '#contract/workflows.ts';
 import { stateMachineArn, type StageSettings } from './environment.ts';
 import { deadLetterQueueNames } from './eventsStack.ts';
 

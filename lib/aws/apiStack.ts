@@ -8,8 +8,8 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ConfigurationSet, ConfigurationSetEventDestination, EmailIdentity, EmailSendingEvent, EventDestination, Identity } from 'aws-cdk-lib/aws-ses';
 import { EventBus } from 'aws-cdk-lib/aws-events';
-import { getHealth, inviteMember, resendInvitation, routeNeeds, routes, type RouteDefinition, type TableAccess } from '#wiring/routes.ts';
-import { workflows } from '#wiring/workflows.ts';
+import { getHealth, inviteMember, resendInvitation, routeNeeds, routes, type RouteDefinition, type TableAccess } from '#contract/routes.ts';
+import { workflows } from '#contract/workflows.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import { mailConfigurationSetName, stateMachineArn } from './environment.ts';
 import { entryName, unmatchedHandler } from './handlers.ts';
@@ -21,7 +21,7 @@ export interface ApiStackProps extends StackProps {
 }
 
 /**
- * The HTTP API: one route per row of the route table (lib/wiring/routes.ts) and one Lambda per
+ * The HTTP API: one route per row of the route table (functions/contract/routes.ts) and one Lambda per
  * distinct handler module, so every unbuilt endpoint shares the one notImplemented function.
  *
  * State machines are named, not referenced (lib/aws/environment.ts): this stack grants on their

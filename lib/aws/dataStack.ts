@@ -2,7 +2,7 @@ import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { table as tableDefinition } from '#wiring/table.ts';
+import { table as tableDefinition } from '#contract/table.ts';
 import type { StageSettings } from './environment.ts';
 
 export interface DataStackProps extends StackProps {
@@ -23,7 +23,7 @@ export class DataStack extends Stack {
     const { settings } = props;
     const string = (name: string) => ({ name, type: AttributeType.STRING });
 
-    // Built from the same definition as DynamoDB Local's table (lib/wiring/table.ts): one truth.
+    // Built from the same definition as DynamoDB Local's table (functions/contract/table.ts): one truth.
     this.table = new Table(this, 'Table', {
       tableName: settings.prefix,
       partitionKey: string(tableDefinition.partitionKey),

@@ -7,10 +7,10 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { eventRules, mailFeedbackRule, type EventPattern } from '#wiring/events.ts';
+import { eventRules, mailFeedbackRule, type EventPattern } from '#contract/events.ts';
 import { outboxEntity } from '#store/outbox.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
-import { workflows, type WorkflowName } from '#wiring/workflows.ts';
+import { workflows, type WorkflowName } from '#contract/workflows.ts';
 import { mailConfigurationSetName, stateMachineArn, type StageSettings } from './environment.ts';
 import { entryName, outboxForwarderHandler } from './handlers.ts';
 import { ServiceFunction, type FunctionContext } from './serviceFunction.ts';
@@ -25,7 +25,7 @@ const consumerTimeout = Duration.seconds(30);
 
 /**
  * Outbox → bus → queues → targets. The table stream feeds the outbox forwarder, which puts each
- * new outbox item on the service bus; one rule per entry of lib/wiring/events.ts routes events
+ * new outbox item on the service bus; one rule per entry of functions/contract/events.ts routes events
  * to a queue (with a dead-letter queue) drained by that rule's target Lambda.
  */
 export class EventsStack extends Stack {

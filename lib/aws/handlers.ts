@@ -1,6 +1,6 @@
-import { routes } from '#wiring/routes.ts';
-import { workflows } from '#wiring/workflows.ts';
-import { eventRules, mailFeedbackRule } from '#wiring/events.ts';
+import { routes } from '#contract/routes.ts';
+import { workflows } from '#contract/workflows.ts';
+import { eventRules, mailFeedbackRule } from '#contract/events.ts';
 import { sweeperHandler } from './sweeperSchedule.ts';
 
 /**

@@ -5,9 +5,9 @@ import { Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime,
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { metricsNamespace, metricsService } from '#wiring/metrics.ts';
-import type { TableAccess } from '#wiring/routes.ts';
-import { table as tableDefinition } from '#wiring/table.ts';
+import { metricsNamespace, metricsService } from '#contract/metrics.ts';
+import type { TableAccess } from '#contract/routes.ts';
+import { table as tableDefinition } from '#contract/table.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import { workflowArnPrefix, type StageSettings } from './environment.ts';
 
@@ -40,7 +40,7 @@ export interface ServiceFunctionProps {
   /** @default 10 seconds: an API answer; longer for tasks and queue consumers. */
   timeout?: Duration;
   /**
-   * What the function does to the table's items (lib/wiring/routes.ts routeNeeds for an endpoint).
+   * What the function does to the table's items (functions/contract/routes.ts routeNeeds for an endpoint).
    * `none` for the functions that never touch an item: the unmatched-route answer, the open
    * discovery endpoints and the outbox forwarder (which reads the stream, granted by its event source).
    */
@@ -93,7 +93,7 @@ export class ServiceFunction extends Construct {
         WORKFLOW_ARN_PREFIX: workflowArnPrefix(this, settings),
         CURSOR_SECRET_ARN: cursorSecret.secretArn,
         ...(settings.houseAccounts ? { HOUSE_ACCOUNTS: settings.houseAccounts } : {}),
-        // Powertools Metrics' namespace and `service` dimension: what the alarms read (lib/wiring/metrics.ts).
+        // Powertools Metrics' namespace and `service` dimension: what the alarms read (functions/contract/metrics.ts).
         POWERTOOLS_SERVICE_NAME: metricsService,
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
         NODE_OPTIONS: '--enable-source-maps',

@@ -4,7 +4,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { workflows } from '#wiring/workflows.ts';
+import { workflows } from '#contract/workflows.ts';
 import { projectRoot, type LambdaBundle } from '../build/lambdaBundles.ts';
 import { entryName } from './handlers.ts';
 import { stateMachineName, type StageSettings } from './environment.ts';
@@ -25,7 +25,7 @@ export interface WorkflowStackProps extends StackProps {
 }
 
 /**
- * One Standard state machine per entry of the workflow registry (lib/wiring/workflows.ts). The
+ * One Standard state machine per entry of the workflow registry (functions/contract/workflows.ts). The
  * definition is the very ASL file the local runner executes; only the `${Task}` placeholders are
  * filled in, with the ARN of the Lambda built from that task's handler module.
  */

@@ -46,7 +46,7 @@ export function bundleLambdas(entries: string[] = lambdaEntries(), options: Bund
   // Fail with the whole list at once: esbuild would stop at the first unresolved entry.
   const missing = distinct.filter((entry) => !existsSync(join(projectRoot, entry)));
   if (missing.length > 0) {
-    throw new Error(`Lambda handler modules not found (named in lib/wiring): ${missing.join(', ')}`);
+    throw new Error(`Lambda handler modules not found (named in functions/contract): ${missing.join(', ')}`);
   }
 
   const names = new Map<string, string>();
@@ -72,7 +72,7 @@ export function bundleLambdas(entries: string[] = lambdaEntries(), options: Bund
 
 /**
  * What the bundles are made of: every source file the handlers can import (functions/, schemas/,
- * lib/wiring/), the locked dependency tree, this builder and the entry list. Unchanged, the bundles
+ * functions/contract/), the locked dependency tree, this builder and the entry list. Unchanged, the bundles
  * of the previous build are reused (docs/decisions/081): `cdk synth` of three stages, or a synth
  * then a deploy, bundle once.
  */

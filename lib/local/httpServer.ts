@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { routes, routeKey, type RouteDefinition } from '#wiring/routes.ts';
+import { routes, routeKey, type RouteDefinition } from '#contract/routes.ts';
 import { maxBodyBytes } from '#platform/request.ts';
 
 /**

@@ -109,7 +109,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
 
   const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: options.tableName }));
   const streamArn = Table?.LatestStreamArn;
-  if (!streamArn) throw new Error(`Table ${options.tableName} has no stream; it must be created from lib/wiring/table.ts`);
+  if (!streamArn) throw new Error(`Table ${options.tableName} has no stream; it must be created from functions/contract/table.ts`);
 
   const shards = new Map<string, ShardState>();
 

@@ -30,7 +30,7 @@ import {
   type StoredHistoryEvent,
 } from '#store/executions.ts';
 import { keys } from '#store/keys.ts';
-import { workflows as registry, type WorkflowDefinition } from '#wiring/workflows.ts';
+import { workflows as registry, type WorkflowDefinition } from '#contract/workflows.ts';
 
 // aws-local-stepfunctions calls Promise.withResolvers (Node 22+) inside every Task state.
 // It is only reached at run time, so installing it here, before any run, is early enough.
@@ -74,7 +74,7 @@ export interface LocalWorkflowRunnerOptions {
    * left behind when it died. Off unless set.
    */
   resumeIntervalMs?: number;
-  /** The workflow registry; lib/wiring/workflows.ts unless told otherwise. */
+  /** The workflow registry; functions/contract/workflows.ts unless told otherwise. */
   workflows?: Record<string, WorkflowDefinition>;
 }
 

@@ -6,7 +6,7 @@ import { withdrawalExecutionName } from '#core/withdrawalIntake.ts';
 import { executionName, workflowEngine, type WorkflowHistoryEvent } from '#platform/workflow.ts';
 import { getOperation, type OperationKind } from '#store/operations.ts';
 import { getTransaction } from '#store/transactions.ts';
-import type { WorkflowName } from '#wiring/workflows.ts';
+import type { WorkflowName } from '#contract/workflows.ts';
 
 /**
  * `admin ops history <organizationId> <operationId>`: an operation's path as support staff read

@@ -7,8 +7,8 @@ import { applyMovement, creditDeposit, listJournalEntries } from '#store/ledger.
 import { addApiKey } from '#store/organizations.ts';
 import { dynamoExact } from '#store/client.ts';
 import { parseDecimal } from '#core/money.ts';
-import { getBalance } from '#wiring/routes.ts';
-import { features } from '#wiring/features.ts';
+import { getBalance } from '#contract/routes.ts';
+import { features } from '#contract/features.ts';
 
 let service: LocalService;
 let org: TestOrganization;

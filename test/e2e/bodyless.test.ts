@@ -3,7 +3,7 @@ import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { invitationMail, inviteAndAccept, uniqueEmail, useTemporaryOutbox, type Teammate } from '../support/team.ts';
 import { setRateLimits } from '#store/organizations.ts';
-import { routeKey, routes, rotateMemberKey, takesNoBody } from '#wiring/routes.ts';
+import { routeKey, routes, rotateMemberKey, takesNoBody } from '#contract/routes.ts';
 
 /**
  * Every route that changes something without taking a body (rotate a key, re-send an invitation, pay

@@ -14,7 +14,7 @@ import { isValidIban } from '#core/houseAccounts.ts';
 import { addressFormatOf, isAddressOn } from '#core/networks.ts';
 import { crossingFees } from '#core/pricing.ts';
 import { useCustodyProvider } from '#providers/custody.ts';
-import { getCryptoDeposit, getDepositInstructions } from '#wiring/routes.ts';
+import { getCryptoDeposit, getDepositInstructions } from '#contract/routes.ts';
 import { deepStrict, strictly } from '../support/strictSchema.ts';
 
 let service: LocalService;

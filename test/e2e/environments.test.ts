@@ -4,7 +4,7 @@ import { startLocalService, type LocalService } from '../../lib/local/service.ts
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import { call } from '../support/service.ts';
 import { sampleOffRampBeneficiaries } from '#core/offRampBeneficiaries.ts';
-import { features } from '#wiring/features.ts';
+import { features } from '#contract/features.ts';
 
 /**
  * On an environment without provider adapters, what only has simulators is not offered: the

@@ -6,8 +6,8 @@ import { addApiKey, revokeApiKey, setRateLimit } from '#store/organizations.ts';
 import { parseApiKey, issueApiKey } from '#core/apiKeys.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { routes, routeKey, notImplementedHandler } from '#wiring/routes.ts';
-import { features } from '#wiring/features.ts';
+import { routes, routeKey, notImplementedHandler } from '#contract/routes.ts';
+import { features } from '#contract/features.ts';
 
 let service: LocalService;
 let org: TestOrganization;
@@ -277,7 +277,7 @@ describe('the whole surface', () => {
 
 describe('the OpenAPI document matches what the service answers', () => {
   it('discovery bodies fit their documented schemas exactly, errors fit theirs', async () => {
-    const { getHealth, getCapabilities, getMe, getTransaction } = await import('#wiring/routes.ts');
+    const { getHealth, getCapabilities, getMe, getTransaction } = await import('#contract/routes.ts');
     const { NotImplementedBody, RateLimitedBody, ValidationErrorBody, ErrorBody } = await import('#schemas/errors.ts');
     const exact = (schema: unknown, body: unknown) => {
       const strict = (schema as { strict?: () => { parse: (value: unknown) => unknown } }).strict;

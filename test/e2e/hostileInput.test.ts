@@ -9,7 +9,7 @@ import { largestWholeUnits } from '#core/money.ts';
 import { sampleOffRampBeneficiaries } from '#core/offRampBeneficiaries.ts';
 import { creditDeposit, readBalance } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
-import { notImplementedHandler, routeKey, routes, type RouteDefinition } from '#wiring/routes.ts';
+import { notImplementedHandler, routeKey, routes, type RouteDefinition } from '#contract/routes.ts';
 
 /**
  * Non-negotiable 5, walked from the route table: every built endpoint, given malformed, oversized

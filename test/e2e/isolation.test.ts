@@ -5,7 +5,7 @@ import { invitationMail, inviteAndAccept, uniqueEmail, useTemporaryOutbox } from
 import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
-import { notImplementedHandler, routes, routeKey, type RouteDefinition } from '#wiring/routes.ts';
+import { notImplementedHandler, routes, routeKey, type RouteDefinition } from '#contract/routes.ts';
 
 /**
  * Every route with an id in its path, asked by organization B for organization A's resource: 404

@@ -20,7 +20,7 @@ import { creditDeposit, listJournalEntries, readBalance } from '#store/ledger.ts
 import { setRateLimits } from '#store/organizations.ts';
 import {
   createBeneficiary, createOffRamp, getOffRamp, getOffRampQuote, listBeneficiaries, listOffRamps,
-} from '#wiring/routes.ts';
+} from '#contract/routes.ts';
 
 let service: LocalService;
 let org: TestOrganization;

@@ -9,7 +9,7 @@ import { fraction } from '#core/money.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { setRateLimit, setRateLimits } from '#store/organizations.ts';
-import { createQuote, getTransaction as getTransactionRoute, listTransactions as listRoute } from '#wiring/routes.ts';
+import { createQuote, getTransaction as getTransactionRoute, listTransactions as listRoute } from '#contract/routes.ts';
 
 let service: LocalService;
 let org: TestOrganization;

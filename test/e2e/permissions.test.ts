@@ -4,7 +4,7 @@ import { call, createTestOrganization, startTestService, type TestOrganization }
 import { inviteAndAccept, useTemporaryOutbox } from '../support/team.ts';
 import { permissionMatrix, type Role } from '#core/permissions.ts';
 import { setRateLimits } from '#store/organizations.ts';
-import { routes, routeKey, type RouteDefinition } from '#wiring/routes.ts';
+import { routes, routeKey, type RouteDefinition } from '#contract/routes.ts';
 
 /**
  * The whole permission matrix, walked from the route table: every row that names a permission or

@@ -7,7 +7,7 @@ import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { getRecipient, markRecipientUsed } from '#store/recipients.ts';
 import { recipientFieldNames } from '#schemas/recipients.ts';
-import { createRecipient, deleteRecipient, listRecipients, updateRecipient } from '#wiring/routes.ts';
+import { createRecipient, deleteRecipient, listRecipients, updateRecipient } from '#contract/routes.ts';
 import { deepStrict, strictly } from '../support/strictSchema.ts';
 
 let service: LocalService;

@@ -11,7 +11,7 @@ import { reloadConfig } from '#platform/config.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { listApiKeys, setRateLimit } from '#store/organizations.ts';
-import { routes, routeKey } from '#wiring/routes.ts';
+import { routes, routeKey } from '#contract/routes.ts';
 import { AcceptedInvitation, InvitationResult, MemberList, RemovedMember, RotatedMemberKey, RotatedOrganizationKey, UpdatedMember } from '#schemas/team.ts';
 import { runAdmin } from '../support/admin.ts';
 

@@ -14,7 +14,7 @@ import { NotImplementedBody } from '#schemas/errors.ts';
 import {
   createWalletTransfer, createWireTransfer, getWallet, getWalletBalances, listIssuerAccounts, listIssuers, listWallets, mintAtIssuer,
   notImplementedHandler, routeKey, type RouteDefinition,
-} from '#wiring/routes.ts';
+} from '#contract/routes.ts';
 
 /**
  * Balance and wallets (issue 4): the wallet reads, the custody provider's balance report, the issuer

@@ -1,7 +1,7 @@
 import { describe, expect, it, beforeAll } from 'vitest';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { useFreshTable } from '../support/table.ts';
-import { createTableInput } from '#wiring/table.ts';
+import { createTableInput } from '#contract/table.ts';
 
 describe('the table on DynamoDB Local', () => {
   let name: string;

@@ -13,7 +13,7 @@ import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { newOutboxEvent, outboxEntity, outboxPut, type OutboxEvent } from '#store/outbox.ts';
 import { newWalletId, walletItem } from '#store/wallets.ts';
-import { eventSource } from '#wiring/events.ts';
+import { eventSource } from '#contract/events.ts';
 
 async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -5,7 +5,7 @@ import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import { useFreshTable } from '../support/table.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { useWorkflowEngine } from '#platform/workflow.ts';
-import { workflows } from '#wiring/workflows.ts';
+import { workflows } from '#contract/workflows.ts';
 import { depositReferenceOf, referenceAlphabet } from '#core/depositReference.ts';
 import { awaitPayment, confirmDelivery, convertPayment, deliverUsdc, openCollection, onRampDepositId, parkOnRamp } from '#core/onRampProgress.ts';
 import { listOnRampPage, openWireOnRamp, readOnRamp } from '#core/onRamps.ts';

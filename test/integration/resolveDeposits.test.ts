@@ -8,7 +8,7 @@ import { outboxItemsOf } from '../support/outbox.ts';
 import { useFreshTable } from '../support/table.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { useWorkflowEngine } from '#platform/workflow.ts';
-import { workflows } from '#wiring/workflows.ts';
+import { workflows } from '#contract/workflows.ts';
 import { depositReferenceOf } from '#core/depositReference.ts';
 import { sampleOffRampBeneficiaries } from '#core/offRampBeneficiaries.ts';
 import { priceOffRamp } from '#core/offRampPricing.ts';

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { workflows } from '#wiring/workflows.ts';
+import { workflows } from '#contract/workflows.ts';
 import { projectRoot } from '../../lib/build/lambdaBundles.ts';
 import { taskFunctionTimeoutSeconds } from '../../lib/aws/workflowStack.ts';
 

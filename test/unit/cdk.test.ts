@@ -8,12 +8,12 @@ import { buildPaymentsApp, type PaymentsStacks } from '../../lib/aws/app.ts';
 import { sweeperHandler } from '../../lib/aws/sweeperSchedule.ts';
 import { lambdaEntries, outboxForwarderHandler, unmatchedHandler } from '../../lib/aws/handlers.ts';
 import { bundleLambdas, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
-import { getHealth, inviteMember, resendInvitation, routeKey, routeNeeds, routes, type RouteDefinition } from '#wiring/routes.ts';
-import { workflows } from '#wiring/workflows.ts';
-import { eventRules, mailFeedbackRule } from '#wiring/events.ts';
-import { parkableOperations, parkedStatuses } from '#wiring/metrics.ts';
+import { getHealth, inviteMember, resendInvitation, routeKey, routeNeeds, routes, type RouteDefinition } from '#contract/routes.ts';
+import { workflows } from '#contract/workflows.ts';
+import { eventRules, mailFeedbackRule } from '#contract/events.ts';
+import { parkableOperations, parkedStatuses } from '#contract/metrics.ts';
 import { tableActions } from '../../lib/aws/serviceFunction.ts';
-import { table as tableDefinition } from '#wiring/table.ts';
+import { table as tableDefinition } from '#contract/table.ts';
 
 /**
  * The AWS wiring, synthesized in process: the stacks are built from the same wiring tables as
@@ -187,7 +187,7 @@ describe('stage', () => {
 });
 
 describe('data stack', () => {
-  it('builds the single table from lib/wiring/table.ts', () => {
+  it('builds the single table from functions/contract/table.ts', () => {
     const table = simulated.templates.data;
     table.resourceCountIs('AWS::DynamoDB::Table', 1);
     table.hasResourceProperties('AWS::DynamoDB::Table', {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { matchesPattern, validatePattern } from '../../lib/local/eventBus.ts';
-import { eventRules, eventSource } from '#wiring/events.ts';
+import { eventRules, eventSource } from '#contract/events.ts';
 
 const event = {
   version: '0',

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '#schemas/openapi.ts';
-import { routeKey, routes, takesNoBody } from '#wiring/routes.ts';
+import { routeKey, routes, takesNoBody } from '#contract/routes.ts';
 
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;

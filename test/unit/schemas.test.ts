@@ -10,7 +10,7 @@ import { PutNotificationPreferencesBody } from '#schemas/notifications.ts';
 import { InviteMemberBody } from '#schemas/team.ts';
 import { Beneficiary, ListTransactionsQuery } from '#schemas/transactions.ts';
 import { ListWithdrawalsQuery } from '#schemas/withdrawals.ts';
-import { routes } from '#wiring/routes.ts';
+import { routes } from '#contract/routes.ts';
 
 const key = 'order-2026-0001';
 const beneficiary = { name: 'Ana Silva', account: '12345678' };

@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
 import { logger } from '#platform/logger.ts';
-import { getBalance } from '#wiring/routes.ts';
+import { getBalance } from '#contract/routes.ts';
 import { ledgerCurrency, readBalance, type LedgerBalance } from '#store/ledger.ts';
 import type { Balance } from '#schemas/wallets.ts';
 

@@ -2,7 +2,7 @@ import { providerRead } from '#platform/providerRead.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
 import { logger } from '#platform/logger.ts';
-import { getCryptoDeposit } from '#wiring/routes.ts';
+import { getCryptoDeposit } from '#contract/routes.ts';
 import { cryptoDepositQuoteSize, depositNetworksOf } from '#core/cryptoDeposit.ts';
 import { homeWalletOf } from '#core/homeWallet.ts';
 import { money } from '#core/money.ts';

@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { config } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
-import { getDepositInstructions } from '#wiring/routes.ts';
+import { getDepositInstructions } from '#contract/routes.ts';
 import { depositReferenceOf } from '#core/depositReference.ts';
 import { houseAccountsFor } from '#core/houseAccounts.ts';
 import type { DepositInstructions } from '#schemas/deposits.ts';

@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { config } from '#platform/config.ts';
-import { getCapabilities } from '#wiring/routes.ts';
-import { featuresOn } from '#wiring/features.ts';
+import { getCapabilities } from '#contract/routes.ts';
+import { featuresOn } from '#contract/features.ts';
 import { corridors } from '#core/corridors.ts';
 import { houseAccountsFor } from '#core/houseAccounts.ts';
 

@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { config } from '#platform/config.ts';
 import { workflowEngine } from '#platform/workflow.ts';
-import { getHealth } from '#wiring/routes.ts';
+import { getHealth } from '#contract/routes.ts';
 
 /** How long the workflow engine may take to answer before it counts as unreachable. */
 const probeTimeoutMs = 2_000;

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { getMe } from '#wiring/routes.ts';
+import { getMe } from '#contract/routes.ts';
 import { getMember } from '#store/members.ts';
 
 export const handler = endpoint(getMe, async ({ caller }) => {

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { config } from '#platform/config.ts';
-import { getOpenApi } from '#wiring/routes.ts';
+import { getOpenApi } from '#contract/routes.ts';
 import { buildOpenApiDocument } from '#schemas/openapi.ts';
 
 let document: object | undefined;

@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { providerRead } from '#platform/providerRead.ts';
 import { issuerProvider } from '#providers/issuers.ts';
-import { listIssuerAccounts } from '#wiring/routes.ts';
+import { listIssuerAccounts } from '#contract/routes.ts';
 import type { WalletAccountList } from '#schemas/wallets.ts';
 
 /**

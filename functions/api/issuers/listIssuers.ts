@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { providerRead } from '#platform/providerRead.ts';
 import { issuerProvider } from '#providers/issuers.ts';
-import { listIssuers } from '#wiring/routes.ts';
+import { listIssuers } from '#contract/routes.ts';
 import type { IssuerList } from '#schemas/wallets.ts';
 
 /** GET /issuers: the issuer catalogue from the issuer port; 501 where no issuer provider is wired. */

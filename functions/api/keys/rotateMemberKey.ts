@@ -1,7 +1,7 @@
 import { config } from '#platform/config.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
-import { rotateMemberKey } from '#wiring/routes.ts';
+import { rotateMemberKey } from '#contract/routes.ts';
 import { changeMember, memberView, rotateMemberKey as rotate } from '#store/members.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { config } from '#platform/config.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
-import { rotateOrganizationKey } from '#wiring/routes.ts';
+import { rotateOrganizationKey } from '#contract/routes.ts';
 import { rotateOrganizationKey as rotate } from '#store/organizations.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { createBeneficiary } from '#wiring/routes.ts';
+import { createBeneficiary } from '#contract/routes.ts';
 import { registerOffRampBeneficiary } from '#core/offRampBeneficiaries.ts';
 import { offRampProvider } from '#providers/offRamp.ts';
 

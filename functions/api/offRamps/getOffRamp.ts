@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { notFound } from '#platform/errors.ts';
-import { getOffRamp } from '#wiring/routes.ts';
+import { getOffRamp } from '#contract/routes.ts';
 import { offRampStatusView, type OffRampRecord } from '#core/offRamps.ts';
 import { offRampProvider } from '#providers/offRamp.ts';
 import { getOperation } from '#store/operations.ts';

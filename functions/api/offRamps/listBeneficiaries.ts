@@ -1,5 +1,5 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { listBeneficiaries } from '#wiring/routes.ts';
+import { listBeneficiaries } from '#contract/routes.ts';
 import { beneficiaryView } from '#core/offRampBeneficiaries.ts';
 import { offRampProvider } from '#providers/offRamp.ts';
 import { listOffRampBeneficiaries } from '#store/offRampBeneficiaries.ts';

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { listOffRamps } from '#wiring/routes.ts';
+import { listOffRamps } from '#contract/routes.ts';
 import { offRampListRow, type OffRampRecord } from '#core/offRamps.ts';
 import { offRampProvider } from '#providers/offRamp.ts';
 import { listOperations } from '#store/operations.ts';

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { onRampProvider } from '#providers/onRamp.ts';
-import { createOnRamp } from '#wiring/routes.ts';
+import { createOnRamp } from '#contract/routes.ts';
 import { openWireOnRamp } from '#core/onRamps.ts';
 
 export const handler = endpoint(createOnRamp, async ({ caller, body }) => {

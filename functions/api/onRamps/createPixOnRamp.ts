@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { onRampProvider } from '#providers/onRamp.ts';
-import { createPixOnRamp } from '#wiring/routes.ts';
+import { createPixOnRamp } from '#contract/routes.ts';
 import { openPixOnRamp } from '#core/onRamps.ts';
 
 export const handler = endpoint(createPixOnRamp, async ({ caller, body }) => {

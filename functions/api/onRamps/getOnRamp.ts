@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { onRampProvider } from '#providers/onRamp.ts';
 import { notFound } from '#platform/errors.ts';
-import { getOnRamp } from '#wiring/routes.ts';
+import { getOnRamp } from '#contract/routes.ts';
 import { readOnRamp, statusView } from '#core/onRamps.ts';
 
 export const handler = endpoint(getOnRamp, async ({ caller, params }) => {

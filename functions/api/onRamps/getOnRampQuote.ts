@@ -1,5 +1,5 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { getOnRampQuote } from '#wiring/routes.ts';
+import { getOnRampQuote } from '#contract/routes.ts';
 import { wireQuote } from '#core/onRampPricing.ts';
 import { onRampProvider } from '#providers/onRamp.ts';
 

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
-import { getPixOnRampQuote } from '#wiring/routes.ts';
+import { getPixOnRampQuote } from '#contract/routes.ts';
 import { homeWalletOf } from '#core/homeWallet.ts';
 import { fiatToUsdcRate, parseFiat, pixCurrency, pixQuote } from '#core/onRampPricing.ts';
 import { onRampProvider } from '#providers/onRamp.ts';

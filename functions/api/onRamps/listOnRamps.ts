@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { onRampProvider } from '#providers/onRamp.ts';
-import { listOnRamps } from '#wiring/routes.ts';
+import { listOnRamps } from '#contract/routes.ts';
 import { listOnRampPage } from '#core/onRamps.ts';
 
 export const handler = endpoint(listOnRamps, async ({ caller, query }) => {

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
-import { createQuote } from '#wiring/routes.ts';
+import { createQuote } from '#contract/routes.ts';
 import { homeWalletOf } from '#core/homeWallet.ts';
 import { money, rateJson } from '#core/money.ts';
 import { corridorOf, newQuoteId, pricePayment, PricingUnavailable, sendAmountOf } from '#core/quoting.ts';

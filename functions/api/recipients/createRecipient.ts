@@ -1,5 +1,5 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { createRecipient } from '#wiring/routes.ts';
+import { createRecipient } from '#contract/routes.ts';
 import { createRecipient as saveRecipient } from '#store/recipients.ts';
 
 export const handler = endpoint(createRecipient, async ({ caller, body }) => {

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { notFound } from '#platform/errors.ts';
-import { deleteRecipient } from '#wiring/routes.ts';
+import { deleteRecipient } from '#contract/routes.ts';
 import { deleteRecipient as removeRecipient } from '#store/recipients.ts';
 
 export const handler = endpoint(deleteRecipient, async ({ caller, params }) => {

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { listRecipients } from '#wiring/routes.ts';
+import { listRecipients } from '#contract/routes.ts';
 import { listRecipients as readAll } from '#store/recipients.ts';
 
 export const handler = endpoint(listRecipients, async ({ caller }) => {

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { notFound, validationError } from '#platform/errors.ts';
-import { updateRecipient } from '#wiring/routes.ts';
+import { updateRecipient } from '#contract/routes.ts';
 import { updateRecipient as changeRecipient } from '#store/recipients.ts';
 
 export const handler = endpoint(updateRecipient, async ({ caller, params, body }) => {

@@ -6,7 +6,7 @@ import { withdrawalOutcomeBands } from '#providers/chain.ts';
 import { offRampOutcomeBands } from '#providers/offRamp.ts';
 import { onRampOutcomeBands } from '#providers/onRamp.ts';
 import { payoutProvider } from '#providers/payout.ts';
-import { getSandboxPrefill } from '#wiring/routes.ts';
+import { getSandboxPrefill } from '#contract/routes.ts';
 
 /** GET /treasury/sandbox-prefill: ready-to-send inputs and the outcome bands (sandbox only). */
 export const handler = endpoint(getSandboxPrefill, async () => {

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { requireSandbox } from '#platform/sandbox.ts';
-import { simulateOnRampPayment } from '#wiring/routes.ts';
+import { simulateOnRampPayment } from '#contract/routes.ts';
 import { payAsSimulatedPayer } from '#core/onRamps.ts';
 
 export const handler = endpoint(simulateOnRampPayment, async ({ caller, params }) => {

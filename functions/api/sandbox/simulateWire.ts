@@ -2,7 +2,7 @@ import { ulid } from 'ulid';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError, validationError } from '#platform/errors.ts';
 import { requireSandbox } from '#platform/sandbox.ts';
-import { simulateWire } from '#wiring/routes.ts';
+import { simulateWire } from '#contract/routes.ts';
 import { depositReferenceOf } from '#core/depositReference.ts';
 import { money } from '#core/money.ts';
 import { houseAccountOf, parseFiat } from '#core/onRampPricing.ts';

@@ -4,7 +4,7 @@ import { requireSandbox } from '#platform/sandbox.ts';
 import { parseDecimal, scaleOf } from '#core/money.ts';
 import { custodyProvider, ProviderNotConfigured } from '#providers/custody.ts';
 import { findWallet } from '#store/wallets.ts';
-import { topUpEurc } from '#wiring/routes.ts';
+import { topUpEurc } from '#contract/routes.ts';
 import type { EurcTopUp } from '#schemas/sandbox.ts';
 
 const asset = 'EURC';

@@ -1,7 +1,7 @@
 import { config } from '#platform/config.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
-import { acceptInvitation } from '#wiring/routes.ts';
+import { acceptInvitation } from '#contract/routes.ts';
 import { acceptInvitation as accept, memberView } from '#store/members.ts';
 
 /**

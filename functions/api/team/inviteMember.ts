@@ -2,7 +2,7 @@ import { mayGrant } from '#core/team.ts';
 import { config } from '#platform/config.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
-import { inviteMember } from '#wiring/routes.ts';
+import { inviteMember } from '#contract/routes.ts';
 import { createInvitation } from '#store/members.ts';
 import { mailInvitation } from './invitationMail.ts';
 

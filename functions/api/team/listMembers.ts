@@ -1,5 +1,5 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { listMembers } from '#wiring/routes.ts';
+import { listMembers } from '#contract/routes.ts';
 import { listMembers as readMembers, memberView } from '#store/members.ts';
 
 /** GET /members: the whole team (a bounded set), oldest first. */

@@ -1,7 +1,7 @@
 import { mayManage } from '#core/team.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
-import { removeMember } from '#wiring/routes.ts';
+import { removeMember } from '#contract/routes.ts';
 import { changeMember, memberView, removeMember as remove } from '#store/members.ts';
 
 /**

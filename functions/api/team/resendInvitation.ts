@@ -2,7 +2,7 @@ import { mayManage } from '#core/team.ts';
 import { config } from '#platform/config.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
-import { resendInvitation } from '#wiring/routes.ts';
+import { resendInvitation } from '#contract/routes.ts';
 import { changeMember, reissueInvitation } from '#store/members.ts';
 import { mailInvitation } from './invitationMail.ts';
 

@@ -1,7 +1,7 @@
 import { mayGrant, mayManage } from '#core/team.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
-import { updateMember } from '#wiring/routes.ts';
+import { updateMember } from '#contract/routes.ts';
 import { changeMember, changeMemberRole, memberView } from '#store/members.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { createTransaction } from '#wiring/routes.ts';
+import { createTransaction } from '#contract/routes.ts';
 import { acceptPayment } from '#core/paymentIntake.ts';
 
 export const handler = endpoint(createTransaction, async ({ caller, body }) => {

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { notFound } from '#platform/errors.ts';
-import { getTransaction } from '#wiring/routes.ts';
+import { getTransaction } from '#contract/routes.ts';
 import { getTransaction as readTransaction, statusView } from '#store/transactions.ts';
 
 export const handler = endpoint(getTransaction, async ({ caller, params }) => {

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { listTransactions } from '#wiring/routes.ts';
+import { listTransactions } from '#contract/routes.ts';
 import { listTransactions as readPage } from '#store/transactions.ts';
 
 export const handler = endpoint(listTransactions, async ({ caller, query }) => {

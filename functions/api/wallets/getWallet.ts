@@ -2,7 +2,7 @@ import { endpoint, ok } from '#platform/endpoint.ts';
 import { notFound } from '#platform/errors.ts';
 import { custodyProvider } from '#providers/custody.ts';
 import { findWallet, walletView } from '#store/wallets.ts';
-import { getWallet } from '#wiring/routes.ts';
+import { getWallet } from '#contract/routes.ts';
 
 /**
  * GET /wallets/:walletId, by the service's id or the provider's `externalId`. Another

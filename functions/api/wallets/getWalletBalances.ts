@@ -3,7 +3,7 @@ import { ApiError, notFound } from '#platform/errors.ts';
 import { providerRead } from '#platform/providerRead.ts';
 import { custodyProvider, ProviderNotConfigured } from '#providers/custody.ts';
 import { findWallet } from '#store/wallets.ts';
-import { getWalletBalances } from '#wiring/routes.ts';
+import { getWalletBalances } from '#contract/routes.ts';
 import type { WalletBalances } from '#schemas/wallets.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { custodyProvider } from '#providers/custody.ts';
 import { listWallets as readAll, walletView } from '#store/wallets.ts';
-import { listWallets } from '#wiring/routes.ts';
+import { listWallets } from '#contract/routes.ts';
 import type { WalletAccountList } from '#schemas/wallets.ts';
 
 /**

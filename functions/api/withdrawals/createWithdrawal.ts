@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { chainSender } from '#providers/chain.ts';
-import { createWithdrawal } from '#wiring/routes.ts';
+import { createWithdrawal } from '#contract/routes.ts';
 import { acceptWithdrawal } from '#core/withdrawalIntake.ts';
 
 export const handler = endpoint(createWithdrawal, async ({ caller, body }) => {

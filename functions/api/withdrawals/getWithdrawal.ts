@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { chainSender } from '#providers/chain.ts';
 import { notFound } from '#platform/errors.ts';
-import { getWithdrawal } from '#wiring/routes.ts';
+import { getWithdrawal } from '#contract/routes.ts';
 import { withdrawalStatusView, type WithdrawalRecord } from '#core/withdrawals.ts';
 import { getOperation } from '#store/operations.ts';
 

@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { chainSender } from '#providers/chain.ts';
 import { ApiError } from '#platform/errors.ts';
-import { getWithdrawalQuote } from '#wiring/routes.ts';
+import { getWithdrawalQuote } from '#contract/routes.ts';
 import { homeWalletOf } from '#core/homeWallet.ts';
 import { money } from '#core/money.ts';
 import { priceWithdrawal, withdrawalAmountOf } from '#core/withdrawalPricing.ts';

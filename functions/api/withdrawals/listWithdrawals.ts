@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { chainSender } from '#providers/chain.ts';
-import { listWithdrawals } from '#wiring/routes.ts';
+import { listWithdrawals } from '#contract/routes.ts';
 import { withdrawalListItem, type WithdrawalRecord } from '#core/withdrawals.ts';
 import { listOperations } from '#store/operations.ts';
 

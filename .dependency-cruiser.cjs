@@ -1,0 +1,46 @@
+/**
+ * Which way dependencies point, checked by `npm test` (test/unit/dependencies.test.ts) instead of
+ * remembered by reviewers (docs/decisions/088).
+ */
+const pureDomainRules =
+  '^functions/core/(apiKeys|brCode|corridors|cryptoDeposit|depositReference|evmAddress|houseAccounts|iban|money|networks|offRampPricing|operatorResolution|paymentStates|permissions|pricing|rateLimit|requestHash|screening|team)[.]ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'runtime-never-imports-lib',
+      severity: 'error',
+      comment:
+        'functions/ and schemas/ are what runs in a Lambda; lib/ (CDK, local runtime, ops CLI), bin/, bench/ and test/ import them, never the reverse. Contract data both wirings read lives in functions/contract/.',
+      from: { path: '^(functions|schemas)/' },
+      to: { path: '^(lib|bin|bench|test)/' },
+    },
+    {
+      name: 'domain-rules-are-pure',
+      severity: 'error',
+      comment:
+        'Pure domain rules (money, pricing, corridors, screening, references, state graphs) import nothing of the store, providers, platform, contract wiring or AWS: they are tested and reasoned about alone.',
+      from: { path: pureDomainRules },
+      to: { path: '^(functions/(store|providers|platform|contract|api|tasks|events|scheduled)/|lib/)|@aws-sdk|aws-cdk-lib' },
+    },
+    {
+      name: 'no-unresolvable-import',
+      severity: 'error',
+      comment: 'An import the cruiser cannot resolve could hide a wrong direction.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
+  },
+};
