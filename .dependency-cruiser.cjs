@@ -2,8 +2,7 @@
  * Which way dependencies point, checked by `npm test` (test/unit/dependencies.test.ts) instead of
  * remembered by reviewers (docs/decisions/088).
  */
-const pureDomainRules =
-  '^functions/core/(apiKeys|brCode|corridors|cryptoDeposit|depositReference|evmAddress|houseAccounts|iban|money|networks|offRampPricing|operatorResolution|paymentStates|permissions|pricing|rateLimit|requestHash|screening|team)[.]ts$';
+const pureDomainRules = '^functions/domain/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -22,7 +21,7 @@ module.exports = {
       comment:
         'Pure domain rules (money, pricing, corridors, screening, references, state graphs) import nothing of the store, providers, platform, contract wiring or AWS: they are tested and reasoned about alone.',
       from: { path: pureDomainRules },
-      to: { path: '^(functions/(store|providers|platform|contract|api|tasks|events|scheduled)/|lib/)|@aws-sdk|aws-cdk-lib' },
+      to: { path: '^(functions/(store|providers|platform|contract|api|tasks|events|scheduled|operations)/|lib/)|@aws-sdk|aws-cdk-lib' },
     },
     {
       name: 'no-unresolvable-import',

@@ -24,7 +24,7 @@ import { runningExecutionsKey } from '#store/executions.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { getTransaction } from '#store/transactions.ts';
-import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
+import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { eventRules } from '#contract/events.ts';
 
 export interface PaymentBenchOptions {

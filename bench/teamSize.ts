@@ -9,7 +9,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalService } from '../lib/local/service.ts';
 import { onboardOrganization } from '../lib/ops/onboarding.ts';
-import { parseApiKey } from '#core/apiKeys.ts';
+import { parseApiKey } from '#domain/apiKeys.ts';
 import { config } from '#platform/config.ts';
 import { dynamo, observeConsumedCapacity, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';

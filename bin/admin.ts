@@ -46,9 +46,9 @@ const { parseArgs } = await import('node:util');
 const { z } = await import('zod');
 const { moveAllLegacyKeys, replaceOrganizationKeys, setKybStatus, setRateLimit } = await import('#store/organizations.ts');
 const { config } = await import('#platform/config.ts');
-const { buckets, defaultLimits } = await import('#core/rateLimit.ts');
+const { buckets, defaultLimits } = await import('#domain/rateLimit.ts');
 const { onboardOrganization } = await import('../lib/ops/onboarding.ts');
-const { AmountError, money, parseDecimal, scaleOf } = await import('#core/money.ts');
+const { AmountError, money, parseDecimal, scaleOf } = await import('#domain/money.ts');
 const { useWorkflowEngine } = await import('#platform/workflow.ts');
 
 const usage = `usage (add --stage simulated|sandbox|production to reach a deployed stage with your AWS credentials):
@@ -205,7 +205,7 @@ try {
       useWorkflowEngine(runner);
     }
     const { simulateChainDeposit } = await import('../lib/ops/chainDeposit.ts');
-    const { ChainDepositRefused } = await import('#core/chainDeposit.ts');
+    const { ChainDepositRefused } = await import('#operations/chainDeposit/progress.ts');
     let result;
     try {
       result = await simulateChainDeposit({ organizationId, network: values.network, amount, ...(values['tx-hash'] ? { txHash: values['tx-hash'] } : {}) });
@@ -219,7 +219,7 @@ try {
       await runner.stop();
     }
     const { getOperation } = await import('#store/operations.ts');
-    const { chainDepositView } = await import('#core/chainDeposit.ts');
+    const { chainDepositView } = await import('#operations/chainDeposit/progress.ts');
     const now = await getOperation(organizationId, 'chainDeposit', result.deposit.depositId);
     console.log(JSON.stringify({ ...result, deposit: now ? chainDepositView(now as never) : result.deposit }));
   } else if (group === 'resolve' && (command === 'payment' || command === 'withdrawal')) {

@@ -14,7 +14,7 @@ const path = await import('node:path');
 const { startLocalService } = await import('../lib/local/service.ts');
 const { onboardOrganization } = await import('../lib/ops/onboarding.ts');
 const { getApiKey, moveAllLegacyKeys } = await import('#store/organizations.ts');
-const { parseApiKey } = await import('#core/apiKeys.ts');
+const { parseApiKey } = await import('#domain/apiKeys.ts');
 const { config } = await import('#platform/config.ts');
 
 const started = Date.now();

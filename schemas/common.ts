@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isWithinLargestAmount, largestAmountMessage, largestWholeUnits } from '#core/money.ts';
+import { isWithinLargestAmount, largestAmountMessage, largestWholeUnits } from '#domain/money.ts';
 
 /** Shapes shared by many endpoints. Names follow the contract (service-interface.md, "Resources"). */
 

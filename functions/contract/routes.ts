@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Permission } from '#core/permissions.ts';
+import type { Permission } from '#domain/permissions.ts';
 import type { Feature } from './features.ts';
 import type { WorkflowName } from './workflows.ts';
 import { Capabilities, Health, Me } from '#schemas/discovery.ts';

@@ -2,8 +2,8 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
 import { logger } from '#platform/logger.ts';
 import { outboxEventSchema } from '#store/outbox.ts';
-import { startChainDepositWorkflowOrThrow } from '#core/chainDeposit.ts';
-import { startWithdrawalWorkflowOrThrow } from '#core/withdrawalIntake.ts';
+import { startChainDepositWorkflowOrThrow } from '#operations/chainDeposit/progress.ts';
+import { startWithdrawalWorkflowOrThrow } from '#operations/withdrawal/intake.ts';
 
 /**
  * Event rule target for `withdrawal.initiated` and `chain_deposit.settling`: starts the

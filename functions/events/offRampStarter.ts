@@ -2,7 +2,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
 import { logger } from '#platform/logger.ts';
 import { workflowEngine } from '#platform/workflow.ts';
-import { offRampExecutionName, offRampWorkflow } from '#core/offRampIntake.ts';
+import { offRampExecutionName, offRampWorkflow } from '#operations/offRamp/intake.ts';
 import { outboxEventSchema } from '#store/outbox.ts';
 
 /**

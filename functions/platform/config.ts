@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HouseAccountsVariable } from '#core/houseAccounts.ts';
+import { HouseAccountsVariable } from '#domain/houseAccounts.ts';
 
 /**
  * Everything the service reads from its environment, parsed once.
@@ -57,7 +57,7 @@ const environmentSchema = z.object({
    * The house bank accounts deposits are wired to: a JSON array of `{currency (USD or EUR),
    * accountName, bankName?, iban?, accountNumber?, bic?, bankAddress?}`, checked here so a bad one
    * stops the service at start. Unset: the simulated accounts in `simulated`, none elsewhere
-   * (GET /treasury/deposit-instructions answers 501). functions/core/houseAccounts.ts; docs/decisions/053.
+   * (GET /treasury/deposit-instructions answers 501). functions/domain/houseAccounts.ts; docs/decisions/053.
    */
   HOUSE_ACCOUNTS: HouseAccountsVariable.optional(),
 });

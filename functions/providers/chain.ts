@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
 import { z } from 'zod';
 import { config } from '#platform/config.ts';
-import { addressFormatOf, isEvmAddress } from '#core/networks.ts';
+import { addressFormatOf, isEvmAddress } from '#domain/networks.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { ProviderNotConfigured, ProviderUnavailable } from './providerErrors.ts';

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { config } from '#platform/config.ts';
-import { scaleOf } from '#core/money.ts';
-import { addressFormatOf, solanaAddress, tronAddress } from '#core/networks.ts';
+import { scaleOf } from '#domain/money.ts';
+import { addressFormatOf, solanaAddress, tronAddress } from '#domain/networks.ts';
 import { NumberValue, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoExact, queryAll, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';

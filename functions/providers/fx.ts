@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { config } from '#platform/config.ts';
-import { fraction, fractionOf, multiply, type Fraction } from '#core/money.ts';
+import { fraction, fractionOf, multiply, type Fraction } from '#domain/money.ts';
 import { ProviderNotConfigured } from './providerErrors.ts';
 
 /**
- * The FX rate port: the mid-market rate a route is priced from (functions/core/pricing.ts).
+ * The FX rate port: the mid-market rate a route is priced from (functions/domain/pricing.ts).
  * `simulated` uses the simulator below; sandbox and production need a real pricing source,
  * and until one is wired quoting fails loudly instead of inventing a rate.
  */

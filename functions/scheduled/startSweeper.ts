@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { withdrawalExecutionName } from '#core/withdrawalIntake.ts';
+import { withdrawalExecutionName } from '#operations/withdrawal/intake.ts';
 import { config } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
 import { count } from '#platform/metrics.ts';

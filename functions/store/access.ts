@@ -1,9 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { sameHash, type ParsedApiKey } from '#core/apiKeys.ts';
-import { bucketSpan, decide, defaultLimits, headersAfter, type BucketLimit, type BucketName, type RateHeaders } from '#core/rateLimit.ts';
-import type { Role } from '#core/permissions.ts';
+import { sameHash, type ParsedApiKey } from '#domain/apiKeys.ts';
+import { bucketSpan, decide, defaultLimits, headersAfter, type BucketLimit, type BucketName, type RateHeaders } from '#domain/rateLimit.ts';
+import type { Role } from '#domain/permissions.ts';
 import { dynamo, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import { getApiKey, type ApiKeyItem, type OrganizationItem } from './organizations.ts';

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
-import { issueApiKey, type KeyEnvironment } from '#core/apiKeys.ts';
-import { emailKey, hashInvitationToken, invitationExpiry, newInvitationToken, type MemberRole, type MemberStatus } from '#core/team.ts';
+import { issueApiKey, type KeyEnvironment } from '#domain/apiKeys.ts';
+import { emailKey, hashInvitationToken, invitationExpiry, newInvitationToken, type MemberRole, type MemberStatus } from '#domain/team.ts';
 import type { Member } from '#schemas/team.ts';
 import { cancellationReasons, dynamo, queryAll, tableName, transactWrite, type TransactItem } from './client.ts';
 import { ApiError, notFound } from '#platform/errors.ts';

@@ -15,7 +15,7 @@ import { operationMoved } from '#platform/metrics.ts';
  * Every change of status is one conditional update on the status it expects (a workflow task
  * delivered twice changes nothing the second time), appends to the timeline, and writes its
  * outbox event and its ledger movement in the same transaction: the money moves with the status
- * that explains it, or neither happens. The domain modules (functions/core/onRamps.ts, ...) own
+ * that explains it, or neither happens. The domain modules (functions/operations/onRamp/intake.ts, ...) own
  * the statuses and the views; this module only stores.
  */
 export type OperationKind = 'onramp' | 'withdrawal' | 'offramp' | 'chainDeposit';
@@ -32,7 +32,7 @@ export interface OperationBase {
   kind: OperationKind;
   id: string;
   status: string;
-  /** SHA-256 of the request as accepted (functions/core/requestHash.ts); null when no request started it. */
+  /** SHA-256 of the request as accepted (functions/domain/requestHash.ts); null when no request started it. */
   requestHash: string | null;
   timeline: OperationTimelineEntry[];
   failure?: string;

@@ -1,9 +1,9 @@
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ulid } from 'ulid';
-import { issueApiKey, type IssuedApiKey, type KeyEnvironment } from '#core/apiKeys.ts';
-import { buckets, type BucketLimit, type BucketName } from '#core/rateLimit.ts';
-import type { Role } from '#core/permissions.ts';
+import { issueApiKey, type IssuedApiKey, type KeyEnvironment } from '#domain/apiKeys.ts';
+import { buckets, type BucketLimit, type BucketName } from '#domain/rateLimit.ts';
+import type { Role } from '#domain/permissions.ts';
 import { cancellationReasons, dynamo, queryAll, tableName, transactWrite, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
 import { newWalletId, walletItem } from './wallets.ts';

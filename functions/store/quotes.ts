@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './client.ts';
 import { keys } from './keys.ts';
-import type { Price } from '#core/pricing.ts';
+import type { Price } from '#domain/pricing.ts';
 
 /**
  * Quote items: `ORG#<org> / QUOTE#<quoteId>`. A quote is the locked price of one payment:

@@ -4,7 +4,7 @@ import { dynamo, tableName, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
- * Incoming wires as the house bank reports them (functions/core/wireDeposits.ts), and the api
+ * Incoming wires as the house bank reports them (functions/operations/onRamp/wireDeposits.ts), and the api
  * on-ramps waiting for one.
  *
  * A statement line is global (`STMTLINE#<statementLineId>`): a parked line names no organization,

@@ -5,8 +5,8 @@ import type { StoredPrice } from './quotes.ts';
 import { readPage } from './cursors.ts';
 import { newOutboxEvent, outboxPut } from './outbox.ts';
 import { operationMoved } from '#platform/metrics.ts';
-import { money } from '#core/money.ts';
-import { isRunning, type PaymentState } from '#core/paymentStates.ts';
+import { money } from '#domain/money.ts';
+import { isRunning, type PaymentState } from '#domain/paymentStates.ts';
 import type { Beneficiary, Originator, TransactionListItem, TransactionStatus } from '#schemas/transactions.ts';
 
 /**

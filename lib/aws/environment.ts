@@ -1,7 +1,7 @@
 import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { HouseAccountList } from '../../functions/core/houseAccounts.ts';
+import { HouseAccountList } from '../../functions/domain/houseAccounts.ts';
 
 /**
  * The stage a deployment is for, from CDK context (`cdk deploy -c environment=sandbox`), and the
@@ -78,7 +78,7 @@ export function stageSettings(environment: ServiceEnvironment): StageSettings {
     // Production logs are evidence for disputes and audits; a simulation's are not.
     logRetention: environment === 'production' ? RetentionDays.ONE_YEAR : RetentionDays.ONE_MONTH,
     logRemovalPolicy: disposable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
-    // The per-organization buckets (functions/core/rateLimit.ts) are the contract's limits; this is
+    // The per-organization buckets (functions/domain/rateLimit.ts) are the contract's limits; this is
     // only a ceiling that protects the account's Lambda concurrency from a flood.
     apiThrottle: environment === 'production' ? { rateLimit: 500, burstLimit: 1000 } : { rateLimit: 100, burstLimit: 200 },
   };

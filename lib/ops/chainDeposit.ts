@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { acceptChainDeposit, chainDepositExecutionName, chainDepositView } from '#core/chainDeposit.ts';
-import { homeWalletOf } from '#core/homeWallet.ts';
-import { addressFormatOf, base58Encode } from '#core/networks.ts';
+import { acceptChainDeposit, chainDepositExecutionName, chainDepositView } from '#operations/chainDeposit/progress.ts';
+import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
+import { addressFormatOf, base58Encode } from '#domain/networks.ts';
 
 /**
  * `admin chain-deposit simulate`: in `simulated` no custodian reports USDC arriving on chain, so
  * this stands in for its notification and calls the very function a custody adapter would
- * (functions/core/chainDeposit.ts). It invents only the transaction hash, in the network's own
+ * (functions/operations/chainDeposit/progress.ts). It invents only the transaction hash, in the network's own
  * format, unless one is given (giving the same one twice shows the deposit is credited once).
  */
 export async function simulateChainDeposit(input: { organizationId: string; network: string; amount: bigint; txHash?: string }) {

@@ -1,8 +1,8 @@
-import { chainDepositExecutionName } from '#core/chainDeposit.ts';
-import { offRampExecutionName, offRampWorkflow } from '#core/offRampIntake.ts';
-import { onRampExecutionName } from '#core/onRamps.ts';
-import { operatorDetail, parkedStatuses } from '#core/operatorResolution.ts';
-import { withdrawalExecutionName } from '#core/withdrawalIntake.ts';
+import { chainDepositExecutionName } from '#operations/chainDeposit/progress.ts';
+import { offRampExecutionName, offRampWorkflow } from '#operations/offRamp/intake.ts';
+import { onRampExecutionName } from '#operations/onRamp/intake.ts';
+import { operatorDetail, parkedStatuses } from '#operations/kit/resolution.ts';
+import { withdrawalExecutionName } from '#operations/withdrawal/intake.ts';
 import { executionName, workflowEngine, type WorkflowHistoryEvent } from '#platform/workflow.ts';
 import { getOperation, type OperationKind } from '#store/operations.ts';
 import { getTransaction } from '#store/transactions.ts';

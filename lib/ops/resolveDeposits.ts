@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
-import { InvalidResolution, requireNote } from '#core/operatorResolution.ts';
-import { resolveOffRamp } from '#core/offRampProgress.ts';
-import { offRampStatusView, type OffRampRecord } from '#core/offRamps.ts';
-import { resolveOnRamp, txHashPattern } from '#core/onRampProgress.ts';
-import { onRampExecutionName, statusView, type OnRampRecord } from '#core/onRamps.ts';
-import { resolveParkedLine } from '#core/wireDeposits.ts';
+import { InvalidResolution, requireNote } from '#operations/kit/resolution.ts';
+import { resolveOffRamp } from '#operations/offRamp/progress.ts';
+import { offRampStatusView, type OffRampRecord } from '#operations/offRamp/view.ts';
+import { resolveOnRamp, txHashPattern } from '#operations/onRamp/progress.ts';
+import { onRampExecutionName, statusView, type OnRampRecord } from '#operations/onRamp/intake.ts';
+import { resolveParkedLine } from '#operations/onRamp/wireDeposits.ts';
 import { useWorkflowEngine } from '#platform/workflow.ts';
 import { getOperation } from '#store/operations.ts';
 
@@ -12,7 +12,7 @@ import { getOperation } from '#store/operations.ts';
  * `admin resolve onramp|offramp|wire-line`: the operator's way out for on-ramps and off-ramps
  * parked IN_DOUBT and for incoming wires parked for manual reconciliation
  * (docs/decisions/063-operator-resolution.md). Parses the arguments, calls the core function
- * (functions/core/onRampProgress.ts `resolveOnRamp`, offRampProgress.ts `resolveOffRamp`,
+ * (functions/operations/onRamp/progress.ts `resolveOnRamp`, offRampProgress.ts `resolveOffRamp`,
  * wireDeposits.ts `resolveParkedLine`) and answers the object bin/admin.ts prints as one JSON line.
  * A resolution that changed nothing (run twice, not parked) answers `resolved: false` and why.
  */
@@ -27,7 +27,7 @@ export class ResolveUsageError extends Error {
   override name = 'ResolveUsageError';
 }
 
-/** The operator's note, checked by the core's own rule (functions/core/operatorResolution.ts). */
+/** The operator's note, checked by the core's own rule (functions/operations/kit/resolution.ts). */
 export function noteOf(text: string | undefined): string {
   try {
     return requireNote(text);

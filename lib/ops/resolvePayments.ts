@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
 import { noteOf, ResolveUsageError } from './resolveDeposits.ts';
-import type { OperatorResolution } from '#core/operatorResolution.ts';
-import { paymentResolutions, resolvePayment, type PaymentResolution } from '#core/paymentProgress.ts';
-import { resolveWithdrawal, withdrawalResolutions, type WithdrawalResolution } from '#core/withdrawalProgress.ts';
+import type { OperatorResolution } from '#operations/kit/resolution.ts';
+import { paymentResolutions, resolvePayment, type PaymentResolution } from '#operations/payment/progress.ts';
+import { resolveWithdrawal, withdrawalResolutions, type WithdrawalResolution } from '#operations/withdrawal/progress.ts';
 
 /**
  * `admin resolve payment|withdrawal <organizationId> <id> --as <outcome> --note "<text>" [--tx-hash 0x…]`:
  * what an operator runs after reconciling a parked payment or withdrawal with the provider. It
- * only reads the arguments and calls the domain's resolution (functions/core/paymentProgress.ts,
+ * only reads the arguments and calls the domain's resolution (functions/operations/payment/progress.ts,
  * withdrawalProgress.ts), which moves the status, the money and the event together, or nothing.
  */
 export const resolvableKinds = ['payment', 'withdrawal'] as const;

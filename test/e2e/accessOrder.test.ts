@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { inviteAndAccept, useTemporaryOutbox } from '../support/team.ts';
-import { issueApiKey, parseApiKey } from '#core/apiKeys.ts';
+import { issueApiKey, parseApiKey } from '#domain/apiKeys.ts';
 import { addApiKey, revokeApiKey, setRateLimit } from '#store/organizations.ts';
 
 /**

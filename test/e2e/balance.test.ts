@@ -6,7 +6,7 @@ import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { applyMovement, creditDeposit, listJournalEntries } from '#store/ledger.ts';
 import { addApiKey } from '#store/organizations.ts';
 import { dynamoExact } from '#store/client.ts';
-import { parseDecimal } from '#core/money.ts';
+import { parseDecimal } from '#domain/money.ts';
 import { getBalance } from '#contract/routes.ts';
 import { features } from '#contract/features.ts';
 

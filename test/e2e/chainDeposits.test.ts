@@ -4,9 +4,9 @@ import type { LocalService } from '../../lib/local/service.ts';
 import { simulateChainDeposit } from '../../lib/ops/chainDeposit.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
-import { acceptChainDeposit, ChainDepositRefused, type ChainDepositRecord } from '#core/chainDeposit.ts';
-import { crossingFees } from '#core/pricing.ts';
-import { homeWalletOf } from '#core/homeWallet.ts';
+import { acceptChainDeposit, ChainDepositRefused, type ChainDepositRecord } from '#operations/chainDeposit/progress.ts';
+import { crossingFees } from '#domain/pricing.ts';
+import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
 import { getOperation } from '#store/operations.ts';
 import { listJournalEntries } from '#store/ledger.ts';
 

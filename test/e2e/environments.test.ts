@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalService, type LocalService } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import { call } from '../support/service.ts';
-import { sampleOffRampBeneficiaries } from '#core/offRampBeneficiaries.ts';
+import { sampleOffRampBeneficiaries } from '#operations/offRamp/beneficiaries.ts';
 import { features } from '#contract/features.ts';
 
 /**

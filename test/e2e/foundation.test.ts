@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { addApiKey, revokeApiKey, setRateLimit } from '#store/organizations.ts';
-import { parseApiKey, issueApiKey } from '#core/apiKeys.ts';
+import { parseApiKey, issueApiKey } from '#domain/apiKeys.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { routes, routeKey, notImplementedHandler } from '#contract/routes.ts';

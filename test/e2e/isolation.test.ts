@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { invitationMail, inviteAndAccept, uniqueEmail, useTemporaryOutbox } from '../support/team.ts';
-import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
+import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { notImplementedHandler, routes, routeKey, type RouteDefinition } from '#contract/routes.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
 import { creditDeposit } from '#store/ledger.ts';
-import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
+import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 
 // This file reads the EMF lines the metrics module writes; the others run with metrics off.
 vi.hoisted(() => {

@@ -3,7 +3,7 @@ import type { LocalService } from '../../lib/local/service.ts';
 import { runAdmin } from '../support/admin.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
 import { creditDeposit } from '#store/ledger.ts';
-import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
+import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 
 /**
  * `admin ops history` on npm start's stack: the path of a paid payment, of one the provider made

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { inviteAndAccept, useTemporaryOutbox } from '../support/team.ts';
-import { permissionMatrix, type Role } from '#core/permissions.ts';
+import { permissionMatrix, type Role } from '#domain/permissions.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { routes, routeKey, type RouteDefinition } from '#contract/routes.ts';
 

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
-import { corridorCatalogue, sampleBeneficiary } from '#core/corridors.ts';
-import { sampleOffRampBeneficiaries } from '#core/offRampBeneficiaries.ts';
+import { corridorCatalogue, sampleBeneficiary } from '#domain/corridors.ts';
+import { sampleOffRampBeneficiaries } from '#operations/offRamp/beneficiaries.ts';
 import { creditDeposit, readBalance } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
 

@@ -9,7 +9,7 @@ import { creditDeposit } from '#store/ledger.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { setRateLimits } from '#store/organizations.ts';
-import { corridorCatalogue } from '#core/corridors.ts';
+import { corridorCatalogue } from '#domain/corridors.ts';
 import { EurcTopUp, SandboxPrefill } from '#schemas/sandbox.ts';
 
 /**

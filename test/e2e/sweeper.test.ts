@@ -7,8 +7,8 @@ import { call, createTestOrganization, startTestService, type TestOrganization, 
 import { crashableService } from '../support/crash.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { handler as sweep } from '../../functions/scheduled/startSweeper.ts';
-import { withdrawalExecutionName } from '#core/withdrawalIntake.ts';
-import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
+import { withdrawalExecutionName } from '#operations/withdrawal/intake.ts';
+import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { reloadConfig } from '#platform/config.ts';
 import { executionName } from '#platform/workflow.ts';
 import { dynamo } from '#store/client.ts';

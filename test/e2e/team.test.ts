@@ -6,7 +6,7 @@ import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { invitationMail, inviteAndAccept, outboxDirectory, uniqueEmail, useTemporaryOutbox, type Teammate } from '../support/team.ts';
 import { readOutbox } from '../../lib/ops/outbox.ts';
-import { hashInvitationToken } from '#core/team.ts';
+import { hashInvitationToken } from '#domain/team.ts';
 import { reloadConfig } from '#platform/config.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';

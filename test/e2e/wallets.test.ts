@@ -5,7 +5,7 @@ import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { deepStrict, strictly as parseStrictly } from '../support/strictSchema.ts';
-import { parseDecimal } from '#core/money.ts';
+import { parseDecimal } from '#domain/money.ts';
 import { useCustodyProvider } from '#providers/custody.ts';
 import { useIssuerProvider } from '#providers/issuers.ts';
 import { applyMovement, creditDeposit, readBalance } from '#store/ledger.ts';

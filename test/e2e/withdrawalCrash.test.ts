@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { freePort } from '../../lib/local/dynamodbLocal.ts';
-import { withdrawalNeedsPersonStates, withdrawalTerminalStates } from '#core/withdrawals.ts';
+import { withdrawalNeedsPersonStates, withdrawalTerminalStates } from '#operations/withdrawal/view.ts';
 import { dynamo } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { listJournalEntries, readBalance } from '#store/ledger.ts';

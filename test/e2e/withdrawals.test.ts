@@ -8,12 +8,12 @@ import { creditDeposit, listJournalEntries, readBalance } from '#store/ledger.ts
 import { setRateLimits } from '#store/organizations.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { crossingFees } from '#core/pricing.ts';
-import { gasWithHeadroom } from '#core/withdrawalPricing.ts';
+import { crossingFees } from '#domain/pricing.ts';
+import { gasWithHeadroom } from '#operations/withdrawal/pricing.ts';
 import { ProviderUnavailable } from '#providers/providerErrors.ts';
 import { SimulatedGasOracle, simulatedGasCosts, useGasOracle, withdrawalOutcomeBands } from '#providers/chain.ts';
 import { createOperation } from '#store/operations.ts';
-import { withdrawalStatusView, type WithdrawalRecord } from '#core/withdrawals.ts';
+import { withdrawalStatusView, type WithdrawalRecord } from '#operations/withdrawal/view.ts';
 import { WithdrawalAccepted, WithdrawalList, WithdrawalQuote, WithdrawalStatus } from '#schemas/withdrawals.ts';
 
 let service: LocalService;

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { issueApiKey, parseApiKey } from '#core/apiKeys.ts';
+import { issueApiKey, parseApiKey } from '#domain/apiKeys.ts';
 import { authorizeAndCharge } from '#store/access.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';

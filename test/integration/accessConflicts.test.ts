@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseApiKey } from '#core/apiKeys.ts';
+import { parseApiKey } from '#domain/apiKeys.ts';
 import { authorizeAndCharge } from '#store/access.ts';
 import { dynamo } from '#store/client.ts';
 import { createOrganization, revokeApiKey } from '#store/organizations.ts';

@@ -9,7 +9,7 @@ import {
 } from '#store/ledger.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { parseDecimal } from '#core/money.ts';
+import { parseDecimal } from '#domain/money.ts';
 import { useFreshTable } from '../support/table.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sampleOffRampBeneficiaries } from '#core/offRampBeneficiaries.ts';
-import { priceOffRamp } from '#core/offRampPricing.ts';
-import type { OffRampRecord } from '#core/offRamps.ts';
+import { sampleOffRampBeneficiaries } from '#operations/offRamp/beneficiaries.ts';
+import { priceOffRamp } from '#domain/offRampPricing.ts';
+import type { OffRampRecord } from '#operations/offRamp/view.ts';
 import { SimulatedOffRamps, type OffRampDepositRequest } from '#providers/offRamp.ts';
 import { creditDeposit, listJournalEntries, readBalance } from '#store/ledger.ts';
 import { createOperation, getOperation } from '#store/operations.ts';

@@ -6,10 +6,10 @@ import { useFreshTable } from '../support/table.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { useWorkflowEngine } from '#platform/workflow.ts';
 import { workflows } from '#contract/workflows.ts';
-import { depositReferenceOf, referenceAlphabet } from '#core/depositReference.ts';
-import { awaitPayment, confirmDelivery, convertPayment, deliverUsdc, openCollection, onRampDepositId, parkOnRamp } from '#core/onRampProgress.ts';
-import { listOnRampPage, openWireOnRamp, readOnRamp } from '#core/onRamps.ts';
-import { ingestStatementLine, referenceIn } from '#core/wireDeposits.ts';
+import { depositReferenceOf, referenceAlphabet } from '#domain/depositReference.ts';
+import { awaitPayment, confirmDelivery, convertPayment, deliverUsdc, openCollection, onRampDepositId, parkOnRamp } from '#operations/onRamp/progress.ts';
+import { listOnRampPage, openWireOnRamp, readOnRamp } from '#operations/onRamp/intake.ts';
+import { ingestStatementLine, referenceIn } from '#operations/onRamp/wireDeposits.ts';
 import { depositEntryId, listJournalEntries, readBalance } from '#store/ledger.ts';
 import { listParkedStatementLines } from '#store/statementLines.ts';
 

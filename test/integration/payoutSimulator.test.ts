@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { findCorridor, sampleBeneficiary, type CorridorDefinition } from '#core/corridors.ts';
-import { parseDecimal } from '#core/money.ts';
+import { findCorridor, sampleBeneficiary, type CorridorDefinition } from '#domain/corridors.ts';
+import { parseDecimal } from '#domain/money.ts';
 import { reloadConfig } from '#platform/config.ts';
 import { PayoutUnanswered, SimulatedPayouts, outcomeBand, payoutProvider, usePayoutProvider, type PayoutRequest } from '#providers/payout.ts';
 import { ProviderUnavailable } from '#providers/providerErrors.ts';

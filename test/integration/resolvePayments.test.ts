@@ -1,8 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findCorridor, sampleBeneficiary } from '#core/corridors.ts';
-import { pollPayout, resolvePayment, submitPayout, type PaymentRef } from '#core/paymentProgress.ts';
-import { pollWithdrawal, pullFunds, resolveWithdrawal, sendWithdrawal, type WithdrawalRef } from '#core/withdrawalProgress.ts';
-import type { WithdrawalRecord } from '#core/withdrawals.ts';
+import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
+import { pollPayout, resolvePayment, submitPayout, type PaymentRef } from '#operations/payment/progress.ts';
+import { pollWithdrawal, pullFunds, resolveWithdrawal, sendWithdrawal, type WithdrawalRef } from '#operations/withdrawal/progress.ts';
+import type { WithdrawalRecord } from '#operations/withdrawal/view.ts';
 import { SimulatedChain, useChainSender } from '#providers/chain.ts';
 import { SimulatedPayouts, usePayoutProvider } from '#providers/payout.ts';
 import { applyMovement, creditDeposit, listJournalEntries } from '#store/ledger.ts';
@@ -63,7 +63,7 @@ async function parkedPayment(band: 94 | 95 | 0): Promise<PaymentRef> {
   await submitPayout(ref);
   await pollPayout(ref);
   if (band === 0) {
-    const { reconcilePayment } = await import('#core/paymentProgress.ts');
+    const { reconcilePayment } = await import('#operations/payment/progress.ts');
     await reconcilePayment(ref);
   }
   return ref;

@@ -1,13 +1,13 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { pollWithdrawal, pullFunds, returnWithdrawal, sendWithdrawal } from '#core/withdrawalProgress.ts';
-import type { WithdrawalRecord } from '#core/withdrawals.ts';
+import { pollWithdrawal, pullFunds, returnWithdrawal, sendWithdrawal } from '#operations/withdrawal/progress.ts';
+import type { WithdrawalRecord } from '#operations/withdrawal/view.ts';
 import { ChainSendUnanswered, SimulatedChain, useChainSender, type ChainSendRequest } from '#providers/chain.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { creditDeposit, listJournalEntries, readBalance } from '#store/ledger.ts';
 import { createOperation, getOperation } from '#store/operations.ts';
-import { blockedAddresses } from '#core/screening.ts';
+import { blockedAddresses } from '#domain/screening.ts';
 import { useFreshTable } from '../support/table.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 

@@ -30,7 +30,7 @@ export async function expectLedgerInvariant(organizationId: string): Promise<Led
 export async function expectLedgerInvariantForAll(timeoutMs = 30_000): Promise<number> {
   const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
   const { dynamo, tableName } = await import('#store/client.ts');
-  const { isRunning } = await import('#core/paymentStates.ts');
+  const { isRunning } = await import('#domain/paymentStates.ts');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { Items } = await dynamo().send(new ScanCommand({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashApiKey, issueApiKey, parseApiKey, sameHash } from '#core/apiKeys.ts';
+import { hashApiKey, issueApiKey, parseApiKey, sameHash } from '#domain/apiKeys.ts';
 
 const organizationId = 'org_01JDTESTTESTTESTTESTTESTTE';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { brCodeFields, brCodeValid, buildBrCode, crc16 } from '#core/brCode.ts';
+import { brCodeFields, brCodeValid, buildBrCode, crc16 } from '#domain/brCode.ts';
 
 /** The BR Code (EMV MPM) the simulated PIX provider hands out: the shape and check a payer's app verifies. */
 describe('crc16', () => {

@@ -11,7 +11,7 @@ import {
   nubanValid,
   sampleBeneficiary,
   type CorridorDefinition,
-} from '#core/corridors.ts';
+} from '#domain/corridors.ts';
 import type { Beneficiary } from '#schemas/transactions.ts';
 
 function corridorTo(destinationCountry: string): CorridorDefinition {

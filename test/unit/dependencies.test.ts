@@ -33,6 +33,6 @@ describe('dependency rules', () => {
     const { status, output } = await cruise(path.join(root, 'test/fixtures/dependencies'), ['functions', 'lib']);
     expect(status).not.toBe(0);
     expect(output).toContain('runtime-never-imports-lib: functions/platform/planted.ts → lib/local/runtime.ts');
-    expect(output).toContain('domain-rules-are-pure: functions/core/money.ts → functions/store/client.ts');
+    expect(output).toContain('domain-rules-are-pure: functions/domain/money.ts → functions/store/client.ts');
   }, 60_000);
 });

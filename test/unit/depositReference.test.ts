@@ -3,7 +3,7 @@ import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import {
   checkCharacter, depositReferenceOf, parseDepositReference, referenceAlphabet, referenceLength, referencePrefix,
-} from '#core/depositReference.ts';
+} from '#domain/depositReference.ts';
 
 /** Organization ids as createOrganization makes them: `org_` + a ULID (first character 0-7). */
 const organizationId = fc

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checksumAddress, evmAddressProblem } from '#core/evmAddress.ts';
+import { checksumAddress, evmAddressProblem } from '#domain/evmAddress.ts';
 
 /** EIP-55's own test vectors: each is the checksummed form of itself. */
 const vectors = [

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { multiply, fraction, type Fraction } from '#core/money.ts';
-import { corridorCatalogue } from '#core/corridors.ts';
+import { multiply, fraction, type Fraction } from '#domain/money.ts';
+import { corridorCatalogue } from '#domain/corridors.ts';
 import { reloadConfig } from '#platform/config.ts';
 import {
   FxPairUnsupported,

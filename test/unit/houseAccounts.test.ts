@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HouseAccountsVariable, houseAccountsFor, isValidIban, simulatedHouseAccounts } from '#core/houseAccounts.ts';
+import { HouseAccountsVariable, houseAccountsFor, isValidIban, simulatedHouseAccounts } from '#domain/houseAccounts.ts';
 
 const parse = (value: unknown) => HouseAccountsVariable.safeParse(typeof value === 'string' ? value : JSON.stringify(value));
 

@@ -18,7 +18,7 @@ import {
   rateJson,
   scaleOf,
   type Fraction,
-} from '#core/money.ts';
+} from '#domain/money.ts';
 
 const scales = [...new Set(Object.values(currencyScales))].sort();
 const anyScale = fc.constantFrom(...scales);

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base58Decode, base58Encode, isAddressOn, isEvmAddress, isSolanaAddress, isTronAddress, solanaAddress, tronAddress } from '#core/networks.ts';
-import { cryptoDepositQuoteSize, depositNetworksOf } from '#core/cryptoDeposit.ts';
-import { crossingFees } from '#core/pricing.ts';
+import { base58Decode, base58Encode, isAddressOn, isEvmAddress, isSolanaAddress, isTronAddress, solanaAddress, tronAddress } from '#domain/networks.ts';
+import { cryptoDepositQuoteSize, depositNetworksOf } from '#domain/cryptoDeposit.ts';
+import { crossingFees } from '#domain/pricing.ts';
 import { SimulatedCustody, type CustodyWallet } from '#providers/custody.ts';
 
 describe('base58 and the address formats', () => {

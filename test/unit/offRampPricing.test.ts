@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { convertFloor, fraction, fractionOf, multiply } from '#core/money.ts';
-import { offRampFxBufferBps, offRampMinimum, offRampPayoutRails, priceOffRamp } from '#core/offRampPricing.ts';
+import { convertFloor, fraction, fractionOf, multiply } from '#domain/money.ts';
+import { offRampFxBufferBps, offRampMinimum, offRampPayoutRails, priceOffRamp } from '#domain/offRampPricing.ts';
 import { offRampBands, offRampOutcomeBands } from '#providers/offRamp.ts';
 
 describe('priceOffRamp', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fraction } from '#core/money.ts';
-import { basePriceOf, figuresOf, pixQuote, wireFeeBps, wireQuote } from '#core/onRampPricing.ts';
+import { fraction } from '#domain/money.ts';
+import { basePriceOf, figuresOf, pixQuote, wireFeeBps, wireQuote } from '#operations/onRamp/pricing.ts';
 import { onRampBand, onRampOutcomeBands } from '#providers/onRamp.ts';
 
 describe('on-ramp figures', () => {

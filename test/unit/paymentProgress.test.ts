@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { maxSettlingDays, outcomeOf, pollWaitSeconds } from '#core/paymentProgress.ts';
+import { maxSettlingDays, outcomeOf, pollWaitSeconds } from '#operations/payment/progress.ts';
 import { PaymentState } from '#schemas/transactions.ts';
 
 describe('payment progress rules', () => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { corridorCatalogue, type CorridorDefinition, type CorridorRoute } from '#core/corridors.ts';
-import { basisPoints, convertFloor, fraction, fractionOf, scaleOf, type Fraction } from '#core/money.ts';
-import { crossingFees, price, type Price, type PricingRefusal } from '#core/pricing.ts';
+import { corridorCatalogue, type CorridorDefinition, type CorridorRoute } from '#domain/corridors.ts';
+import { basisPoints, convertFloor, fraction, fractionOf, scaleOf, type Fraction } from '#domain/money.ts';
+import { crossingFees, price, type Price, type PricingRefusal } from '#domain/pricing.ts';
 
 const USDC = 1_000_000n;
 const home = 'base';

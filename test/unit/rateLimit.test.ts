@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide, defaultLimits } from '#core/rateLimit.ts';
+import { decide, defaultLimits } from '#domain/rateLimit.ts';
 
 describe('GCRA token bucket', () => {
   const limit = { burst: 3, perSecond: 1 };

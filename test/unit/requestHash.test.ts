@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashRequest } from '#core/requestHash.ts';
+import { hashRequest } from '#domain/requestHash.ts';
 
 describe('hashRequest', () => {
   it('is blind to key order and to fields left out', () => {

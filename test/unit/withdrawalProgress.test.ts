@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { confirmationWaitSeconds, outcomeOf } from '#core/withdrawalProgress.ts';
-import { isWithdrawalRunning } from '#core/withdrawals.ts';
+import { confirmationWaitSeconds, outcomeOf } from '#operations/withdrawal/progress.ts';
+import { isWithdrawalRunning } from '#operations/withdrawal/view.ts';
 import { withdrawalBand, withdrawalOutcomeBands } from '#providers/chain.ts';
 import { WithdrawalState } from '#schemas/withdrawals.ts';
 

@@ -3,10 +3,10 @@ import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
 import { logger } from '#platform/logger.ts';
 import { getCryptoDeposit } from '#contract/routes.ts';
-import { cryptoDepositQuoteSize, depositNetworksOf } from '#core/cryptoDeposit.ts';
-import { homeWalletOf } from '#core/homeWallet.ts';
-import { money } from '#core/money.ts';
-import { isAddressOn } from '#core/networks.ts';
+import { cryptoDepositQuoteSize, depositNetworksOf } from '#domain/cryptoDeposit.ts';
+import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
+import { money } from '#domain/money.ts';
+import { isAddressOn } from '#domain/networks.ts';
 import { custodyProvider, type CustodyWallet } from '#providers/custody.ts';
 import type { CryptoDepositAddresses } from '#schemas/deposits.ts';
 
@@ -15,7 +15,7 @@ const currency = 'USDC';
 /**
  * GET /treasury/crypto-deposit: where USDC can be sent on chain. The home network, where a deposit
  * is credited as is, and every network a crossing home is priced for, with that crossing's fee
- * (functions/core/cryptoDeposit.ts). EVM networks share the home wallet's address; Solana and Tron
+ * (functions/domain/cryptoDeposit.ts). EVM networks share the home wallet's address; Solana and Tron
  * each have their own, from the custody provider. Every address is checked against its network's
  * format before it is shown: a wrong address loses the money sent to it (docs/decisions/053).
  */

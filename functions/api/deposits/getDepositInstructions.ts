@@ -2,8 +2,8 @@ import { endpoint, ok } from '#platform/endpoint.ts';
 import { config } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
 import { getDepositInstructions } from '#contract/routes.ts';
-import { depositReferenceOf } from '#core/depositReference.ts';
-import { houseAccountsFor } from '#core/houseAccounts.ts';
+import { depositReferenceOf } from '#domain/depositReference.ts';
+import { houseAccountsFor } from '#domain/houseAccounts.ts';
 import type { DepositInstructions } from '#schemas/deposits.ts';
 
 /**

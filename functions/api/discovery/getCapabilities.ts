@@ -2,8 +2,8 @@ import { endpoint, ok } from '#platform/endpoint.ts';
 import { config } from '#platform/config.ts';
 import { getCapabilities } from '#contract/routes.ts';
 import { featuresOn } from '#contract/features.ts';
-import { corridors } from '#core/corridors.ts';
-import { houseAccountsFor } from '#core/houseAccounts.ts';
+import { corridors } from '#domain/corridors.ts';
+import { houseAccountsFor } from '#domain/houseAccounts.ts';
 
 export const handler = endpoint(getCapabilities, async () => {
   const { SERVICE_VERSION, SERVICE_ENVIRONMENT, HOUSE_ACCOUNTS } = config();

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { createBeneficiary } from '#contract/routes.ts';
-import { registerOffRampBeneficiary } from '#core/offRampBeneficiaries.ts';
+import { registerOffRampBeneficiary } from '#operations/offRamp/beneficiaries.ts';
 import { offRampProvider } from '#providers/offRamp.ts';
 
 export const handler = endpoint(createBeneficiary, async ({ caller, body }) => {

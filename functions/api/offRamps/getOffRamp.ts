@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { notFound } from '#platform/errors.ts';
 import { getOffRamp } from '#contract/routes.ts';
-import { offRampStatusView, type OffRampRecord } from '#core/offRamps.ts';
+import { offRampStatusView, type OffRampRecord } from '#operations/offRamp/view.ts';
 import { offRampProvider } from '#providers/offRamp.ts';
 import { getOperation } from '#store/operations.ts';
 

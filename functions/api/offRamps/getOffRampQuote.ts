@@ -1,5 +1,5 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { getOffRampQuote } from '#contract/routes.ts';
-import { quoteOffRamp } from '#core/offRampIntake.ts';
+import { quoteOffRamp } from '#operations/offRamp/intake.ts';
 
 export const handler = endpoint(getOffRampQuote, async ({ caller, query }) => ok(await quoteOffRamp(caller.organizationId, query)));

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { listBeneficiaries } from '#contract/routes.ts';
-import { beneficiaryView } from '#core/offRampBeneficiaries.ts';
+import { beneficiaryView } from '#operations/offRamp/beneficiaries.ts';
 import { offRampProvider } from '#providers/offRamp.ts';
 import { listOffRampBeneficiaries } from '#store/offRampBeneficiaries.ts';
 

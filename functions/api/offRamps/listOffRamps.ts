@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { listOffRamps } from '#contract/routes.ts';
-import { offRampListRow, type OffRampRecord } from '#core/offRamps.ts';
+import { offRampListRow, type OffRampRecord } from '#operations/offRamp/view.ts';
 import { offRampProvider } from '#providers/offRamp.ts';
 import { listOperations } from '#store/operations.ts';
 

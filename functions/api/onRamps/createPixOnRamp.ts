@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { onRampProvider } from '#providers/onRamp.ts';
 import { createPixOnRamp } from '#contract/routes.ts';
-import { openPixOnRamp } from '#core/onRamps.ts';
+import { openPixOnRamp } from '#operations/onRamp/intake.ts';
 
 export const handler = endpoint(createPixOnRamp, async ({ caller, body }) => {
   // First: with no on-ramp provider on this environment the feature answers 501 (docs/decisions/054).

@@ -1,8 +1,8 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
 import { getPixOnRampQuote } from '#contract/routes.ts';
-import { homeWalletOf } from '#core/homeWallet.ts';
-import { fiatToUsdcRate, parseFiat, pixCurrency, pixQuote } from '#core/onRampPricing.ts';
+import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
+import { fiatToUsdcRate, parseFiat, pixCurrency, pixQuote } from '#operations/onRamp/pricing.ts';
 import { onRampProvider } from '#providers/onRamp.ts';
 
 /** GET /treasury/onramp/pix/quote: what a code for this amount would deliver now, and whether one can be opened. */

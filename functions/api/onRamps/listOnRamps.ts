@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { onRampProvider } from '#providers/onRamp.ts';
 import { listOnRamps } from '#contract/routes.ts';
-import { listOnRampPage } from '#core/onRamps.ts';
+import { listOnRampPage } from '#operations/onRamp/intake.ts';
 
 export const handler = endpoint(listOnRamps, async ({ caller, query }) => {
   // A list from an environment with no on-ramp provider would read as "none": 501 instead.

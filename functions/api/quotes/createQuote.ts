@@ -1,9 +1,9 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
 import { createQuote } from '#contract/routes.ts';
-import { homeWalletOf } from '#core/homeWallet.ts';
-import { money, rateJson } from '#core/money.ts';
-import { corridorOf, newQuoteId, pricePayment, PricingUnavailable, sendAmountOf } from '#core/quoting.ts';
+import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
+import { money, rateJson } from '#domain/money.ts';
+import { corridorOf, newQuoteId, pricePayment, PricingUnavailable, sendAmountOf } from '#operations/quote/quoting.ts';
 import { putQuote, quoteRecord } from '#store/quotes.ts';
 import type { QuotePreviewResult } from '#schemas/quotes.ts';
 

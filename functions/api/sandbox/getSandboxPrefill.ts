@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { requireSandbox } from '#platform/sandbox.ts';
-import { sampleOffRampBeneficiaries } from '#core/offRampBeneficiaries.ts';
-import { sandboxPrefill } from '#core/sandboxPrefill.ts';
+import { sampleOffRampBeneficiaries } from '#operations/offRamp/beneficiaries.ts';
+import { sandboxPrefill } from '#operations/sandbox/prefill.ts';
 import { withdrawalOutcomeBands } from '#providers/chain.ts';
 import { offRampOutcomeBands } from '#providers/offRamp.ts';
 import { onRampOutcomeBands } from '#providers/onRamp.ts';

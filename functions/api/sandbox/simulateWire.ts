@@ -3,17 +3,17 @@ import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError, validationError } from '#platform/errors.ts';
 import { requireSandbox } from '#platform/sandbox.ts';
 import { simulateWire } from '#contract/routes.ts';
-import { depositReferenceOf } from '#core/depositReference.ts';
-import { money } from '#core/money.ts';
-import { houseAccountOf, parseFiat } from '#core/onRampPricing.ts';
-import { ingestStatementLine } from '#core/wireDeposits.ts';
+import { depositReferenceOf } from '#domain/depositReference.ts';
+import { money } from '#domain/money.ts';
+import { houseAccountOf, parseFiat } from '#operations/onRamp/pricing.ts';
+import { ingestStatementLine } from '#operations/onRamp/wireDeposits.ts';
 import { onRampProvider } from '#providers/onRamp.ts';
 import type { SimulatedWire } from '#schemas/sandbox.ts';
 
 /**
  * POST /treasury/onramps/simulate-wire (sandbox): a simulated payer wires the amount quoting the
  * organization's own reference, and the line goes through the very ingestion a bank feed uses
- * (functions/core/wireDeposits.ts): attributed to an open on-ramp, or a `dep-` deposit of its
+ * (functions/operations/onRamp/wireDeposits.ts): attributed to an open on-ramp, or a `dep-` deposit of its
  * own, or parked (below the minimum: docs/decisions/054).
  */
 export const handler = endpoint(simulateWire, async ({ caller, body }) => {

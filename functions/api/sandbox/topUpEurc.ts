@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError, notFound, validationError } from '#platform/errors.ts';
 import { requireSandbox } from '#platform/sandbox.ts';
-import { parseDecimal, scaleOf } from '#core/money.ts';
+import { parseDecimal, scaleOf } from '#domain/money.ts';
 import { custodyProvider, ProviderNotConfigured } from '#providers/custody.ts';
 import { findWallet } from '#store/wallets.ts';
 import { topUpEurc } from '#contract/routes.ts';

@@ -1,4 +1,4 @@
-import { invitationEmail } from '#core/team.ts';
+import { invitationEmail } from '#domain/team.ts';
 import { publicBaseUrl } from '#platform/config.ts';
 import { sendMail } from '#providers/mail.ts';
 import { memberView, type IssuedInvitation } from '#store/members.ts';

@@ -1,4 +1,4 @@
-import { mayGrant } from '#core/team.ts';
+import { mayGrant } from '#domain/team.ts';
 import { config } from '#platform/config.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';

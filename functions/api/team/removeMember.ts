@@ -1,4 +1,4 @@
-import { mayManage } from '#core/team.ts';
+import { mayManage } from '#domain/team.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
 import { removeMember } from '#contract/routes.ts';

@@ -1,4 +1,4 @@
-import { mayGrant, mayManage } from '#core/team.ts';
+import { mayGrant, mayManage } from '#domain/team.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
 import { updateMember } from '#contract/routes.ts';

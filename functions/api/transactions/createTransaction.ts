@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { createTransaction } from '#contract/routes.ts';
-import { acceptPayment } from '#core/paymentIntake.ts';
+import { acceptPayment } from '#operations/payment/intake.ts';
 
 export const handler = endpoint(createTransaction, async ({ caller, body }) => {
   const accepted = await acceptPayment(caller.organizationId, body);

@@ -2,7 +2,7 @@ import { endpoint, ok } from '#platform/endpoint.ts';
 import { chainSender } from '#providers/chain.ts';
 import { notFound } from '#platform/errors.ts';
 import { getWithdrawal } from '#contract/routes.ts';
-import { withdrawalStatusView, type WithdrawalRecord } from '#core/withdrawals.ts';
+import { withdrawalStatusView, type WithdrawalRecord } from '#operations/withdrawal/view.ts';
 import { getOperation } from '#store/operations.ts';
 
 export const handler = endpoint(getWithdrawal, async ({ caller, params }) => {

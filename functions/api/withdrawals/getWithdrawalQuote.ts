@@ -2,10 +2,10 @@ import { endpoint, ok } from '#platform/endpoint.ts';
 import { chainSender } from '#providers/chain.ts';
 import { ApiError } from '#platform/errors.ts';
 import { getWithdrawalQuote } from '#contract/routes.ts';
-import { homeWalletOf } from '#core/homeWallet.ts';
-import { money } from '#core/money.ts';
-import { priceWithdrawal, withdrawalAmountOf } from '#core/withdrawalPricing.ts';
-import { withdrawalCurrency } from '#core/withdrawals.ts';
+import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
+import { money } from '#domain/money.ts';
+import { priceWithdrawal, withdrawalAmountOf } from '#operations/withdrawal/pricing.ts';
+import { withdrawalCurrency } from '#operations/withdrawal/view.ts';
 
 /** GET /treasury/withdrawals/quote: what a withdrawal of `amount` on `chain` costs now and what arrives. */
 export const handler = endpoint(getWithdrawalQuote, async ({ caller, query }) => {

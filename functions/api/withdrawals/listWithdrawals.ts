@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { chainSender } from '#providers/chain.ts';
 import { listWithdrawals } from '#contract/routes.ts';
-import { withdrawalListItem, type WithdrawalRecord } from '#core/withdrawals.ts';
+import { withdrawalListItem, type WithdrawalRecord } from '#operations/withdrawal/view.ts';
 import { listOperations } from '#store/operations.ts';
 
 export const handler = endpoint(listWithdrawals, async ({ caller, query }) => {

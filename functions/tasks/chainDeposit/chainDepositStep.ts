@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { workflowWait } from '#platform/workflow.ts';
-import { creditDepositHome, moveDepositHome, parkChainDeposit, type ChainDepositOutcome } from '#core/chainDeposit.ts';
+import { creditDepositHome, moveDepositHome, parkChainDeposit, type ChainDepositOutcome } from '#operations/chainDeposit/progress.ts';
 
 /**
  * chainDeposit / every Task state: one Lambda for the steps of moving an on-chain deposit home.
- * The steps, and why each is safe to run twice, are in functions/core/chainDeposit.ts.
+ * The steps, and why each is safe to run twice, are in functions/operations/chainDeposit/progress.ts.
  */
 const inputSchema = z.object({
   step: z.enum(['move', 'credit', 'park']),

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { workflowWait } from '#platform/workflow.ts';
-import { advanceOffRamp, parkOffRamp, type OffRampOutcome } from '#core/offRampProgress.ts';
+import { advanceOffRamp, parkOffRamp, type OffRampOutcome } from '#operations/offRamp/progress.ts';
 
 /**
  * offRamp / every Task state: one Lambda for the off-ramp's steps; the state names its step in the
  * payload. `advance` does what the off-ramp's stage calls for; `park` stops it IN_DOUBT after an
- * unexpected error. Why each is safe to run twice: functions/core/offRampProgress.ts.
+ * unexpected error. Why each is safe to run twice: functions/operations/offRamp/progress.ts.
  */
 const inputSchema = z.object({
   step: z.enum(['advance', 'park']),

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { workflowWait } from '#platform/workflow.ts';
 import {
   awaitPayment, confirmDelivery, convertPayment, deliverUsdc, openCollection, parkOnRamp, type OnRampNext,
-} from '#core/onRampProgress.ts';
+} from '#operations/onRamp/progress.ts';
 
 /**
  * onramp / every Task state: one Lambda for the on-ramp's steps (they share every import, so one
  * warm function serves the whole workflow); the state names its step in the payload. The steps,
- * and why each is safe to run twice, are in functions/core/onRampProgress.ts.
+ * and why each is safe to run twice, are in functions/operations/onRamp/progress.ts.
  */
 const inputSchema = z.object({
   step: z.enum(['open', 'await', 'convert', 'deliver', 'confirm', 'park']),

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { workflowWait } from '#platform/workflow.ts';
-import { parkPayment, pollPayout, reconcilePayment, refundPayment, submitPayout, type PaymentOutcome } from '#core/paymentProgress.ts';
+import { parkPayment, pollPayout, reconcilePayment, refundPayment, submitPayout, type PaymentOutcome } from '#operations/payment/progress.ts';
 
 /**
  * payment / every Task state: one Lambda for the payment's steps (they share every import, so
  * one warm function serves the whole workflow); the state names its step in the payload.
- * The steps themselves, and why each is safe to run twice, are in functions/core/paymentProgress.ts.
+ * The steps themselves, and why each is safe to run twice, are in functions/operations/payment/progress.ts.
  */
 const inputSchema = z.object({
   step: z.enum(['submit', 'poll', 'refund', 'reconcile', 'park']),

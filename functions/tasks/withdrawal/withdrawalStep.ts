@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { workflowWait } from '#platform/workflow.ts';
-import { parkWithdrawal, pollWithdrawal, pullFunds, returnWithdrawal, sendWithdrawal, type WithdrawalOutcome } from '#core/withdrawalProgress.ts';
+import { parkWithdrawal, pollWithdrawal, pullFunds, returnWithdrawal, sendWithdrawal, type WithdrawalOutcome } from '#operations/withdrawal/progress.ts';
 
 /**
  * withdrawal / every Task state: one Lambda for the withdrawal's steps (they share every import,
  * so one warm function serves the whole workflow); the state names its step in the payload.
- * The steps, and why each is safe to run twice, are in functions/core/withdrawalProgress.ts.
+ * The steps, and why each is safe to run twice, are in functions/operations/withdrawal/progress.ts.
  */
 const inputSchema = z.object({
   step: z.enum(['pull', 'send', 'poll', 'return', 'park']),

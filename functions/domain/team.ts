@@ -1,0 +1,105 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { roleRank, type Role } from '#domain/permissions.ts';
+
+/**
+ * The rules of the team (contract: Team and API keys, Authentication; docs/decisions/051):
+ * who may grant, change and remove which role, and what an invitation is made of.
+ */
+
+/** A member's role: `owner` is the organization key and is never assigned. */
+export type MemberRole = Exclude<Role, 'owner'>;
+
+/** Invited (link sent, not yet accepted), active (accepted; holds a key), removed (only ever in the answer to DELETE). */
+export type MemberStatus = 'invited' | 'active' | 'removed';
+
+/** Only a role strictly below the caller's own may be granted; `owner` never. */
+export function mayGrant(callerRole: Role, wanted: Role): wanted is MemberRole {
+  return wanted !== 'owner' && roleRank[wanted] < roleRank[callerRole];
+}
+
+/** A member can be changed, removed or re-invited only by a caller whose role is above the member's. */
+export function mayManage(callerRole: Role, memberRole: Role): boolean {
+  return roleRank[memberRole] < roleRank[callerRole];
+}
+
+/** Lowercased: two spellings of one address are one teammate. */
+export function emailKey(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export interface InvitationToken {
+  /** The credential, sent only in the e-mail: 32 random bytes, base64url (43 characters). */
+  token: string;
+  /** What is stored. */
+  hash: string;
+}
+
+export function hashInvitationToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export function newInvitationToken(): InvitationToken {
+  const token = randomBytes(32).toString('base64url');
+  return { token, hash: hashInvitationToken(token) };
+}
+
+export function invitationExpiry(now: Date, ttlSeconds: number): Date {
+  return new Date(now.getTime() + ttlSeconds * 1000);
+}
+
+/** The link a person opens; the token travels as the query parameter `token`. */
+export function acceptLink(baseUrl: string, token: string): string {
+  const url = new URL('/invitations/accept', `${baseUrl.replace(/\/+$/, '')}/`);
+  url.searchParams.set('token', token);
+  return url.toString();
+}
+
+export interface InvitationEmail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+/** The invitation e-mail. Names come from callers, so the HTML part escapes them. */
+export function invitationEmail(input: {
+  organizationName: string;
+  name: string | null;
+  role: MemberRole;
+  baseUrl: string;
+  token: string;
+  expiresAt: Date;
+}): InvitationEmail {
+  const link = acceptLink(input.baseUrl, input.token);
+  const endpoint = `${input.baseUrl.replace(/\/+$/, '')}/invitations/accept`;
+  const greeting = input.name ? `Hello ${input.name},` : 'Hello,';
+  const expires = input.expiresAt.toISOString();
+  const text = [
+    greeting,
+    '',
+    `You are invited to join ${input.organizationName} as ${input.role}.`,
+    '',
+    'Accept the invitation with this link:',
+    link,
+    '',
+    'or with the API:',
+    `curl -X POST ${endpoint} -H 'content-type: application/json' -d '{"token":"${input.token}"}'`,
+    '',
+    `The link works once and expires at ${expires}. Accepting it shows your API key once: store it safely.`,
+    'If you did not expect this invitation, ignore this e-mail.',
+    '',
+  ].join('\n');
+  const html = [
+    `<p>${escapeHtml(greeting)}</p>`,
+    `<p>You are invited to join <strong>${escapeHtml(input.organizationName)}</strong> as ${escapeHtml(input.role)}.</p>`,
+    `<p><a href="${escapeHtml(link)}">Accept the invitation</a></p>`,
+    `<p>The link works once and expires at ${escapeHtml(expires)}. Accepting it shows your API key once: store it safely.</p>`,
+    '<p>If you did not expect this invitation, ignore this e-mail.</p>',
+  ].join('\n');
+  // A header is one line: control characters in a name would fold it into something else.
+  const subject = `Invitation to join ${input.organizationName}`.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  return { subject, text, html };
+}

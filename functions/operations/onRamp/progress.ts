@@ -1,0 +1,363 @@
+import { logger } from '#platform/logger.ts';
+import { DeliveryUnanswered, onRampProvider, type DeliveryState } from '#providers/onRamp.ts';
+import { depositMovement } from '#store/ledger.ts';
+import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
+import { ApiError } from '#platform/errors.ts';
+import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
+import { operatorDetail, parkedStatuses, requireNote, type OperatorResolution } from '#operations/kit/resolution.ts';
+import { formatDecimal, scaleOf } from '#domain/money.ts';
+import { fiatToUsdcRate, figuresOf, isAtPar } from '#operations/onRamp/pricing.ts';
+import { closeMarkerItems, providerReferenceOf, statusView, type OnRampRecord } from '#operations/onRamp/intake.ts';
+
+/** The on-ramp's id in the journal, namespaced: the caller chose it, and it must never meet a chain deposit's id there. */
+export function onRampDepositId(onRampId: string): string {
+  return `onramp:${onRampId}`;
+}
+
+/**
+ * The steps of the on-ramp workflow (statemachines/onramp.asl.json), one per Task state. Each
+ * reads the deposit, acts only from the stage it expects and moves it on with one conditional
+ * write (transitionOperation); a step delivered twice, or re-driven after a crash, finds the stage
+ * already moved and answers what that stage needs next. The USDC is credited in the same
+ * transaction as DELIVERED and nowhere else, so a confirmation delivered twice credits once.
+ *
+ * A step answers `next`, the step the workflow runs after `waitSeconds` (0: at once):
+ *   open     open the collection (OPENING_COLLECTION)
+ *   await    wait for the payment or the end of the window (AWAITING_PAYMENT)
+ *   convert  convert the received fiat, or hand it back (PAYMENT_RECEIVED); fiat not at par is
+ *            forwarded to the FX desk first (FORWARDING), then converted
+ *   deliver  mint and send the USDC to the home wallet (CONVERTING, DELIVERING without a txHash)
+ *   confirm  wait for the delivery to confirm on chain, then credit (DELIVERING with a txHash)
+ *   done     an end state: DELIVERED, REFUNDED, FAILED, EXPIRED, IN_DOUBT
+ */
+export type OnRampNext = 'open' | 'await' | 'convert' | 'deliver' | 'confirm' | 'done';
+
+export interface OnRampStepResult {
+  next: OnRampNext;
+  waitSeconds?: number;
+}
+
+export interface OnRampRef {
+  organizationId: string;
+  onRampId: string;
+}
+
+/** A provider that did not answer is asked again after this long (nothing happened there). */
+export const retrySeconds = 30;
+
+/** Polls back off with the age of the wait: a tenth of it, 5 s to 10 min, never past the window's end. */
+export function pollWaitSeconds(waitingForMs: number, untilEndMs?: number): number {
+  const backoff = Math.min(600, Math.max(5, Math.floor(waitingForMs / 10_000)));
+  if (untilEndMs === undefined) return backoff;
+  return Math.max(1, Math.min(backoff, Math.ceil(untilEndMs / 1000)));
+}
+
+export function nextOf(record: OnRampRecord): OnRampNext {
+  switch (record.status) {
+    case 'OPENING_COLLECTION':
+      return 'open';
+    case 'AWAITING_PAYMENT':
+      return 'await';
+    case 'PAYMENT_RECEIVED':
+    case 'FORWARDING':
+      return 'convert';
+    case 'CONVERTING':
+      return 'deliver';
+    case 'DELIVERING':
+      return record.txHash ? 'confirm' : 'deliver';
+    default:
+      return 'done';
+  }
+}
+
+async function load(ref: OnRampRef): Promise<OnRampRecord> {
+  const record = await getOperation<OnRampRecord>(ref.organizationId, 'onramp', ref.onRampId);
+  if (!record) throw Object.assign(new Error(`on-ramp ${ref.onRampId} not found`), { name: 'OnRampNotFound' });
+  return record;
+}
+
+/** One move; when another delivery of the step moved it first, answer from where it is now. */
+async function move(record: OnRampRecord, transition: OperationTransition<OnRampRecord>): Promise<OnRampStepResult> {
+  const next = await transitionOperation(record, transition);
+  return { next: nextOf(next ?? (await load({ organizationId: record.organizationId, onRampId: record.id }))) };
+}
+
+const providerUnavailable = (error: unknown) => (error as Error).name === 'ProviderUnavailable';
+
+function fiatText(minor: bigint, currency: string): string {
+  return `${formatDecimal(minor, scaleOf(currency) ?? 2)} ${currency}`;
+}
+
+const usdcText = (minor: bigint) => `${formatDecimal(minor, 6)} USDC`;
+
+export async function openCollection(ref: OnRampRef): Promise<OnRampStepResult> {
+  const record = await load(ref);
+  if (record.status !== 'OPENING_COLLECTION') return { next: nextOf(record) };
+  let answer;
+  try {
+    answer = await onRampProvider().openCollection({
+      reference: providerReferenceOf(record),
+      rail: record.rail,
+      currency: record.currency,
+      amount: BigInt(record.amount),
+      expiresAt: new Date(record.expiresAt!),
+    });
+  } catch (error) {
+    if (!providerUnavailable(error)) throw error;
+    if (Date.now() >= Date.parse(record.expiresAt!)) {
+      return move(record, { to: 'FAILED', failure: 'collection_unavailable', detail: 'the collection provider did not answer within the payment window', extraItems: closeMarkerItems(record) });
+    }
+    return { next: 'open', waitSeconds: retrySeconds };
+  }
+  if (answer.status === 'refused') {
+    return move(record, { to: 'FAILED', failure: 'collection_refused', detail: `the collection could not be opened: ${answer.reason}`, extraItems: closeMarkerItems(record) });
+  }
+  return move(record, { to: 'AWAITING_PAYMENT', detail: `collection opened; waiting for the wire quoting ${record.instructions && 'reference' in record.instructions ? record.instructions.reference : 'the reference'}` });
+}
+
+export async function awaitPayment(ref: OnRampRef): Promise<OnRampStepResult> {
+  const record = await load(ref);
+  if (record.status !== 'AWAITING_PAYMENT') return { next: nextOf(record) };
+  // The time is read before the provider: a payment it reports after this moment was made before the window closed.
+  const now = Date.now();
+  const endsAt = Date.parse(record.expiresAt!);
+  const waiting = () => ({ next: 'await' as const, waitSeconds: pollWaitSeconds(now - Date.parse(record.createdAt), endsAt - now) });
+
+  if (record.rail === 'pix') {
+    let state;
+    try {
+      state = await onRampProvider().collectionStatus(providerReferenceOf(record));
+    } catch (error) {
+      if (providerUnavailable(error)) return { next: 'await', waitSeconds: retrySeconds };
+      throw error;
+    }
+    if (state.status === 'paid') {
+      return move(record, { to: 'PAYMENT_RECEIVED', detail: `PIX payment of ${fiatText(state.amount, record.currency)} received`, set: { received: state.amount.toString() } });
+    }
+    if (state.status === 'unknown') {
+      return move(record, { to: 'IN_DOUBT', failure: 'collection_unknown', detail: 'the PIX provider no longer knows this code; being reconciled' });
+    }
+  }
+  // A wire is attributed by the statement line itself (functions/operations/onRamp/wireDeposits.ts); here only the window is watched.
+  if (now >= endsAt) {
+    return move(record, { to: 'EXPIRED', detail: 'no payment arrived within the window; open a new deposit with a new key', extraItems: closeMarkerItems(record) });
+  }
+  return waiting();
+}
+
+export async function convertPayment(ref: OnRampRef): Promise<OnRampStepResult> {
+  const record = await load(ref);
+  if (record.status === 'FORWARDING') return convertAtRate(record);
+  if (record.status !== 'PAYMENT_RECEIVED') return { next: nextOf(record) };
+  const received = BigInt(record.received!);
+  let answer;
+  try {
+    answer = await onRampProvider().convert({ reference: providerReferenceOf(record), currency: record.currency, amount: received });
+  } catch (error) {
+    if (providerUnavailable(error)) return { next: 'convert', waitSeconds: retrySeconds };
+    throw error;
+  }
+  if (answer.status === 'returned') {
+    return move(record, {
+      to: 'REFUNDED',
+      detail: `${fiatText(received, record.currency)} returned to the payer before conversion: ${answer.reason}`,
+      event: (next) => ({ type: 'onramp.refunded', data: statusView(next) }),
+    });
+  }
+  if (answer.status === 'refused') {
+    return move(record, { to: 'FAILED', failure: 'conversion_refused', detail: `stopped before delivery: ${answer.reason}; the funds are held for reconciliation` });
+  }
+
+  if (record.rail === 'pix') {
+    // The price was fixed when the code was opened.
+    return move(record, { to: 'CONVERTING', detail: `${fiatText(received, record.currency)} converting to ${usdcText(BigInt(record.gross!))} at the price fixed when the code was opened` });
+  }
+  if (!isAtPar(record.currency)) {
+    // USD is minted one for one where it lands; any other currency leaves the house account for the
+    // FX desk first, and is converted at the rate of the moment it arrives there.
+    return move(record, { to: 'FORWARDING', detail: `${fiatText(received, record.currency)} forwarded from the house account to the FX desk` });
+  }
+  return convertAtRate(record);
+}
+
+/** PAYMENT_RECEIVED (at par) or FORWARDING → CONVERTING at the rate of now, floored. */
+async function convertAtRate(record: OnRampRecord): Promise<OnRampStepResult> {
+  const received = BigInt(record.received!);
+  let priced;
+  try {
+    priced = await fiatToUsdcRate(record.currency);
+  } catch (error) {
+    if (providerUnavailable(error)) return { next: 'convert', waitSeconds: retrySeconds };
+    throw error;
+  }
+  const figures = figuresOf(received, record.currency, priced.rate, record.feeBps);
+  if (figures.net <= 0n) {
+    return move(record, { to: 'FAILED', failure: 'amount_too_small', detail: 'nothing would be left to deliver after the fee; the funds are held for reconciliation' });
+  }
+  const atPar = priced.provider === 'par';
+  return move(record, {
+    to: 'CONVERTING',
+    detail: atPar
+      ? `${fiatText(received, record.currency)} converting one for one to ${usdcText(figures.gross)}`
+      : `${fiatText(received, record.currency)} converting to ${usdcText(figures.gross)} at ${priced.provider}'s rate, floored`,
+    set: {
+      gross: figures.gross.toString(),
+      fee: figures.fee.toString(),
+      net: figures.net.toString(),
+      rate: { numerator: priced.rate.numerator.toString(), denominator: priced.rate.denominator.toString() },
+      fxProvider: atPar ? null : priced.provider,
+    },
+  });
+}
+
+export async function deliverUsdc(ref: OnRampRef): Promise<OnRampStepResult> {
+  let record = await load(ref);
+  if (record.status === 'CONVERTING') {
+    let home;
+    try {
+      home = await homeWalletOf(record.organizationId);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return move(record, { to: 'FAILED', failure: error.code, detail: 'stopped before delivery: there is no single home wallet to deliver to; the funds are held for reconciliation' });
+    }
+    // A wallet still being opened has no address yet: ask again shortly.
+    if (home.status !== 'active' || !home.address || !home.chain) return { next: 'deliver', waitSeconds: 10 };
+    const moved = await transitionOperation(record, {
+      to: 'DELIVERING',
+      detail: `minting ${usdcText(BigInt(record.net!))} and sending it to the home wallet on ${home.chain}`,
+      set: { deliveryNetwork: home.chain, deliveryAddress: home.address },
+    });
+    record = moved ?? (await load(ref));
+  }
+  if (record.status !== 'DELIVERING' || record.txHash) return { next: nextOf(record) };
+
+  const provider = onRampProvider();
+  const reference = providerReferenceOf(record);
+  let answer;
+  try {
+    answer = await provider.deliver({
+      reference,
+      network: record.deliveryNetwork!,
+      address: record.deliveryAddress!,
+      amount: BigInt(record.net!),
+      fiatAmount: BigInt(record.received!),
+    });
+  } catch (error) {
+    if (providerUnavailable(error)) return { next: 'deliver', waitSeconds: retrySeconds };
+    if (!(error instanceof DeliveryUnanswered) && (error as Error).name !== 'DeliveryUnanswered') throw error;
+    // It may have been sent: ask once by reference, never send again.
+    const known: DeliveryState = await provider.deliveryStatus(reference).catch(() => ({ status: 'unknown' as const }));
+    if (known.status === 'unknown') {
+      return move(record, { to: 'IN_DOUBT', failure: 'delivery_unanswered', detail: 'the issuer did not answer the delivery; whether the USDC was sent is being reconciled (it is never sent again)' });
+    }
+    answer = { status: 'sent' as const, txHash: known.txHash };
+  }
+  if (answer.status === 'rejected') {
+    return move(record, { to: 'FAILED', failure: 'delivery_rejected', detail: `stopped before delivery: ${answer.reason}; the funds are held for reconciliation` });
+  }
+  // Same stage, one more fact: the timeline is left alone.
+  return move(record, { to: 'DELIVERING', silent: true, set: { txHash: answer.txHash } });
+}
+
+export async function confirmDelivery(ref: OnRampRef): Promise<OnRampStepResult> {
+  const record = await load(ref);
+  if (record.status !== 'DELIVERING') return { next: nextOf(record) };
+  if (!record.txHash) return { next: 'deliver' };
+  let state;
+  try {
+    state = await onRampProvider().deliveryStatus(providerReferenceOf(record));
+  } catch (error) {
+    if (providerUnavailable(error)) return { next: 'confirm', waitSeconds: retrySeconds };
+    throw error;
+  }
+  if (state.status === 'pending') {
+    const since = [...record.timeline].reverse().find((entry) => entry.status === 'DELIVERING')?.at ?? record.updatedAt;
+    return { next: 'confirm', waitSeconds: pollWaitSeconds(Date.now() - Date.parse(since)) };
+  }
+  if (state.status === 'unknown') {
+    return move(record, { to: 'IN_DOUBT', failure: 'delivery_unknown', detail: 'the issuer no longer knows this delivery; being reconciled' });
+  }
+  return move(record, {
+    to: 'DELIVERED',
+    detail: `${usdcText(BigInt(record.net!))} confirmed in the home wallet (${state.txHash})`,
+    ledger: deliveredCredit(record),
+    event: deliveredEvent,
+  });
+}
+
+/** The credit that goes with DELIVERED, and nowhere else: the workflow's confirmation and an operator's resolution. */
+function deliveredCredit(record: OnRampRecord) {
+  const net = BigInt(record.net!);
+  return depositMovement({
+    organizationId: record.organizationId,
+    depositId: onRampDepositId(record.id),
+    amount: net,
+    rail: record.rail,
+    memo: `${record.rail} on-ramp ${record.id}: ${fiatText(BigInt(record.received!), record.currency)} delivered as ${usdcText(net)}`,
+  });
+}
+
+const deliveredEvent = (next: OnRampRecord) => ({ type: 'onramp.delivered', data: statusView(next) });
+
+/** Anything the workflow did not expect: park the deposit IN_DOUBT for a person, never guessed. */
+export async function parkOnRamp(ref: OnRampRef & { error?: unknown }): Promise<OnRampStepResult> {
+  const record = await load(ref);
+  if (nextOf(record) === 'done') return { next: 'done' };
+  logger.error('on-ramp parked after an unexpected workflow error', { onRampId: record.id, stage: record.status, error: ref.error });
+  return move(record, {
+    to: 'IN_DOUBT',
+    failure: 'internal_error',
+    detail: `stopped in ${record.status} by an internal error; operations will finish it`,
+    extraItems: record.status === 'AWAITING_PAYMENT' || record.status === 'OPENING_COLLECTION' ? closeMarkerItems(record) : [],
+  });
+}
+
+// ---- Operator resolution ------------------------------------------------------------------------
+
+export const txHashPattern = /^0x[0-9a-fA-F]{64}$/;
+
+export type OnRampResolution = { as: 'delivered'; txHash: string; note: string } | { as: 'not-delivered'; note: string };
+
+/**
+ * An on-ramp parked IN_DOUBT, after operations reconciled with the issuer: `delivered` (the USDC
+ * reached the home wallet: DELIVERED with the same credit and onramp.delivered as the workflow's
+ * confirmation) or `not-delivered` (nothing was sent: FAILED, nothing credited; the fiat stays
+ * in the house account for reconciliation). One conditional move: a second resolution, or one of
+ * an on-ramp not parked, changes nothing and says why.
+ */
+export async function resolveOnRamp(ref: OnRampRef, resolution: OnRampResolution): Promise<OperatorResolution> {
+  const record = await load(ref);
+  const note = requireNote(resolution.note);
+  const unchanged = (detail: string): OperatorResolution => ({ resolved: false, status: record.status, detail });
+  if (!parkedStatuses.includes(record.status)) return unchanged(`on-ramp ${record.id} is ${record.status}, not parked: nothing changed`);
+
+  let transition: OperationTransition<OnRampRecord>;
+  if (resolution.as === 'delivered') {
+    if (!txHashPattern.test(resolution.txHash)) throw new Error('a delivered on-ramp needs the transaction hash: 0x and 64 hex digits');
+    if (record.net === null || record.received === null) {
+      return unchanged(`on-ramp ${record.id} was parked before it was converted: there is no USDC amount that could have been delivered; nothing changed`);
+    }
+    if (record.txHash && record.txHash.toLowerCase() !== resolution.txHash.toLowerCase()) {
+      return unchanged(`on-ramp ${record.id} was sent in ${record.txHash}, not ${resolution.txHash}: nothing changed`);
+    }
+    transition = {
+      to: 'DELIVERED',
+      detail: operatorDetail(note),
+      set: { txHash: record.txHash ?? resolution.txHash },
+      ledger: deliveredCredit(record),
+      event: deliveredEvent,
+    };
+  } else {
+    transition = { to: 'FAILED', failure: 'not_delivered', detail: operatorDetail(note) };
+  }
+  const moved = await transitionOperation(record, transition);
+  if (!moved) {
+    const now = await load(ref);
+    return { resolved: false, status: now.status, detail: `on-ramp ${record.id} moved to ${now.status} meanwhile: nothing changed` };
+  }
+  const done =
+    resolution.as === 'delivered'
+      ? `${usdcText(BigInt(record.net!))} credited to the balance`
+      : `nothing credited; the ${record.received === null ? 'payment, if any,' : `${fiatText(BigInt(record.received), record.currency)} received`} stays in the house account for reconciliation`;
+  return { resolved: true, status: moved.status, detail: `${record.status} → ${moved.status}, ${done}` };
+}
