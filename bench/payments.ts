@@ -11,6 +11,7 @@
  * the DynamoDB client's own counters see every call. Counting is done in a quiet system, one payment
  * at a time, so that each call can be attributed; the throughput runs cross-check the averages.
  */
+import { operationExecutionName } from '#operations/kit/start.ts';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
@@ -18,7 +19,6 @@ import type { LocalService } from '../lib/local/service.ts';
 import { matchesPattern } from '../lib/local/eventBus.ts';
 import { onboardOrganization } from '../lib/ops/onboarding.ts';
 import type { BusEntry } from '#platform/eventBus.ts';
-import { executionName } from '#platform/workflow.ts';
 import { dynamoCallCount, observeConsumedCapacity, type CapacityRecord } from '#store/client.ts';
 import { runningExecutionsKey } from '#store/executions.ts';
 import { creditDeposit } from '#store/ledger.ts';
@@ -304,7 +304,7 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
       return answer.body.quoteId as string;
     };
     const finished = async (transactionId: string) => {
-      const outcome = await runner.waitFor(executionName(organizationId, transactionId), 120_000);
+      const outcome = await runner.waitFor(operationExecutionName('payment', organizationId, transactionId), 120_000);
       if (outcome.status !== 'SUCCEEDED') throw new Error(`payment ${transactionId} ended ${outcome.status}: ${outcome.error ?? ''}`);
       return outcome;
     };

@@ -21,6 +21,22 @@ export interface WorkflowDefinition {
   /** ASL file relative to the project root. */
   definition: string;
   tasks: Record<string, TaskDefinition>;
+  /** Set for a money-moving operation's workflow: what the operation kit needs to start it (functions/operations/kit). */
+  operation?: OperationWorkflow;
+}
+
+/**
+ * A money-moving operation's workflow. Its input is `{ organizationId, [idField]: id }`; its
+ * execution name is `<organizationId>-<executionPrefix>-<id>` (one rule for every operation, so two
+ * operations of different kinds with the same id never collide and a support reader sees both);
+ * `startedBy` are the outbox events that start it when the request that stored it died first.
+ */
+export interface OperationWorkflow {
+  idField: string;
+  executionPrefix: string;
+  /** How the operation is named in answers and logs ("payment", "off-ramp"). */
+  noun: string;
+  startedBy: readonly string[];
 }
 
 export const workflows = {
@@ -34,6 +50,7 @@ export const workflows = {
   },
   payment: {
     name: 'payment',
+    operation: { idField: 'transactionId', executionPrefix: 'payment', noun: 'payment', startedBy: ['transaction.funded'] },
     definition: 'statemachines/payment.asl.json',
     tasks: {
       PaymentStep: { handler: 'functions/tasks/payment/paymentStep.ts' },
@@ -41,6 +58,7 @@ export const workflows = {
   },
   offRamp: {
     name: 'offRamp',
+    operation: { idField: 'offRampId', executionPrefix: 'offramp', noun: 'off-ramp', startedBy: ['offramp.accepted'] },
     definition: 'statemachines/offramp.asl.json',
     tasks: {
       OffRampStep: { handler: 'functions/tasks/offRamp/offRampStep.ts' },
@@ -48,6 +66,7 @@ export const workflows = {
   },
   withdrawal: {
     name: 'withdrawal',
+    operation: { idField: 'withdrawalId', executionPrefix: 'withdrawal', noun: 'withdrawal', startedBy: ['withdrawal.initiated'] },
     definition: 'statemachines/withdrawal.asl.json',
     tasks: {
       WithdrawalStep: { handler: 'functions/tasks/withdrawal/withdrawalStep.ts' },
@@ -55,6 +74,7 @@ export const workflows = {
   },
   onRamp: {
     name: 'onRamp',
+    operation: { idField: 'onRampId', executionPrefix: 'onramp', noun: 'on-ramp', startedBy: ['onramp.started'] },
     definition: 'statemachines/onramp.asl.json',
     tasks: {
       OnRampStep: { handler: 'functions/tasks/onRamp/onRampStep.ts' },
@@ -62,12 +82,16 @@ export const workflows = {
   },
   chainDeposit: {
     name: 'chainDeposit',
+    operation: { idField: 'depositId', executionPrefix: 'chain-deposit', noun: 'chain deposit', startedBy: ['chain_deposit.settling'] },
     definition: 'statemachines/chain-deposit.asl.json',
     tasks: {
       ChainDepositStep: { handler: 'functions/tasks/chainDeposit/chainDepositStep.ts' },
     },
   },
 } as const satisfies Record<string, WorkflowDefinition>;
+
+/** The workflows of money-moving operations. */
+export type OperationWorkflowName = { [K in WorkflowName]: (typeof workflows)[K] extends { operation: OperationWorkflow } ? K : never }[WorkflowName];
 
 export type WorkflowName = keyof typeof workflows;
 

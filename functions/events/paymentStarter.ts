@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
 import { logger } from '#platform/logger.ts';
-import { executionName, workflowEngine } from '#platform/workflow.ts';
+import { startOperation } from '#operations/kit/start.ts';
 import { outboxEventSchema } from '#store/outbox.ts';
 
 /**
@@ -16,12 +16,10 @@ const fundedEventSchema = z.object({
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  const engine = await workflowEngine();
   for (const message of event.Records) {
     try {
       const { detail } = fundedEventSchema.parse(JSON.parse(message.body));
-      const input = { organizationId: detail.organizationId, transactionId: detail.data.transactionId };
-      await engine.start('payment', executionName(input.organizationId, input.transactionId), input);
+      await startOperation('payment', detail.organizationId, detail.data.transactionId);
     } catch (error) {
       logger.error('payment workflow not started from its funded event', { messageId: message.messageId, error: error as Error });
       batchItemFailures.push({ itemIdentifier: message.messageId });

@@ -3,7 +3,8 @@ import { withdrawalExecutionName } from '#operations/withdrawal/intake.ts';
 import { config } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
 import { count } from '#platform/metrics.ts';
-import { executionName, workflowEngine } from '#platform/workflow.ts';
+import { workflowEngine } from '#platform/workflow.ts';
+import { operationExecutionName } from '#operations/kit/start.ts';
 import { listStartingOperations } from '#store/operations.ts';
 import type { WorkflowName } from '#contract/workflows.ts';
 
@@ -18,7 +19,7 @@ import type { WorkflowName } from '#contract/workflows.ts';
  * counted as SweeperRestarted and logged.
  */
 const starters: Record<string, { workflow: WorkflowName; name: (organizationId: string, id: string) => string; input: (organizationId: string, id: string) => Record<string, string> }> = {
-  payment: { workflow: 'payment', name: executionName, input: (organizationId, transactionId) => ({ organizationId, transactionId }) },
+  payment: { workflow: 'payment', name: (organizationId, id) => operationExecutionName('payment', organizationId, id), input: (organizationId, transactionId) => ({ organizationId, transactionId }) },
   withdrawal: { workflow: 'withdrawal', name: withdrawalExecutionName, input: (organizationId, withdrawalId) => ({ organizationId, withdrawalId }) },
 };
 

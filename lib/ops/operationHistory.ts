@@ -1,9 +1,10 @@
+import { operationExecutionName } from '#operations/kit/start.ts';
 import { chainDepositExecutionName } from '#operations/chainDeposit/progress.ts';
 import { offRampExecutionName, offRampWorkflow } from '#operations/offRamp/intake.ts';
 import { onRampExecutionName } from '#operations/onRamp/intake.ts';
 import { operatorDetail, parkedStatuses } from '#operations/kit/resolution.ts';
 import { withdrawalExecutionName } from '#operations/withdrawal/intake.ts';
-import { executionName, workflowEngine, type WorkflowHistoryEvent } from '#platform/workflow.ts';
+import { workflowEngine, type WorkflowHistoryEvent } from '#platform/workflow.ts';
 import { getOperation, type OperationKind } from '#store/operations.ts';
 import { getTransaction } from '#store/transactions.ts';
 import type { WorkflowName } from '#contract/workflows.ts';
@@ -43,7 +44,7 @@ export async function findOperation(organizationId: string, operationId: string)
       kind: 'payment',
       status: tx.state,
       workflow: 'payment',
-      executionName: executionName(organizationId, operationId),
+      executionName: operationExecutionName('payment', organizationId, operationId),
       timeline: tx.timeline.map(({ state, at, detail }) => ({ status: state, at, ...(detail ? { detail } : {}) })),
     };
   }

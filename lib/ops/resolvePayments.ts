@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { noteOf, ResolveUsageError } from './resolveDeposits.ts';
+import { InvalidResolution, OperationNotFound } from '#operations/kit/errors.ts';
 import type { OperatorResolution } from '#operations/kit/resolution.ts';
-import { paymentResolutions, resolvePayment, type PaymentResolution } from '#operations/payment/progress.ts';
+import { paymentResolutions, resolvePayment, type PaymentResolution } from '#operations/payment/resolve.ts';
 import { resolveWithdrawal, withdrawalResolutions, type WithdrawalResolution } from '#operations/withdrawal/progress.ts';
 
 /**
@@ -48,9 +49,8 @@ export async function resolveFromCli(kind: string, args: string[]): Promise<Reso
       ? await resolvePayment({ organizationId, transactionId: id, as: values.as as PaymentResolution, note })
       : await resolveWithdrawal({ organizationId, withdrawalId: id, as: values.as as WithdrawalResolution, note, ...(txHash === undefined ? {} : { txHash }) });
   } catch (error) {
-    const name = (error as Error).name;
-    if (name === 'InvalidResolution') throw new ResolveUsageError((error as Error).message);
-    if (name === 'PaymentNotFound' || name === 'WithdrawalNotFound') throw new ResolveUsageError(`no ${kind} ${id} in organization ${organizationId}`);
+    if (error instanceof InvalidResolution) throw new ResolveUsageError(error.message);
+    if (error instanceof OperationNotFound) throw new ResolveUsageError(`no ${kind} ${id} in organization ${organizationId}`);
     throw error;
   }
   return { kind: kind as ResolvableKind, organizationId, id, as: values.as, ...resolution };

@@ -59,7 +59,7 @@ describe('admin ops history', () => {
     const lines = text.trimEnd().split('\n');
     expect(lines[0]).toBe(`payment ${id} of ${org.organizationId}: RECONCILED`);
     // The id has `.` and `:`, which a name cannot hold: the name still shows it.
-    expect(lines[1]).toMatch(/^workflow payment, execution hist_pay_[0-9a-z]+-\d+-[0-9a-f]{16}$/);
+    expect(lines[1]).toMatch(/^workflow payment, execution payment-hist_pay_[0-9a-z]+-\d+-[0-9a-f]{16}$/);
     const body = lines.slice(3);
     expect(body.every((line) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}(workflow|operation|operator) +\S/.test(line))).toBe(true);
     const workflow = body.filter((line) => / workflow /.test(line)).map((line) => line.replace(/^\S+\s+workflow\s+/, ''));

@@ -1,3 +1,4 @@
+import { operationExecutionName } from '#operations/kit/start.ts';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -10,7 +11,6 @@ import { handler as sweep } from '../../functions/scheduled/startSweeper.ts';
 import { withdrawalExecutionName } from '#operations/withdrawal/intake.ts';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { reloadConfig } from '#platform/config.ts';
-import { executionName } from '#platform/workflow.ts';
 import { dynamo } from '#store/client.ts';
 import { getExecution } from '#store/executions.ts';
 import { keys, startingIndex } from '#store/keys.ts';
@@ -76,7 +76,7 @@ describe('the sweeper, in process', () => {
     reloadConfig();
     try {
       const first = await sweep();
-      expect(first.restarted.sort()).toEqual([executionName(org.organizationId, transactionId), withdrawalExecutionName(org.organizationId, withdrawalId)].sort());
+      expect(first.restarted.sort()).toEqual([operationExecutionName('payment', org.organizationId, transactionId), withdrawalExecutionName(org.organizationId, withdrawalId)].sort());
       // Swept again while they run: the engine refuses the names, nothing is started twice.
       const second = await sweep();
       expect(second.restarted).toEqual([]);
@@ -87,7 +87,7 @@ describe('the sweeper, in process', () => {
     expect((await untilSettled(service, org.apiKey, `/transactions/${transactionId}`)).state).toBe('RECONCILED');
     expect((await untilSettled(service, org.apiKey, `/treasury/withdrawals/${withdrawalId}`)).state).toBe('SENT');
     expect(await startingItems()).toEqual([]);
-    expect((await getExecution(executionName(org.organizationId, transactionId), 'payment'))?.drives).toBe(1);
+    expect((await getExecution(operationExecutionName('payment', org.organizationId, transactionId), 'payment'))?.drives).toBe(1);
     await expectLedgerInvariant(org.organizationId);
   });
 });

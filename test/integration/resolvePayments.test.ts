@@ -1,6 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
-import { pollPayout, resolvePayment, submitPayout, type PaymentRef } from '#operations/payment/progress.ts';
+import { pollPayout, submitPayout, type PaymentRef } from '#operations/payment/progress.ts';
+import { resolvePayment } from '#operations/payment/resolve.ts';
+import { OperationNotFound } from '#operations/kit/errors.ts';
 import { pollWithdrawal, pullFunds, resolveWithdrawal, sendWithdrawal, type WithdrawalRef } from '#operations/withdrawal/progress.ts';
 import type { WithdrawalRecord } from '#operations/withdrawal/view.ts';
 import { SimulatedChain, useChainSender } from '#providers/chain.ts';
@@ -218,7 +220,7 @@ describe('resolving a parked payment', () => {
     install();
     const ref = await parkedPayment(94);
     await expect(resolvePayment({ ...ref, as: 'paid', note: '   ' })).rejects.toThrow(/needs a note/);
-    await expect(resolvePayment({ ...ref, transactionId: 'nope', as: 'paid', note })).rejects.toMatchObject({ name: 'PaymentNotFound' });
+    await expect(resolvePayment({ ...ref, transactionId: 'nope', as: 'paid', note })).rejects.toBeInstanceOf(OperationNotFound);
     expect((await payment(ref)).state).toBe('IN_DOUBT');
   });
 });

@@ -1,4 +1,5 @@
 import { logger } from '#platform/logger.ts';
+import { OperationNotFound } from '#operations/kit/errors.ts';
 import { executionName, workflowEngine } from '#platform/workflow.ts';
 import { chainSender } from '#providers/chain.ts';
 import { depositMovement, type LedgerMovement } from '#store/ledger.ts';
@@ -202,7 +203,7 @@ export async function parkChainDeposit(ref: ChainDepositRef & { error?: unknown 
 
 async function load(ref: ChainDepositRef): Promise<ChainDepositRecord> {
   const record = await getOperation<ChainDepositRecord>(ref.organizationId, 'chainDeposit', ref.depositId);
-  if (!record) throw Object.assign(new Error(`chain deposit ${ref.depositId} not found`), { name: 'ChainDepositNotFound' });
+  if (!record) throw new OperationNotFound('chain deposit', ref.depositId);
   return record;
 }
 

@@ -1,4 +1,5 @@
 import { logger } from '#platform/logger.ts';
+import { OperationNotFound } from '#operations/kit/errors.ts';
 import { ProviderUnavailable } from '#providers/providerErrors.ts';
 import { offRampProvider, type OffRampDeposit, type OffRampDepositRequest } from '#providers/offRamp.ts';
 import { InsufficientFunds, type LedgerLeg, type LedgerMovement } from '#store/ledger.ts';
@@ -273,7 +274,7 @@ async function load(ref: OffRampRef | OffRampRecord): Promise<OffRampRecord> {
   const organizationId = ref.organizationId;
   const id = 'offRampId' in ref ? ref.offRampId : ref.id;
   const record = await getOperation<OffRampRecord>(organizationId, 'offramp', id);
-  if (!record) throw Object.assign(new Error(`off-ramp ${id} not found`), { name: 'OffRampNotFound' });
+  if (!record) throw new OperationNotFound('off-ramp', id);
   return record;
 }
 

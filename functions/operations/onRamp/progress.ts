@@ -1,4 +1,5 @@
 import { logger } from '#platform/logger.ts';
+import { OperationNotFound } from '#operations/kit/errors.ts';
 import { DeliveryUnanswered, onRampProvider, type DeliveryState } from '#providers/onRamp.ts';
 import { depositMovement } from '#store/ledger.ts';
 import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
@@ -72,7 +73,7 @@ export function nextOf(record: OnRampRecord): OnRampNext {
 
 async function load(ref: OnRampRef): Promise<OnRampRecord> {
   const record = await getOperation<OnRampRecord>(ref.organizationId, 'onramp', ref.onRampId);
-  if (!record) throw Object.assign(new Error(`on-ramp ${ref.onRampId} not found`), { name: 'OnRampNotFound' });
+  if (!record) throw new OperationNotFound('on-ramp', ref.onRampId);
   return record;
 }
 

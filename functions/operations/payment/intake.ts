@@ -1,6 +1,4 @@
 import { ApiError, validationError } from '#platform/errors.ts';
-import { logger } from '#platform/logger.ts';
-import { executionName, workflowEngine } from '#platform/workflow.ts';
 import { operationMoved } from '#platform/metrics.ts';
 import { applyMovement, InsufficientFunds } from '#store/ledger.ts';
 import { getQuote, priceOfQuote, storedPrice, useQuoteItem, type QuoteRecord, type StoredPrice } from '#store/quotes.ts';
@@ -11,7 +9,11 @@ import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
 import { formatDecimal, money } from '#domain/money.ts';
 import { corridorOf, pricePayment, PricingUnavailable, sendAmountOf } from '#operations/quote/quoting.ts';
 import { hashRequest } from '#domain/requestHash.ts';
+import { keyReused, replayExisting } from '#operations/kit/intake.ts';
+import { startAfterCommit } from '#operations/kit/start.ts';
 import type { CreateTransactionBody, TransactionAccepted } from '#schemas/transactions.ts';
+
+const noun = 'payment';
 
 /**
  * POST /transactions: everything that must hold before a payment exists, then one DynamoDB
@@ -114,30 +116,21 @@ export async function acceptPayment(organizationId: string, body: CreateTransact
   }
 
   operationMoved('payment', 'FUNDED');
-  await startPaymentWorkflow(organizationId, transactionId);
+  await startAfterCommit('payment', organizationId, transactionId);
   return { transactionId, status: 'FUNDED' };
 }
 
 /** The same key again: the same answer (compliance hold, or the payment as it stands), never a second payment. */
 async function answerForExisting(organizationId: string, transactionId: string, requestHash: string): Promise<TransactionAccepted | undefined> {
   const { transaction, hold } = await getTransactionAndHold(organizationId, transactionId);
-  if (hold && hold.requestHash !== requestHash) throw keyReused();
+  if (hold && hold.requestHash !== requestHash) throw keyReused(noun);
   if (hold) throw complianceHold('payment', transactionId);
-  if (!transaction) return undefined;
-  if (transaction.requestHash !== requestHash) throw keyReused();
-  // A retry after a crash between funding and starting: starting again is a no-op when it runs.
-  if (transaction.state === 'FUNDED') await startPaymentWorkflow(organizationId, transactionId);
-  return { transactionId, status: transaction.state };
-}
-
-export async function startPaymentWorkflow(organizationId: string, transactionId: string): Promise<void> {
-  try {
-    const engine = await workflowEngine();
-    await engine.start('payment', executionName(organizationId, transactionId), { organizationId, transactionId });
-  } catch (error) {
-    // The payment is funded and its `transaction.funded` event will start it: log, do not fail the request.
-    logger.error('payment workflow not started; the funded event will start it', { transactionId, error: error as Error });
-  }
+  const existing = await replayExisting(transaction, requestHash, {
+    noun,
+    // A retry after a crash between funding and starting: starting again is a no-op when it runs.
+    startIfStarting: (tx) => (tx.state === 'FUNDED' ? startAfterCommit('payment', organizationId, transactionId) : Promise.resolve()),
+  });
+  return existing && { transactionId, status: existing.state };
 }
 
 async function lockedQuote(organizationId: string, body: CreateTransactionBody, send: bigint, corridor: CorridorDefinition, now: Date): Promise<QuoteRecord> {
@@ -159,6 +152,3 @@ function quoteUsed(): ApiError {
   return new ApiError('quote_expired', 'This quote was already used by another payment; get a new quote.');
 }
 
-function keyReused(): ApiError {
-  return new ApiError('idempotency_key_reused', 'This idempotency key was already used for a different payment; use a new key for a new payment.');
-}

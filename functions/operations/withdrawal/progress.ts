@@ -1,4 +1,5 @@
 import { logger } from '#platform/logger.ts';
+import { OperationNotFound } from '#operations/kit/errors.ts';
 import { chainSender, type ChainSendRequest, type ChainSendSubmission } from '#providers/chain.ts';
 import { InsufficientFunds, type LedgerLeg, type LedgerMovement } from '#store/ledger.ts';
 import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
@@ -277,7 +278,7 @@ export function outcomeOf(status: WithdrawalState): WithdrawalOutcome {
 
 async function load(ref: WithdrawalRef): Promise<WithdrawalRecord> {
   const record = await getOperation<WithdrawalRecord>(ref.organizationId, 'withdrawal', ref.withdrawalId);
-  if (!record) throw Object.assign(new Error(`withdrawal ${ref.withdrawalId} not found`), { name: 'WithdrawalNotFound' });
+  if (!record) throw new OperationNotFound('withdrawal', ref.withdrawalId);
   return record;
 }
 

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { workflows, type OperationWorkflowName } from '#contract/workflows.ts';
+import { workflowWait } from '#platform/workflow.ts';
+import type { StepResult } from './progress.ts';
+
+/**
+ * The Lambda entry point of an operation's Task states, made from its steps: one function per
+ * workflow (the steps share every import, so one warm function serves the whole workflow); each
+ * Task names its step in the payload `{ step, organizationId, [idField], error? }` and routes on
+ * the answer `{ outcome, waitSeconds }` (statemachines/*.asl.json).
+ */
+export function taskHandler<O extends string, Ref>(
+  workflow: OperationWorkflowName,
+  steps: Record<string, (ref: Ref & { error?: unknown }) => Promise<StepResult<O>>>,
+  defaultWaitSeconds = 10,
+): (event: unknown) => Promise<{ outcome: O; waitSeconds: number }> {
+  const { idField } = workflows[workflow].operation;
+  const names = Object.keys(steps) as [string, ...string[]];
+  const inputSchema = z.object({
+    step: z.enum(names),
+    organizationId: z.string().min(1),
+    [idField]: z.string().min(1),
+    error: z.unknown().optional(),
+  });
+  return async (event) => {
+    const { step, ...ref } = inputSchema.parse(event) as { step: string } & Record<string, unknown>;
+    const { outcome, waitSeconds = defaultWaitSeconds } = await steps[step]!(ref as Ref & { error?: unknown });
+    return { outcome, waitSeconds: workflowWait(waitSeconds) };
+  };
+}
