@@ -4,7 +4,7 @@ import { config } from '#platform/config.ts';
 import { fxProvider } from '#providers/fx.ts';
 import { ProviderNotConfigured } from '#providers/providerErrors.ts';
 import { findCorridor, type CorridorDefinition } from '#domain/corridors.ts';
-import { AmountError, parseDecimal, scaleOf } from '#domain/money.ts';
+import { requestedAmount } from '#operations/kit/amount.ts';
 import { price, type Price } from '#domain/pricing.ts';
 import type { CorridorInput, DecimalAmount } from '#schemas/common.ts';
 
@@ -31,18 +31,7 @@ export interface PricedPayment {
 
 /** The send amount in USDC minor units, refused (400 validation) rather than rounded. */
 export function sendAmountOf(sendAmount: DecimalAmount): bigint {
-  if (sendAmount.currency !== sendCurrency) {
-    throw validationError([{ path: ['sendAmount', 'currency'], message: `only ${sendCurrency} can be sent` }]);
-  }
-  let minor: bigint;
-  try {
-    minor = parseDecimal(sendAmount.amount, scaleOf(sendCurrency)!);
-  } catch (error) {
-    if (error instanceof AmountError) throw validationError([{ path: ['sendAmount', 'amount'], message: error.message }]);
-    throw error;
-  }
-  if (minor <= 0n) throw validationError([{ path: ['sendAmount', 'amount'], message: 'must be greater than 0' }]);
-  return minor;
+  return requestedAmount(sendAmount.amount, sendAmount.currency, ['sendAmount', 'amount'], { currency: sendCurrency, refusal: `only ${sendCurrency} can be sent` });
 }
 
 export function corridorOf(input: CorridorInput): CorridorDefinition {
