@@ -3,11 +3,11 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
 import { z } from 'zod';
-import { config } from '#platform/config.ts';
+import { providerPort } from './port.ts';
 import { addressFormatOf, isEvmAddress } from '#domain/networks.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { ProviderNotConfigured, ProviderUnavailable } from './providerErrors.ts';
+import { ProviderUnavailable } from './providerErrors.ts';
 import { type OutcomeBand, centsOf } from './outcomeBands.ts';
 
 /**
@@ -297,34 +297,14 @@ export class SimulatedChain implements ChainSender {
   }
 }
 
-let installedSender: ChainSender | undefined;
-let installedOracle: GasOracle | undefined;
+const chainSenderPort = providerPort<ChainSender>('chain-send provider', () => new SimulatedChain());
+const gasOraclePort = providerPort<GasOracle>('gas oracle', () => new SimulatedGasOracle());
 
 /** Wiring (or a test, at this port only) installs another sender; `undefined` goes back to the environment's default. */
-export function useChainSender(sender?: ChainSender): void {
-  installedSender = sender;
-}
+export const useChainSender = chainSenderPort.use;
 
-export function useGasOracle(oracle?: GasOracle): void {
-  installedOracle = oracle;
-}
+export const useGasOracle = gasOraclePort.use;
 
-export function chainSender(): ChainSender {
-  if (installedSender) return installedSender;
-  const environment = config().SERVICE_ENVIRONMENT;
-  if (environment === 'simulated') {
-    installedSender = new SimulatedChain();
-    return installedSender;
-  }
-  throw new ProviderNotConfigured(`No chain-send provider is configured for the ${environment} environment.`);
-}
+export const chainSender = chainSenderPort.get;
 
-export function gasOracle(): GasOracle {
-  if (installedOracle) return installedOracle;
-  const environment = config().SERVICE_ENVIRONMENT;
-  if (environment === 'simulated') {
-    installedOracle = new SimulatedGasOracle();
-    return installedOracle;
-  }
-  throw new ProviderNotConfigured(`No gas oracle is configured for the ${environment} environment.`);
-}
+export const gasOracle = gasOraclePort.get;

@@ -1,12 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { config } from '#platform/config.ts';
+import { providerPort } from './port.ts';
 import { scaleOf } from '#domain/money.ts';
 import { addressFormatOf, solanaAddress, tronAddress } from '#domain/networks.ts';
 import { NumberValue, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoExact, queryAll, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { ledgerCurrency, readBalance } from '#store/ledger.ts';
-import { ProviderNotConfigured } from './providerErrors.ts';
+
 
 /**
  * The custody provider port: opens the wallet that holds an organization's USDC and reports
@@ -165,19 +165,9 @@ async function simulatedPositions(walletId: string): Promise<Map<string, bigint>
   return new Map(items.map((item) => [String(item.asset), (item.amount as NumberValue).toBigInt()]));
 }
 
-let installed: CustodyProvider | undefined;
+const custodyProviderPort = providerPort<CustodyProvider>('custody provider', () => new SimulatedCustody());
 
 /** Wiring installs a real adapter here when one exists; nothing is installed in `simulated`. */
-export function useCustodyProvider(provider: CustodyProvider | undefined): void {
-  installed = provider;
-}
+export const useCustodyProvider = custodyProviderPort.use;
 
-export function custodyProvider(): CustodyProvider {
-  if (installed) return installed;
-  const environment = config().SERVICE_ENVIRONMENT;
-  if (environment === 'simulated') {
-    installed = new SimulatedCustody();
-    return installed;
-  }
-  throw new ProviderNotConfigured(`No custody provider is configured for the ${environment} environment.`);
-}
+export const custodyProvider = custodyProviderPort.get;

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { config } from '#platform/config.ts';
+import { providerPort } from './port.ts';
 import { fraction, fractionOf, multiply, type Fraction } from '#domain/money.ts';
-import { ProviderNotConfigured } from './providerErrors.ts';
+
 
 /**
  * The FX rate port: the mid-market rate a route is priced from (functions/domain/pricing.ts).
@@ -80,19 +80,9 @@ export class SimulatedFx implements FxProvider {
   }
 }
 
-let installed: FxProvider | undefined;
+const fxProviderPort = providerPort<FxProvider>('FX rate provider', () => new SimulatedFx());
 
 /** Wiring (or a test) installs another source here; `undefined` goes back to the environment's default. */
-export function useFxProvider(provider?: FxProvider): void {
-  installed = provider;
-}
+export const useFxProvider = fxProviderPort.use;
 
-export function fxProvider(): FxProvider {
-  if (installed) return installed;
-  const environment = config().SERVICE_ENVIRONMENT;
-  if (environment === 'simulated') {
-    installed = new SimulatedFx();
-    return installed;
-  }
-  throw new ProviderNotConfigured(`No FX rate provider is configured for the ${environment} environment.`);
-}
+export const fxProvider = fxProviderPort.get;

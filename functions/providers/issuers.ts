@@ -1,6 +1,5 @@
-import { config } from '#platform/config.ts';
+import { providerPort } from './port.ts';
 import type { Issuer, WalletAccount } from '#schemas/wallets.ts';
-import { ProviderNotConfigured } from './providerErrors.ts';
 
 /**
  * The stablecoin issuer port: which issuers the service works with (the catalogue of GET /issuers)
@@ -47,19 +46,9 @@ export class SimulatedIssuers implements IssuerProvider {
   }
 }
 
-let installed: IssuerProvider | undefined;
+const issuerProviderPort = providerPort<IssuerProvider>('stablecoin issuer provider', () => new SimulatedIssuers());
 
 /** Wiring (or a test) installs another provider here; `undefined` goes back to the environment's default. */
-export function useIssuerProvider(provider?: IssuerProvider): void {
-  installed = provider;
-}
+export const useIssuerProvider = issuerProviderPort.use;
 
-export function issuerProvider(): IssuerProvider {
-  if (installed) return installed;
-  const environment = config().SERVICE_ENVIRONMENT;
-  if (environment === 'simulated') {
-    installed = new SimulatedIssuers();
-    return installed;
-  }
-  throw new ProviderNotConfigured(`No stablecoin issuer provider is configured for the ${environment} environment.`);
-}
+export const issuerProvider = issuerProviderPort.get;

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { z } from 'zod';
-import { config } from '#platform/config.ts';
+import { providerPort } from './port.ts';
 import { ibanChecksumValid } from '#domain/iban.ts';
 import { convertFloor, fraction, scaleOf, type Fraction } from '#domain/money.ts';
 import { payoutRailOf } from '#domain/offRampPricing.ts';
@@ -10,7 +10,7 @@ import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import type { CreateBeneficiaryBody } from '#schemas/offramps.ts';
 import { fxProvider } from './fx.ts';
-import { ProviderNotConfigured, ProviderUnavailable } from './providerErrors.ts';
+import { ProviderUnavailable } from './providerErrors.ts';
 import { outcomeBand, settleSeconds } from './payout.ts';
 import { type OutcomeBand } from './outcomeBands.ts';
 
@@ -216,19 +216,9 @@ export class SimulatedOffRamps implements OffRampProvider {
   }
 }
 
-let installed: OffRampProvider | undefined;
+const offRampProviderPort = providerPort<OffRampProvider>('off-ramp provider', () => new SimulatedOffRamps());
 
 /** Wiring (or a test) installs another provider here; `undefined` goes back to the environment's default. */
-export function useOffRampProvider(provider?: OffRampProvider): void {
-  installed = provider;
-}
+export const useOffRampProvider = offRampProviderPort.use;
 
-export function offRampProvider(): OffRampProvider {
-  if (installed) return installed;
-  const environment = config().SERVICE_ENVIRONMENT;
-  if (environment === 'simulated') {
-    installed = new SimulatedOffRamps();
-    return installed;
-  }
-  throw new ProviderNotConfigured(`No off-ramp provider is configured for the ${environment} environment.`);
-}
+export const offRampProvider = offRampProviderPort.get;

@@ -2,13 +2,13 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { config } from '#platform/config.ts';
+import { providerPort } from './port.ts';
 import { buildBrCode } from '#domain/brCode.ts';
 import { isAddressOn } from '#domain/networks.ts';
 import { pixMaximum, pixMinimum } from '#operations/onRamp/pricing.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { ProviderNotConfigured } from './providerErrors.ts';
+
 import { type OutcomeBand, centsOf } from './outcomeBands.ts';
 
 /**
@@ -301,19 +301,9 @@ export class SimulatedOnRamps implements OnRampProvider {
   }
 }
 
-let installed: OnRampProvider | undefined;
+const onRampProviderPort = providerPort<OnRampProvider>('on-ramp (collection and issuance) provider', () => new SimulatedOnRamps());
 
 /** Wiring (or a test) installs another provider here; `undefined` goes back to the environment's default. */
-export function useOnRampProvider(provider?: OnRampProvider): void {
-  installed = provider;
-}
+export const useOnRampProvider = onRampProviderPort.use;
 
-export function onRampProvider(): OnRampProvider {
-  if (installed) return installed;
-  const environment = config().SERVICE_ENVIRONMENT;
-  if (environment === 'simulated') {
-    installed = new SimulatedOnRamps();
-    return installed;
-  }
-  throw new ProviderNotConfigured(`No on-ramp (collection and issuance) provider is configured for the ${environment} environment.`);
-}
+export const onRampProvider = onRampProviderPort.get;

@@ -2,13 +2,13 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { z } from 'zod';
-import { config } from '#platform/config.ts';
+import { providerPort } from './port.ts';
 import { beneficiaryProblems, findCorridor } from '#domain/corridors.ts';
 import { scaleOf } from '#domain/money.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import type { Beneficiary } from '#schemas/transactions.ts';
-import { PayoutUnanswered, ProviderNotConfigured, ProviderUnavailable } from './providerErrors.ts';
+import { PayoutUnanswered, ProviderUnavailable } from './providerErrors.ts';
 import { type OutcomeBand, centsOf } from './outcomeBands.ts';
 
 export { PayoutUnanswered } from './providerErrors.ts';
@@ -247,19 +247,9 @@ export class SimulatedPayouts implements PayoutProvider {
   }
 }
 
-let installed: PayoutProvider | undefined;
+const payoutProviderPort = providerPort<PayoutProvider>('payout provider', () => new SimulatedPayouts());
 
 /** Wiring (or a test) installs another provider here; `undefined` goes back to the environment's default. */
-export function usePayoutProvider(provider?: PayoutProvider): void {
-  installed = provider;
-}
+export const usePayoutProvider = payoutProviderPort.use;
 
-export function payoutProvider(): PayoutProvider {
-  if (installed) return installed;
-  const environment = config().SERVICE_ENVIRONMENT;
-  if (environment === 'simulated') {
-    installed = new SimulatedPayouts();
-    return installed;
-  }
-  throw new ProviderNotConfigured(`No payout provider is configured for the ${environment} environment.`);
-}
+export const payoutProvider = payoutProviderPort.get;
