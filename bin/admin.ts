@@ -205,7 +205,7 @@ try {
       useWorkflowEngine(runner);
     }
     const { simulateChainDeposit } = await import('../lib/ops/chainDeposit.ts');
-    const { ChainDepositRefused } = await import('#operations/chainDeposit/progress.ts');
+    const { ChainDepositRefused } = await import('#operations/chainDeposit/intake.ts');
     let result;
     try {
       result = await simulateChainDeposit({ organizationId, network: values.network, amount, ...(values['tx-hash'] ? { txHash: values['tx-hash'] } : {}) });
@@ -219,7 +219,7 @@ try {
       await runner.stop();
     }
     const { getOperation } = await import('#store/operations.ts');
-    const { chainDepositView } = await import('#operations/chainDeposit/progress.ts');
+    const { chainDepositView } = await import('#operations/chainDeposit/view.ts');
     const now = await getOperation(organizationId, 'chainDeposit', result.deposit.depositId);
     console.log(JSON.stringify({ ...result, deposit: now ? chainDepositView(now as never) : result.deposit }));
   } else if (group === 'resolve' && (command === 'payment' || command === 'withdrawal')) {

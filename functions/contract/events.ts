@@ -8,7 +8,10 @@
  * forwarder (functions/events/outboxForwarder.ts: the stream's Lambda in AWS, fed by
  * lib/local/streamPoller.ts here; docs/decisions/021). Delivery is at least once: targets dedupe on the event id.
  */
-import type { WorkflowName } from './workflows.ts';
+import { workflows, type OperationWorkflowName, type WorkflowName } from './workflows.ts';
+
+/** The workflows of money-moving operations, each started by its `startedBy` events (functions/events/operationStarter.ts). */
+const operationWorkflows = (Object.keys(workflows) as WorkflowName[]).filter((name): name is OperationWorkflowName => 'operation' in workflows[name]);
 
 export const eventSource = 'payments.service';
 
@@ -33,32 +36,11 @@ export const eventRules: EventRule[] = [
     target: 'functions/events/auditTrail.ts',
   },
   {
-    name: 'paymentStarter',
-    description: 'A funded payment whose request died before starting its workflow is started from its event.',
-    pattern: { source: [eventSource], 'detail-type': ['transaction.funded'] },
-    target: 'functions/events/paymentStarter.ts',
-    starts: ['payment'],
-  },
-  {
-    name: 'onRampStarter',
-    description: 'A deposit (wire or PIX on-ramp, or a wire that started one) whose request died before starting its workflow is started from its event.',
-    pattern: { source: [eventSource], 'detail-type': ['onramp.started'] },
-    target: 'functions/events/onRampStarter.ts',
-    starts: ['onRamp'],
-  },
-  {
-    name: 'offRampStarter',
-    description: 'An accepted off-ramp whose request died before starting its workflow is started from its event.',
-    pattern: { source: [eventSource], 'detail-type': ['offramp.accepted'] },
-    target: 'functions/events/offRampStarter.ts',
-    starts: ['offRamp'],
-  },
-  {
-    name: 'chainOperationStarter',
-    description: 'A withdrawal, or an on-chain deposit to move home, whose request died before starting its workflow is started from its event.',
-    pattern: { source: [eventSource], 'detail-type': ['withdrawal.initiated', 'chain_deposit.settling'] },
-    target: 'functions/events/chainOperationStarter.ts',
-    starts: ['withdrawal', 'chainDeposit'],
+    name: 'operationStarter',
+    description: 'A money-moving operation whose request died before starting its workflow is started from the event stored with it.',
+    pattern: { source: [eventSource], 'detail-type': operationWorkflows.flatMap((workflow) => [...workflows[workflow].operation.startedBy]) },
+    target: 'functions/events/operationStarter.ts',
+    starts: operationWorkflows,
   },
 ];
 

@@ -1,8 +1,7 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { logger } from '#platform/logger.ts';
+import { queueConsumer } from '#platform/queueConsumer.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { outboxEventSchema } from '#store/outbox.ts';
@@ -23,21 +22,9 @@ const busEventSchema = z.object({
   detail: outboxEventSchema,
 });
 
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const message of event.Records) {
-    try {
-      await record(message.body);
-    } catch (error) {
-      logger.error('audit record not written', { messageId: message.messageId, error: error as Error });
-      batchItemFailures.push({ itemIdentifier: message.messageId });
-    }
-  }
-  return { batchItemFailures };
-}
+export const handler = queueConsumer('audit record not written', busEventSchema, record);
 
-async function record(body: string): Promise<void> {
-  const busEvent = busEventSchema.parse(JSON.parse(body));
+async function record(busEvent: z.infer<typeof busEventSchema>): Promise<void> {
   const { detail } = busEvent;
   try {
     await dynamo().send(

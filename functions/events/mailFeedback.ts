@@ -1,7 +1,7 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { logger } from '#platform/logger.ts';
+import { queueConsumer } from '#platform/queueConsumer.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 
@@ -29,21 +29,9 @@ const sesEventSchema = z.object({
   }),
 });
 
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const message of event.Records) {
-    try {
-      await record(message.body);
-    } catch (error) {
-      logger.error('mail feedback not recorded', { messageId: message.messageId, error: error as Error });
-      batchItemFailures.push({ itemIdentifier: message.messageId });
-    }
-  }
-  return { batchItemFailures };
-}
+export const handler = queueConsumer('mail feedback not recorded', sesEventSchema, record);
 
-async function record(body: string): Promise<void> {
-  const { id, time, detail } = sesEventSchema.parse(JSON.parse(body));
+async function record({ id, time, detail }: z.infer<typeof sesEventSchema>): Promise<void> {
   const suppression = detail.eventType === 'Complaint'
     ? { reason: `complaint${detail.complaint?.complaintFeedbackType ? ` (${detail.complaint.complaintFeedbackType})` : ''}`, addresses: detail.complaint?.complainedRecipients }
     : detail.bounce?.bounceType === 'Permanent'

@@ -12,6 +12,7 @@ import { countRequestCalls } from '#store/client.ts';
 import { config } from './config.ts';
 import { ApiError, DeadlineReached, isDependencyUnavailable } from './errors.ts';
 import { logger } from './logger.ts';
+import { ProviderNotConfigured } from './providerErrors.ts';
 import { parseBody, parseNoBody, parseParams, parseQuery } from './request.ts';
 
 /**
@@ -113,7 +114,7 @@ function lifecycle(definition: RouteDefinition): ApiMiddleware {
         return;
       }
       // A provider port with no adapter on this environment: the feature is not wired here.
-      if (error instanceof Error && error.name === 'ProviderNotConfigured') {
+      if (error instanceof ProviderNotConfigured) {
         const notWired = new ApiError('not_implemented', error.message, { feature: definition.feature });
         finish(request, { status: notWired.status, body: notWired.body() });
         return;

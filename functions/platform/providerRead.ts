@@ -1,4 +1,5 @@
 import { ApiError } from './errors.ts';
+import { ProviderUnavailable } from './providerErrors.ts';
 
 /**
  * A read at a wallet or issuer provider. A provider that did not answer (ProviderUnavailable) is
@@ -9,7 +10,7 @@ export async function providerRead<T>(what: string, read: () => Promise<T>): Pro
   try {
     return await read();
   } catch (error) {
-    if (error instanceof Error && error.name === 'ProviderUnavailable') {
+    if (error instanceof ProviderUnavailable) {
       throw new ApiError('unavailable', `The ${what} could not be read from the provider just now; retry with backoff.`);
     }
     throw error;

@@ -7,7 +7,7 @@ import { providerPort } from './port.ts';
 import { addressFormatOf, isEvmAddress } from '#domain/networks.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { ProviderUnavailable } from './providerErrors.ts';
+import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { type OutcomeBand, centsOf } from './outcomeBands.ts';
 
 /**

@@ -75,7 +75,7 @@ export interface CustodyProvider {
 
 // The error classes live with the other providers' (one set of names for the workflows' Retry/Catch);
 // re-exported so existing imports from this module keep working.
-export { ProviderNotConfigured, ProviderUnavailable } from './providerErrors.ts';
+export { ProviderNotConfigured, ProviderUnavailable } from '#platform/providerErrors.ts';
 
 export const simulatedCustodyName = 'simulated-custody';
 

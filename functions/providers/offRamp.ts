@@ -10,7 +10,7 @@ import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import type { CreateBeneficiaryBody } from '#schemas/offramps.ts';
 import { fxProvider } from './fx.ts';
-import { ProviderUnavailable } from './providerErrors.ts';
+import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { outcomeBand, settleSeconds } from './payout.ts';
 import { type OutcomeBand } from './outcomeBands.ts';
 

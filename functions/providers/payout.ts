@@ -8,10 +8,10 @@ import { scaleOf } from '#domain/money.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import type { Beneficiary } from '#schemas/transactions.ts';
-import { PayoutUnanswered, ProviderUnavailable } from './providerErrors.ts';
+import { PayoutUnanswered, ProviderUnavailable } from '#platform/providerErrors.ts';
 import { type OutcomeBand, centsOf } from './outcomeBands.ts';
 
-export { PayoutUnanswered } from './providerErrors.ts';
+export { PayoutUnanswered } from '#platform/providerErrors.ts';
 
 /**
  * The payout provider port: pays the destination amount to the beneficiary on the route chosen

@@ -1,5 +1,5 @@
 import { config } from '#platform/config.ts';
-import { ProviderNotConfigured } from './providerErrors.ts';
+import { ProviderNotConfigured } from '#platform/providerErrors.ts';
 
 /**
  * How every provider port picks its adapter: one installed by wiring (or by a test, at this port

@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { withdrawalExecutionName } from '#operations/withdrawal/intake.ts';
 import { config } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
 import { count } from '#platform/metrics.ts';
 import { workflowEngine } from '#platform/workflow.ts';
-import { operationExecutionName } from '#operations/kit/start.ts';
+import { operationExecutionName, operationInput } from '#operations/kit/start.ts';
 import { listStartingOperations } from '#store/operations.ts';
-import type { WorkflowName } from '#contract/workflows.ts';
+import type { OperationWorkflowName } from '#contract/workflows.ts';
 
 /**
  * The sweeper, on a schedule (EventBridge Scheduler in AWS: lib/aws/sweeperSchedule.ts; a timer
@@ -18,10 +17,8 @@ import type { WorkflowName } from '#contract/workflows.ts';
  * the commit and the start, or the start and its safety-net event both failed) now runs, once,
  * counted as SweeperRestarted and logged.
  */
-const starters: Record<string, { workflow: WorkflowName; name: (organizationId: string, id: string) => string; input: (organizationId: string, id: string) => Record<string, string> }> = {
-  payment: { workflow: 'payment', name: (organizationId, id) => operationExecutionName('payment', organizationId, id), input: (organizationId, transactionId) => ({ organizationId, transactionId }) },
-  withdrawal: { workflow: 'withdrawal', name: withdrawalExecutionName, input: (organizationId, withdrawalId) => ({ organizationId, withdrawalId }) },
-};
+/** The kinds the starting index holds (functions/store/keys.ts startingIndex), by their workflow. */
+const startingKinds: Record<string, OperationWorkflowName> = { payment: 'payment', withdrawal: 'withdrawal' };
 
 const resultSchema = z.object({ checked: z.number(), restarted: z.array(z.string()) });
 export type SweepResult = z.infer<typeof resultSchema>;
@@ -32,11 +29,11 @@ export async function handler(): Promise<SweepResult> {
   const engine = await workflowEngine();
   const restarted: string[] = [];
   for (const operation of starting) {
-    const starter = starters[operation.kind];
-    if (!starter) continue;
-    const name = starter.name(operation.organizationId, operation.id);
+    const workflow = startingKinds[operation.kind];
+    if (!workflow) continue;
+    const name = operationExecutionName(workflow, operation.organizationId, operation.id);
     try {
-      const { started } = await engine.start(starter.workflow, name, starter.input(operation.organizationId, operation.id));
+      const { started } = await engine.start(workflow, name, operationInput(workflow, operation.organizationId, operation.id));
       if (!started) continue;
       restarted.push(name);
       count('SweeperRestarted', { operation: operation.kind });

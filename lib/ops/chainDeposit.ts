@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { acceptChainDeposit, chainDepositExecutionName, chainDepositView } from '#operations/chainDeposit/progress.ts';
+import { acceptChainDeposit } from '#operations/chainDeposit/intake.ts';
+import { chainDepositView } from '#operations/chainDeposit/view.ts';
+import { operationExecutionName } from '#operations/kit/start.ts';
 import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
 import { addressFormatOf, base58Encode } from '#domain/networks.ts';
 
 /**
  * `admin chain-deposit simulate`: in `simulated` no custodian reports USDC arriving on chain, so
  * this stands in for its notification and calls the very function a custody adapter would
- * (functions/operations/chainDeposit/progress.ts). It invents only the transaction hash, in the network's own
+ * (functions/operations/chainDeposit/intake.ts). It invents only the transaction hash, in the network's own
  * format, unless one is given (giving the same one twice shows the deposit is credited once).
  */
 export async function simulateChainDeposit(input: { organizationId: string; network: string; amount: bigint; txHash?: string }) {
@@ -18,7 +20,7 @@ export async function simulateChainDeposit(input: { organizationId: string; netw
     deposit: chainDepositView(deposit),
     repeated,
     /** Set when the deposit moves home through the chainDeposit workflow. */
-    executionName: deposit.status === 'CREDITED' ? null : chainDepositExecutionName(deposit.organizationId, deposit.id),
+    executionName: deposit.status === 'CREDITED' ? null : operationExecutionName('chainDeposit', deposit.organizationId, deposit.id),
   };
 }
 

@@ -1,13 +1,9 @@
 import { operationExecutionName } from '#operations/kit/start.ts';
-import { chainDepositExecutionName } from '#operations/chainDeposit/progress.ts';
-import { offRampExecutionName, offRampWorkflow } from '#operations/offRamp/intake.ts';
-import { onRampExecutionName } from '#operations/onRamp/intake.ts';
 import { operatorDetail, parkedStatuses } from '#operations/kit/resolution.ts';
-import { withdrawalExecutionName } from '#operations/withdrawal/intake.ts';
 import { workflowEngine, type WorkflowHistoryEvent } from '#platform/workflow.ts';
 import { getOperation, type OperationKind } from '#store/operations.ts';
 import { getTransaction } from '#store/transactions.ts';
-import type { WorkflowName } from '#contract/workflows.ts';
+import type { OperationWorkflowName } from '#contract/workflows.ts';
 
 /**
  * `admin ops history <organizationId> <operationId>`: an operation's path as support staff read
@@ -22,7 +18,7 @@ export interface OperationOfRecord {
   id: string;
   kind: 'payment' | OperationKind;
   status: string;
-  workflow: WorkflowName;
+  workflow: OperationWorkflowName;
   executionName: string;
   timeline: { status: string; at: string; detail?: string }[];
 }
@@ -48,16 +44,16 @@ export async function findOperation(organizationId: string, operationId: string)
       timeline: tx.timeline.map(({ state, at, detail }) => ({ status: state, at, ...(detail ? { detail } : {}) })),
     };
   }
-  const kinds: [OperationKind, WorkflowName, (org: string, id: string) => string][] = [
-    ['onramp', 'onRamp', onRampExecutionName],
-    ['withdrawal', 'withdrawal', withdrawalExecutionName],
-    ['offramp', offRampWorkflow, offRampExecutionName],
-    ['chainDeposit', 'chainDeposit', chainDepositExecutionName],
+  const kinds: [OperationKind, OperationWorkflowName][] = [
+    ['onramp', 'onRamp'],
+    ['withdrawal', 'withdrawal'],
+    ['offramp', 'offRamp'],
+    ['chainDeposit', 'chainDeposit'],
   ];
-  for (const [kind, workflow, nameOf] of kinds) {
+  for (const [kind, workflow] of kinds) {
     const record = await getOperation(organizationId, kind, operationId);
     if (record) {
-      return { organizationId, id: operationId, kind, status: record.status, workflow, executionName: nameOf(organizationId, operationId), timeline: record.timeline };
+      return { organizationId, id: operationId, kind, status: record.status, workflow, executionName: operationExecutionName(workflow, organizationId, operationId), timeline: record.timeline };
     }
   }
   return undefined;

@@ -1,9 +1,11 @@
+import { OperationNotFound } from '#operations/kit/errors.ts';
 import { parseArgs } from 'node:util';
 import { InvalidResolution, requireNote } from '#operations/kit/resolution.ts';
-import { resolveOffRamp } from '#operations/offRamp/progress.ts';
+import { resolveOffRamp } from '#operations/offRamp/resolve.ts';
 import { offRampStatusView, type OffRampRecord } from '#operations/offRamp/view.ts';
-import { resolveOnRamp, txHashPattern } from '#operations/onRamp/progress.ts';
-import { onRampExecutionName, statusView, type OnRampRecord } from '#operations/onRamp/intake.ts';
+import { resolveOnRamp, txHashPattern } from '#operations/onRamp/resolve.ts';
+import { statusView, type OnRampRecord } from '#operations/onRamp/intake.ts';
+import { operationExecutionName } from '#operations/kit/start.ts';
 import { resolveParkedLine } from '#operations/onRamp/wireDeposits.ts';
 import { useWorkflowEngine } from '#platform/workflow.ts';
 import { getOperation } from '#store/operations.ts';
@@ -12,7 +14,7 @@ import { getOperation } from '#store/operations.ts';
  * `admin resolve onramp|offramp|wire-line`: the operator's way out for on-ramps and off-ramps
  * parked IN_DOUBT and for incoming wires parked for manual reconciliation
  * (docs/decisions/063-operator-resolution.md). Parses the arguments, calls the core function
- * (functions/operations/onRamp/progress.ts `resolveOnRamp`, offRampProgress.ts `resolveOffRamp`,
+ * (functions/operations/onRamp/resolve.ts `resolveOnRamp`, offRamp/resolve.ts `resolveOffRamp`,
  * wireDeposits.ts `resolveParkedLine`) and answers the object bin/admin.ts prints as one JSON line.
  * A resolution that changed nothing (run twice, not parked) answers `resolved: false` and why.
  */
@@ -97,7 +99,7 @@ export async function runDepositResolution(request: DepositResolutionRequest, op
   try {
     return await resolve(request, options);
   } catch (error) {
-    if (/^(OnRampNotFound|OffRampNotFound|StatementLineNotFound)$/.test((error as Error).name)) throw new ResolveUsageError((error as Error).message);
+    if (error instanceof OperationNotFound) throw new ResolveUsageError(error.message);
     throw error;
   }
 }
@@ -127,7 +129,7 @@ async function resolve(request: DepositResolutionRequest, options: ResolveOption
     let workflow: string | undefined;
     if (runner && resolved && disposition === 'pending' && onRampId) {
       try {
-        workflow = (await runner.waitFor(onRampExecutionName(request.organizationId, onRampId), runFor)).status;
+        workflow = (await runner.waitFor(operationExecutionName('onRamp', request.organizationId, onRampId), runFor)).status;
       } catch {
         workflow = 'RUNNING';
       }

@@ -3,7 +3,7 @@ import { noteOf, ResolveUsageError } from './resolveDeposits.ts';
 import { InvalidResolution, OperationNotFound } from '#operations/kit/errors.ts';
 import type { OperatorResolution } from '#operations/kit/resolution.ts';
 import { paymentResolutions, resolvePayment, type PaymentResolution } from '#operations/payment/resolve.ts';
-import { resolveWithdrawal, withdrawalResolutions, type WithdrawalResolution } from '#operations/withdrawal/progress.ts';
+import { resolveWithdrawal, withdrawalResolutions, type WithdrawalResolution } from '#operations/withdrawal/resolve.ts';
 
 /**
  * `admin resolve payment|withdrawal <organizationId> <id> --as <outcome> --note "<text>" [--tx-hash 0x…]`:

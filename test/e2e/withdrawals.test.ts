@@ -10,7 +10,7 @@ import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { crossingFees } from '#domain/pricing.ts';
 import { gasWithHeadroom } from '#operations/withdrawal/pricing.ts';
-import { ProviderUnavailable } from '#providers/providerErrors.ts';
+import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { SimulatedGasOracle, simulatedGasCosts, useGasOracle, withdrawalOutcomeBands } from '#providers/chain.ts';
 import { createOperation } from '#store/operations.ts';
 import { withdrawalStatusView, type WithdrawalRecord } from '#operations/withdrawal/view.ts';

@@ -33,12 +33,12 @@ async function onboard(kybStatus: 'approved' | 'pending') {
 
 async function driveToDelivering(onRampId: string) {
   const ref = { organizationId, onRampId };
-  expect((await openCollection(ref)).next).toBe('convert');
+  expect((await openCollection(ref)).outcome).toBe('convert');
   // Fiat not at par passes FORWARDING first: one more convert step.
-  let next = (await convertPayment(ref)).next;
-  if (next === 'convert') next = (await convertPayment(ref)).next;
+  let next = (await convertPayment(ref)).outcome;
+  if (next === 'convert') next = (await convertPayment(ref)).outcome;
   expect(next).toBe('deliver');
-  expect((await deliverUsdc(ref)).next).toBe('confirm');
+  expect((await deliverUsdc(ref)).outcome).toBe('confirm');
   expect((await readOnRamp(organizationId, onRampId))!.status).toBe('DELIVERING');
   return ref;
 }
@@ -65,8 +65,8 @@ describe('a step delivered twice', () => {
     const ref = await driveToDelivering(line.onRampId!);
 
     const outcomes = await Promise.all([confirmDelivery(ref), confirmDelivery(ref), confirmDelivery(ref)]);
-    expect(outcomes.map((outcome) => outcome.next)).toEqual(['done', 'done', 'done']);
-    expect(await confirmDelivery(ref)).toEqual({ next: 'done' });
+    expect(outcomes.map((outcome) => outcome.outcome)).toEqual(['done', 'done', 'done']);
+    expect(await confirmDelivery(ref)).toEqual({ outcome: 'done' });
 
     const record = (await readOnRamp(organizationId, ref.onRampId))!;
     expect(record.status).toBe('DELIVERED');
@@ -85,7 +85,7 @@ describe('a step delivered twice', () => {
     const finished = await readOnRamp(organizationId, ref.onRampId);
     const balance = await readBalance(organizationId);
     for (const step of [openCollection, awaitPayment, convertPayment, deliverUsdc, confirmDelivery, parkOnRamp]) {
-      expect(await step(ref)).toEqual({ next: 'done' });
+      expect(await step(ref)).toEqual({ outcome: 'done' });
     }
     expect(await readOnRamp(organizationId, ref.onRampId)).toEqual(finished);
     expect((await readBalance(organizationId)).available).toBe(balance.available);
@@ -97,7 +97,7 @@ describe('a step delivered twice', () => {
     await openCollection(ref);
     await convertPayment(ref);
     const [first, second] = await Promise.all([deliverUsdc(ref), deliverUsdc(ref)]);
-    expect([first.next, second.next]).toEqual(['confirm', 'confirm']);
+    expect([first.outcome, second.outcome]).toEqual(['confirm', 'confirm']);
     const record = (await readOnRamp(organizationId, ref.onRampId))!;
     expect(record.txHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(record.timeline.filter((entry) => entry.status === 'DELIVERING')).toHaveLength(1);
@@ -172,7 +172,7 @@ describe('ingesting statement lines', () => {
       const older = await openWireOnRamp(organizationId, { idempotencyKey: `it-older-${ulid()}`, amount: { amount: '200.00', currency: 'USD' }, targetStablecoin: 'USDC' });
       const newer = await openWireOnRamp(organizationId, { idempotencyKey: `it-newer-${ulid()}`, amount: { amount: '200.00', currency: 'USD' }, targetStablecoin: 'USDC' });
       const euro = await openWireOnRamp(organizationId, { idempotencyKey: `it-euro-${ulid()}`, amount: { amount: '200.00', currency: 'EUR' }, targetStablecoin: 'USDC' });
-      for (const { onRampId } of [older, newer, euro]) expect((await openCollection({ organizationId, onRampId })).next).toBe('await');
+      for (const { onRampId } of [older, newer, euro]) expect((await openCollection({ organizationId, onRampId })).outcome).toBe('await');
 
       const first = await ingestStatementLine({ statementLineId: lineId(), currency: 'USD', amount: 200_00n, referenceText: depositReferenceOf(organizationId) });
       expect(first).toMatchObject({ disposition: 'attributed', onRampId: older.onRampId });

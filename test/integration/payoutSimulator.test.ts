@@ -4,7 +4,7 @@ import { findCorridor, sampleBeneficiary, type CorridorDefinition } from '#domai
 import { parseDecimal } from '#domain/money.ts';
 import { reloadConfig } from '#platform/config.ts';
 import { PayoutUnanswered, SimulatedPayouts, outcomeBand, payoutProvider, usePayoutProvider, type PayoutRequest } from '#providers/payout.ts';
-import { ProviderUnavailable } from '#providers/providerErrors.ts';
+import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { useFreshTable } from '../support/table.ts';

@@ -12,9 +12,11 @@ import { workflows } from '#contract/workflows.ts';
 import { depositReferenceOf } from '#domain/depositReference.ts';
 import { sampleOffRampBeneficiaries } from '#operations/offRamp/beneficiaries.ts';
 import { priceOffRamp } from '#domain/offRampPricing.ts';
-import { advanceOffRamp, parkOffRamp, resolveOffRamp } from '#operations/offRamp/progress.ts';
+import { depositOffRamp, followOffRampPayout, holdOffRampFunds, parkOffRamp, releaseOffRampHold, type OffRampOutcome } from '#operations/offRamp/progress.ts';
+import { resolveOffRamp } from '#operations/offRamp/resolve.ts';
 import type { OffRampRecord } from '#operations/offRamp/view.ts';
-import { confirmDelivery, convertPayment, deliverUsdc, onRampDepositId, openCollection, parkOnRamp, resolveOnRamp } from '#operations/onRamp/progress.ts';
+import { confirmDelivery, convertPayment, deliverUsdc, onRampDepositId, openCollection, parkOnRamp } from '#operations/onRamp/progress.ts';
+import { resolveOnRamp } from '#operations/onRamp/resolve.ts';
 import { openWireOnRamp, readOnRamp } from '#operations/onRamp/intake.ts';
 import { ingestStatementLine, resolveParkedLine } from '#operations/onRamp/wireDeposits.ts';
 import { creditDeposit, depositEntryId, listJournalEntries, readBalance } from '#store/ledger.ts';
@@ -51,8 +53,8 @@ async function onRampInDoubt(amount = 123_94n) {
   expect(line.disposition).toBe('pending');
   const ref = { organizationId, onRampId: line.onRampId! };
   await openCollection(ref);
-  expect((await convertPayment(ref)).next).toBe('deliver');
-  expect(await deliverUsdc(ref)).toEqual({ next: 'done' });
+  expect((await convertPayment(ref)).outcome).toBe('deliver');
+  expect(await deliverUsdc(ref)).toEqual({ outcome: 'done' });
   const record = (await readOnRamp(organizationId, ref.onRampId))!;
   expect(record.status).toBe('IN_DOUBT');
   expect(record.failure).toBe('delivery_unanswered');
@@ -79,7 +81,12 @@ async function newOffRamp(org: string, amount: bigint): Promise<OffRampRecord> {
 async function offRampInDoubt(org: string) {
   const record = await newOffRamp(org, 100_940_000n);
   const ref = { organizationId: org, offRampId: record.id };
-  for (let round = 0; round < 10; round += 1) if ((await advanceOffRamp(ref)).outcome === 'done') break;
+  // The workflow's routing (statemachines/offramp.asl.json), without its waits.
+  const stepFor: Record<Exclude<OffRampOutcome, 'done'>, typeof holdOffRampFunds> = {
+    pull: holdOffRampFunds, held: depositOffRamp, retry: depositOffRamp, paying: followOffRampPayout, waiting: followOffRampPayout, returned: releaseOffRampHold,
+  };
+  let outcome: OffRampOutcome = 'pull';
+  for (let round = 0; round < 10 && outcome !== 'done'; round += 1) outcome = (await stepFor[outcome](ref)).outcome;
   const parked = (await getOperation<OffRampRecord>(org, 'offramp', record.id))!;
   expect(parked.status).toBe('IN_DOUBT');
   expect(parked.closedAs).toBe('deposit_unanswered');
@@ -297,7 +304,7 @@ describe('resolving a parked incoming wire', () => {
       const statementLineId = lineId();
       await ingestStatementLine({ statementLineId, currency: 'EUR', amount: 300_00n, referenceText: 'no ref' });
       const open = await openWireOnRamp(organizationId, { idempotencyKey: `it-res-${ulid()}`, amount: { amount: '300.00', currency: 'EUR' }, targetStablecoin: 'USDC' });
-      expect((await openCollection({ organizationId, onRampId: open.onRampId })).next).toBe('await');
+      expect((await openCollection({ organizationId, onRampId: open.onRampId })).outcome).toBe('await');
       const result = await resolveParkedLine({ statementLineId, organizationId, note: 'matched by the treasury desk' });
       expect(result).toMatchObject({ resolved: true, disposition: 'attributed', onRampId: open.onRampId });
       const onRamp = (await readOnRamp(organizationId, open.onRampId))!;

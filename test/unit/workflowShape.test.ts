@@ -39,7 +39,7 @@ describe('every money-moving operation has the same workflow shape', () => {
 
   const standardRetry = (JSON.parse(readFileSync(join(projectRoot, workflows.payment.definition), 'utf8')) as { States: Record<string, State> }).States.SubmitPayout!.Retry;
 
-  it.each(operations.filter(([name]) => !notYetInShape.has(name)))('%s', (_name, workflow) => {
+  it.each(operations)('%s', (_name, workflow) => {
     const { States: states, StartAt: startAt } = JSON.parse(readFileSync(join(projectRoot, workflow.definition), 'utf8')) as { States: Record<string, State>; StartAt: string };
     const [task] = Object.keys(workflow.tasks);
     const { idField } = workflow.operation;
@@ -90,6 +90,3 @@ describe('every money-moving operation has the same workflow shape', () => {
     }
   });
 });
-
-/** Moved onto the shape one by one (issue 12); empty when done. */
-const notYetInShape = new Set(['chainDeposit', 'offRamp', 'onRamp', 'withdrawal']);

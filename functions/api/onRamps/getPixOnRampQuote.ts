@@ -1,3 +1,5 @@
+import { ProviderUnavailable } from '#platform/providerErrors.ts';
+import { FxPairUnsupported } from '#providers/fx.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
 import { getPixOnRampQuote } from '#contract/routes.ts';
@@ -18,8 +20,7 @@ export const handler = endpoint(getPixOnRampQuote, async ({ caller, query }) => 
     },
   );
   const priced = await fiatToUsdcRate(pixCurrency).catch((error: unknown) => {
-    const name = (error as Error).name;
-    if (name === 'ProviderUnavailable' || name === 'FxPairUnsupported') return { unavailable: 'the BRL price is momentarily unavailable' };
+    if (error instanceof ProviderUnavailable || error instanceof FxPairUnsupported) return { unavailable: 'the BRL price is momentarily unavailable' };
     throw error;
   });
   return ok(pixQuote({ amount, provider: provider.name, home, priced }));

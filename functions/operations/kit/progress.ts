@@ -26,8 +26,8 @@ export interface ProgressSpec<Ref, R, S extends string, O extends string, T> {
   statusOf(record: R): S;
   /** The one conditional write: the status, its ledger movement and its event together; undefined when the record had moved on. */
   write(record: R, transition: T): Promise<R | undefined>;
-  /** What an operation already in `status` means for the workflow. */
-  outcomeOf(status: S): O;
+  /** What an operation already where it is (its status, and a fact or two of the record) means for the workflow. */
+  outcomeOf(record: R): O;
 }
 
 export interface OperationProgress<Ref, R, S extends string, O extends string, T> {
@@ -52,7 +52,7 @@ export interface OperationProgress<Ref, R, S extends string, O extends string, T
 export function operationProgress<Ref, R, S extends string, O extends string, T>(
   spec: ProgressSpec<Ref, R, S, O, T>,
 ): OperationProgress<Ref, R, S, O, T> {
-  const outcomeOf = (record: R): StepResult<O> => ({ outcome: spec.outcomeOf(spec.statusOf(record)) });
+  const outcomeOf = (record: R): StepResult<O> => ({ outcome: spec.outcomeOf(record) });
   async function load(ref: Ref): Promise<R> {
     const record = await spec.find(ref);
     if (!record) throw new OperationNotFound(spec.noun, spec.idOf(ref));

@@ -1,8 +1,11 @@
+import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { randomUUID } from 'node:crypto';
 import { config } from '#platform/config.ts';
 import { ApiError, validationError } from '#platform/errors.ts';
 import { logger } from '#platform/logger.ts';
-import { executionName, workflowEngine } from '#platform/workflow.ts';
+import { requestedAmount } from '#operations/kit/amount.ts';
+import { keyConflict } from '#operations/kit/intake.ts';
+import { startAfterCommit } from '#operations/kit/start.ts';
 import { fxProvider } from '#providers/fx.ts';
 import { offRampProvider } from '#providers/offRamp.ts';
 import { getOffRampBeneficiary, type OffRampBeneficiaryRecord } from '#store/offRampBeneficiaries.ts';
@@ -10,7 +13,7 @@ import { getOffRampQuote, putOffRampQuote, spendOffRampQuoteItem, type OffRampQu
 import { createOperation, getOperation } from '#store/operations.ts';
 import { refuseHeldKey, screenOffRampPayee } from '#operations/compliance/holds.ts';
 import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
-import { AmountError, formatDecimal, money, parseDecimal } from '#domain/money.ts';
+import { formatDecimal, money } from '#domain/money.ts';
 import { offRampStatusView, type OffRampRecord } from '#operations/offRamp/view.ts';
 import { offRampCurrencies, offRampFeeBps, offRampMinimum, payoutRailOf, priceOffRamp, type OffRampPrice } from '#domain/offRampPricing.ts';
 import { hashRequest } from '#domain/requestHash.ts';
@@ -24,17 +27,12 @@ import type { CreateOffRampBody, OffRampAccepted, OffRampQuote, OffRampQuoteQuer
  * step, and an off-ramp that does not fit ends FAILED with nothing moved (decision 061).
  */
 export const offRampAcceptedEvent = 'offramp.accepted';
-export const offRampWorkflow = 'offRamp';
-
-/** The workflow's execution name: prefixed, so an off-ramp and a payment sharing an id never collide. */
-export function offRampExecutionName(organizationId: string, offRampId: string): string {
-  return executionName(organizationId, `offramp-${offRampId}`);
-}
+const noun = 'off-ramp';
 
 export async function quoteOffRamp(organizationId: string, query: OffRampQuoteQuery, now = new Date()): Promise<OffRampQuote> {
   // First, so an environment with no off-ramp provider answers 501 whatever the query.
   offRampProvider();
-  const pulled = usdcAmount(query.amount, ['query', 'amount']);
+  const pulled = requestedAmount(query.amount, 'USDC', ['query', 'amount']);
   const beneficiary = await servedBeneficiary(organizationId, query.beneficiaryId, ['query', 'beneficiaryId']);
   const price = await priceNow(pulled, beneficiary.currency, now);
   const answer: OffRampQuote = {
@@ -75,13 +73,12 @@ export async function quoteOffRamp(organizationId: string, query: OffRampQuoteQu
 export async function acceptOffRamp(organizationId: string, body: CreateOffRampBody, now = new Date()): Promise<OffRampAccepted> {
   offRampProvider();
   const offRampId = body.idempotencyKey;
-  if (body.amount.currency !== 'USDC') throw validationError([{ path: ['amount', 'currency'], message: 'only USDC can be off-ramped' }]);
-  const pulled = usdcAmount(body.amount.amount, ['amount', 'amount']);
+  const pulled = requestedAmount(body.amount.amount, body.amount.currency, ['amount', 'amount'], { currency: 'USDC', refusal: 'only USDC can be off-ramped' });
   // The key is bound to the meaning (decision 071): the amount in minor units, not as spelled.
   const requestHash = hashRequest({ ...body, amount: { amount: pulled, currency: body.amount.currency } });
   const earlier = await answerForExisting(organizationId, offRampId, requestHash);
   if (earlier) return earlier;
-  await refuseHeldKey(organizationId, 'offramp', offRampId, requestHash, keyConflict);
+  await refuseHeldKey(organizationId, 'offramp', offRampId, requestHash, () => keyConflict(noun));
 
   if (pulled < offRampMinimum) {
     throw validationError([{ path: ['amount', 'amount'], message: `must be at least the minimum of ${formatDecimal(offRampMinimum, 6)} USDC` }]);
@@ -137,37 +134,26 @@ export async function acceptOffRamp(organizationId: string, body: CreateOffRampB
     }
     throw error;
   }
-  if ('otherOrganization' in outcome) throw keyConflict();
+  if ('otherOrganization' in outcome) throw keyConflict(noun);
   if ('existing' in outcome) {
-    if (outcome.existing.requestHash !== requestHash) throw keyConflict();
+    if (outcome.existing.requestHash !== requestHash) throw keyConflict(noun);
     return accepted(outcome.existing as OffRampRecord);
   }
-  await startOffRampWorkflow(organizationId, offRampId);
+  await startAfterCommit('offRamp', organizationId, offRampId);
   return { offRampId, status: 'PULLING' };
 }
 
 /** The same key again: the off-ramp as it stands (never a second one); another body: 409. */
 async function answerForExisting(organizationId: string, offRampId: string, requestHash: string): Promise<OffRampAccepted | undefined> {
   const existing = await getOperation<OffRampRecord>(organizationId, 'offramp', offRampId);
-  if (!existing) return undefined;
-  if (existing.requestHash !== requestHash) throw keyConflict();
-  return accepted(existing);
+  if (existing && existing.requestHash !== requestHash) throw keyConflict(noun);
+  return existing && accepted(existing);
 }
 
 async function accepted(record: OffRampRecord): Promise<OffRampAccepted> {
   // A retry after a crash between creating and starting: starting again is refused by the engine if it runs.
-  if (record.status === 'PULLING') await startOffRampWorkflow(record.organizationId, record.id);
+  if (record.status === 'PULLING') await startAfterCommit('offRamp', record.organizationId, record.id);
   return { offRampId: record.id, status: record.status };
-}
-
-export async function startOffRampWorkflow(organizationId: string, offRampId: string): Promise<void> {
-  try {
-    const engine = await workflowEngine();
-    await engine.start(offRampWorkflow, offRampExecutionName(organizationId, offRampId), { organizationId, offRampId });
-  } catch (error) {
-    // The off-ramp exists and its `offramp.accepted` event will start it: log, do not fail the request.
-    logger.error('off-ramp workflow not started; the accepted event will start it', { offRampId, error: error as Error });
-  }
 }
 
 /** The quote, if this off-ramp may use it; the contract refuses an expired quote like a used one. */
@@ -191,22 +177,10 @@ async function priceNow(pulled: bigint, currency: string, now: Date): Promise<Of
     return { ...priceOffRamp({ pulled, currency, mid: fx.rate }), expiresAt: fx.expiresAt };
   } catch (error) {
     // No rate right now: the quote answers without a net (and without a quoteId), as the contract allows.
-    if ((error as Error).name !== 'ProviderUnavailable') throw error;
+    if (!(error instanceof ProviderUnavailable)) throw error;
     logger.warn('off-ramp quoted without a net: the FX source is unavailable', { currency });
     return priceOffRamp({ pulled, currency });
   }
-}
-
-function usdcAmount(text: string, path: string[]): bigint {
-  let minor: bigint;
-  try {
-    minor = parseDecimal(text, 6);
-  } catch (error) {
-    if (error instanceof AmountError) throw validationError([{ path, message: error.message }]);
-    throw error;
-  }
-  if (minor <= 0n) throw validationError([{ path, message: 'must be greater than 0' }]);
-  return minor;
 }
 
 /**
@@ -228,9 +202,3 @@ function quoteAlreadyUsed(message = 'This quote was already used by another off-
   return new ApiError('quote_already_used', message);
 }
 
-function keyConflict(): ApiError {
-  return new ApiError(
-    'idempotency_key_conflict',
-    'This idempotency key was already used for a different off-ramp; use a new key for a new off-ramp.',
-  );
-}

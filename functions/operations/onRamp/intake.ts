@@ -1,6 +1,8 @@
 import { ApiError, notFound, validationError } from '#platform/errors.ts';
-import { logger } from '#platform/logger.ts';
-import { executionName, workflowEngine } from '#platform/workflow.ts';
+import { FxPairUnsupported } from '#providers/fx.ts';
+import { ProviderUnavailable } from '#platform/providerErrors.ts';
+import { keyConflict, keyReused } from '#operations/kit/intake.ts';
+import { startAfterCommit } from '#operations/kit/start.ts';
 import { onRampProvider } from '#providers/onRamp.ts';
 import { claimantOf, createOperation, getOperation, listOperations, type OperationBase } from '#store/operations.ts';
 import { openOnRampDelete, openOnRampPut, type OpenOnRampMarker } from '#store/statementLines.ts';
@@ -68,16 +70,8 @@ export function isRunning(stage: OnRampStage): boolean {
 /** The id prefix of deposits started by a wire; never chosen by a caller. */
 export const depositIdPrefix = 'dep-';
 
-/** Internal event: a deposit exists whose workflow must run (the safety net starts it: functions/events/onRampStarter.ts). */
+/** Internal event: a deposit exists whose workflow must run (the safety net starts it: functions/events/operationStarter.ts). */
 export const onRampStartedEvent = 'onramp.started';
-
-/**
- * Execution names carry the kind: an on-ramp may share its id (the caller's key) with a payment of
- * the same organization, and the engine refuses a second execution of one name.
- */
-export function onRampExecutionName(organizationId: string, onRampId: string): string {
-  return executionName(organizationId, `onramp-${onRampId}`);
-}
 
 /** The provider's reference of this on-ramp: unique across organizations. */
 export function providerReferenceOf(record: Pick<OnRampRecord, 'organizationId' | 'id'>): string {
@@ -190,14 +184,9 @@ export function newOnRamp(fields: NewOnRampFields): OnRampRecord {
   };
 }
 
+/** Starts the deposit's workflow right after its commit (the kit's one start rule; its `onramp.started` event is the safety net). */
 export async function startOnRampWorkflow(organizationId: string, onRampId: string): Promise<void> {
-  try {
-    const engine = await workflowEngine();
-    await engine.start('onRamp', onRampExecutionName(organizationId, onRampId), { organizationId, onRampId });
-  } catch (error) {
-    // The deposit is stored with its `onramp.started` event, which starts it: log, do not fail the request.
-    logger.error('on-ramp workflow not started; its started event will start it', { onRampId, error: error as Error });
-  }
+  await startAfterCommit('onRamp', organizationId, onRampId);
 }
 
 // ---- Intake -------------------------------------------------------------------------------------
@@ -208,28 +197,22 @@ function refuseDepositIds(idempotencyKey: string): void {
   }
 }
 
-function keyConflict(): ApiError {
-  return new ApiError('idempotency_key_conflict', 'This idempotency key is already used by another deposit; use a new key.');
-}
-
-function keyReused(): ApiError {
-  return new ApiError('idempotency_key_reused', 'This idempotency key was already used with a different request; use a new key for a new deposit.');
-}
+const noun = 'deposit';
 
 /** The same key again: the same answer, or a 409 when the key belongs to something else. */
 async function answerForExisting(organizationId: string, onRampId: string, requestHash: string, origin: OnRampOrigin): Promise<OnRampRecord | undefined> {
   const existing = await getOperation<OnRampRecord>(organizationId, 'onramp', onRampId);
   if (!existing) {
     const claimant = await claimantOf('onramp', onRampId);
-    if (claimant !== undefined && claimant !== organizationId) throw keyConflict();
+    if (claimant !== undefined && claimant !== organizationId) throw keyConflict(noun);
     return undefined;
   }
   return checkExisting(existing, requestHash, origin);
 }
 
 function checkExisting(existing: OnRampRecord, requestHash: string, origin: OnRampOrigin): OnRampRecord {
-  if (existing.origin !== origin) throw keyConflict();
-  if (existing.requestHash !== requestHash) throw keyReused();
+  if (existing.origin !== origin) throw keyConflict(noun);
+  if (existing.requestHash !== requestHash) throw keyReused(noun);
   return existing;
 }
 
@@ -283,7 +266,7 @@ export async function openWireOnRamp(organizationId: string, body: CreateOnRampB
     timeline: [{ status: 'OPENING_COLLECTION', detail: `wire of ${formatDecimal(amount, 2)} ${currency} announced` }],
   });
   const outcome = await createOperation(record, onRampCreateOptions(record, [openOnRampPut(openMarkerOf(record))]));
-  if ('otherOrganization' in outcome) throw keyConflict();
+  if ('otherOrganization' in outcome) throw keyConflict(noun);
   const stored = 'existing' in outcome ? checkExisting(outcome.existing, requestHash, 'api') : outcome.created;
   await startOnRampWorkflow(organizationId, onRampId);
   return accepted(stored);
@@ -324,8 +307,7 @@ export async function openPixOnRamp(organizationId: string, body: CreatePixOnRam
   try {
     priced = await fiatToUsdcRate(pixCurrency, now);
   } catch (error) {
-    const name = (error as Error).name;
-    if (name === 'ProviderUnavailable' || name === 'FxPairUnsupported') throw unavailable('the BRL price is not available');
+    if (error instanceof ProviderUnavailable || error instanceof FxPairUnsupported) throw unavailable('the BRL price is not available');
     throw error;
   }
   const figures = figuresOf(amount, pixCurrency, priced.rate, pixFeeBps);
@@ -334,7 +316,7 @@ export async function openPixOnRamp(organizationId: string, body: CreatePixOnRam
   try {
     opened = await onRampProvider().openCollection({ reference: providerReferenceOf({ organizationId, id: onRampId }), rail: 'pix', currency: pixCurrency, amount, expiresAt });
   } catch (error) {
-    if ((error as Error).name === 'ProviderUnavailable') throw unavailable('the PIX provider did not answer');
+    if (error instanceof ProviderUnavailable) throw unavailable('the PIX provider did not answer');
     throw error;
   }
   if (opened.status === 'refused') throw unavailable(`the PIX provider refused (${opened.reason})`);
@@ -371,7 +353,7 @@ export async function openPixOnRamp(organizationId: string, body: CreatePixOnRam
     ],
   });
   const outcome = await createOperation(record, onRampCreateOptions(record));
-  if ('otherOrganization' in outcome) throw keyConflict();
+  if ('otherOrganization' in outcome) throw keyConflict(noun);
   const stored = 'existing' in outcome ? checkExisting(outcome.existing, requestHash, 'pix') : outcome.created;
   await startOnRampWorkflow(organizationId, onRampId);
   return accepted(stored) as PixOnRampAccepted;

@@ -1,11 +1,10 @@
-import { logger } from '#platform/logger.ts';
-import { OperationNotFound } from '#operations/kit/errors.ts';
+import { operationProgress, type StepResult } from '#operations/kit/progress.ts';
+import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { DeliveryUnanswered, onRampProvider, type DeliveryState } from '#providers/onRamp.ts';
 import { depositMovement } from '#store/ledger.ts';
 import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
 import { ApiError } from '#platform/errors.ts';
 import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
-import { operatorDetail, parkedStatuses, requireNote, type OperatorResolution } from '#operations/kit/resolution.ts';
 import { formatDecimal, scaleOf } from '#domain/money.ts';
 import { fiatToUsdcRate, figuresOf, isAtPar } from '#operations/onRamp/pricing.ts';
 import { closeMarkerItems, providerReferenceOf, statusView, type OnRampRecord } from '#operations/onRamp/intake.ts';
@@ -22,7 +21,7 @@ export function onRampDepositId(onRampId: string): string {
  * already moved and answers what that stage needs next. The USDC is credited in the same
  * transaction as DELIVERED and nowhere else, so a confirmation delivered twice credits once.
  *
- * A step answers `next`, the step the workflow runs after `waitSeconds` (0: at once):
+ * A step answers as its outcome the step the workflow runs next, after `waitSeconds` (0: at once):
  *   open     open the collection (OPENING_COLLECTION)
  *   await    wait for the payment or the end of the window (AWAITING_PAYMENT)
  *   convert  convert the received fiat, or hand it back (PAYMENT_RECEIVED); fiat not at par is
@@ -33,10 +32,7 @@ export function onRampDepositId(onRampId: string): string {
  */
 export type OnRampNext = 'open' | 'await' | 'convert' | 'deliver' | 'confirm' | 'done';
 
-export interface OnRampStepResult {
-  next: OnRampNext;
-  waitSeconds?: number;
-}
+export type OnRampStepResult = StepResult<OnRampNext>;
 
 export interface OnRampRef {
   organizationId: string;
@@ -71,29 +67,32 @@ export function nextOf(record: OnRampRecord): OnRampNext {
   }
 }
 
-async function load(ref: OnRampRef): Promise<OnRampRecord> {
-  const record = await getOperation<OnRampRecord>(ref.organizationId, 'onramp', ref.onRampId);
-  if (!record) throw new OperationNotFound('on-ramp', ref.onRampId);
-  return record;
-}
+/** The kit's step shape over the deposit's operation items. */
+export const onRampProgress = operationProgress<OnRampRef, OnRampRecord, OnRampRecord['status'], OnRampNext, OperationTransition<OnRampRecord>>({
+  noun: 'on-ramp',
+  idOf: (ref) => ref.onRampId,
+  refOf: (record) => ({ organizationId: record.organizationId, onRampId: record.id }),
+  find: (ref) => getOperation<OnRampRecord>(ref.organizationId, 'onramp', ref.onRampId),
+  statusOf: (record) => record.status,
+  write: transitionOperation,
+  outcomeOf: nextOf,
+});
 
-/** One move; when another delivery of the step moved it first, answer from where it is now. */
-async function move(record: OnRampRecord, transition: OperationTransition<OnRampRecord>): Promise<OnRampStepResult> {
-  const next = await transitionOperation(record, transition);
-  return { next: nextOf(next ?? (await load({ organizationId: record.organizationId, onRampId: record.id }))) };
-}
+const { from, load, settle: move } = onRampProgress;
 
-const providerUnavailable = (error: unknown) => (error as Error).name === 'ProviderUnavailable';
+const providerUnavailable = (error: unknown) => error instanceof ProviderUnavailable;
 
-function fiatText(minor: bigint, currency: string): string {
+export function fiatText(minor: bigint, currency: string): string {
   return `${formatDecimal(minor, scaleOf(currency) ?? 2)} ${currency}`;
 }
 
-const usdcText = (minor: bigint) => `${formatDecimal(minor, 6)} USDC`;
+export const usdcText = (minor: bigint) => `${formatDecimal(minor, 6)} USDC`;
 
 export async function openCollection(ref: OnRampRef): Promise<OnRampStepResult> {
-  const record = await load(ref);
-  if (record.status !== 'OPENING_COLLECTION') return { next: nextOf(record) };
+  return from(ref, ['OPENING_COLLECTION'], open);
+}
+
+async function open(record: OnRampRecord): Promise<OnRampStepResult> {
   let answer;
   try {
     answer = await onRampProvider().openCollection({
@@ -108,7 +107,7 @@ export async function openCollection(ref: OnRampRef): Promise<OnRampStepResult> 
     if (Date.now() >= Date.parse(record.expiresAt!)) {
       return move(record, { to: 'FAILED', failure: 'collection_unavailable', detail: 'the collection provider did not answer within the payment window', extraItems: closeMarkerItems(record) });
     }
-    return { next: 'open', waitSeconds: retrySeconds };
+    return { outcome: 'open', waitSeconds: retrySeconds };
   }
   if (answer.status === 'refused') {
     return move(record, { to: 'FAILED', failure: 'collection_refused', detail: `the collection could not be opened: ${answer.reason}`, extraItems: closeMarkerItems(record) });
@@ -117,19 +116,21 @@ export async function openCollection(ref: OnRampRef): Promise<OnRampStepResult> 
 }
 
 export async function awaitPayment(ref: OnRampRef): Promise<OnRampStepResult> {
-  const record = await load(ref);
-  if (record.status !== 'AWAITING_PAYMENT') return { next: nextOf(record) };
+  return from(ref, ['AWAITING_PAYMENT'], watchWindow);
+}
+
+async function watchWindow(record: OnRampRecord): Promise<OnRampStepResult> {
   // The time is read before the provider: a payment it reports after this moment was made before the window closed.
   const now = Date.now();
   const endsAt = Date.parse(record.expiresAt!);
-  const waiting = () => ({ next: 'await' as const, waitSeconds: pollWaitSeconds(now - Date.parse(record.createdAt), endsAt - now) });
+  const waiting = () => ({ outcome: 'await' as const, waitSeconds: pollWaitSeconds(now - Date.parse(record.createdAt), endsAt - now) });
 
   if (record.rail === 'pix') {
     let state;
     try {
       state = await onRampProvider().collectionStatus(providerReferenceOf(record));
     } catch (error) {
-      if (providerUnavailable(error)) return { next: 'await', waitSeconds: retrySeconds };
+      if (providerUnavailable(error)) return { outcome: 'await', waitSeconds: retrySeconds };
       throw error;
     }
     if (state.status === 'paid') {
@@ -147,15 +148,16 @@ export async function awaitPayment(ref: OnRampRef): Promise<OnRampStepResult> {
 }
 
 export async function convertPayment(ref: OnRampRef): Promise<OnRampStepResult> {
-  const record = await load(ref);
-  if (record.status === 'FORWARDING') return convertAtRate(record);
-  if (record.status !== 'PAYMENT_RECEIVED') return { next: nextOf(record) };
+  return from(ref, ['PAYMENT_RECEIVED', 'FORWARDING'], (record) => (record.status === 'FORWARDING' ? convertAtRate(record) : convert(record)));
+}
+
+async function convert(record: OnRampRecord): Promise<OnRampStepResult> {
   const received = BigInt(record.received!);
   let answer;
   try {
     answer = await onRampProvider().convert({ reference: providerReferenceOf(record), currency: record.currency, amount: received });
   } catch (error) {
-    if (providerUnavailable(error)) return { next: 'convert', waitSeconds: retrySeconds };
+    if (providerUnavailable(error)) return { outcome: 'convert', waitSeconds: retrySeconds };
     throw error;
   }
   if (answer.status === 'returned') {
@@ -188,7 +190,7 @@ async function convertAtRate(record: OnRampRecord): Promise<OnRampStepResult> {
   try {
     priced = await fiatToUsdcRate(record.currency);
   } catch (error) {
-    if (providerUnavailable(error)) return { next: 'convert', waitSeconds: retrySeconds };
+    if (providerUnavailable(error)) return { outcome: 'convert', waitSeconds: retrySeconds };
     throw error;
   }
   const figures = figuresOf(received, record.currency, priced.rate, record.feeBps);
@@ -222,15 +224,14 @@ export async function deliverUsdc(ref: OnRampRef): Promise<OnRampStepResult> {
       return move(record, { to: 'FAILED', failure: error.code, detail: 'stopped before delivery: there is no single home wallet to deliver to; the funds are held for reconciliation' });
     }
     // A wallet still being opened has no address yet: ask again shortly.
-    if (home.status !== 'active' || !home.address || !home.chain) return { next: 'deliver', waitSeconds: 10 };
-    const moved = await transitionOperation(record, {
+    if (home.status !== 'active' || !home.address || !home.chain) return { outcome: 'deliver', waitSeconds: 10 };
+    record = await onRampProgress.move(record, {
       to: 'DELIVERING',
       detail: `minting ${usdcText(BigInt(record.net!))} and sending it to the home wallet on ${home.chain}`,
       set: { deliveryNetwork: home.chain, deliveryAddress: home.address },
     });
-    record = moved ?? (await load(ref));
   }
-  if (record.status !== 'DELIVERING' || record.txHash) return { next: nextOf(record) };
+  if (record.status !== 'DELIVERING' || record.txHash) return { outcome: nextOf(record) };
 
   const provider = onRampProvider();
   const reference = providerReferenceOf(record);
@@ -244,8 +245,8 @@ export async function deliverUsdc(ref: OnRampRef): Promise<OnRampStepResult> {
       fiatAmount: BigInt(record.received!),
     });
   } catch (error) {
-    if (providerUnavailable(error)) return { next: 'deliver', waitSeconds: retrySeconds };
-    if (!(error instanceof DeliveryUnanswered) && (error as Error).name !== 'DeliveryUnanswered') throw error;
+    if (providerUnavailable(error)) return { outcome: 'deliver', waitSeconds: retrySeconds };
+    if (!(error instanceof DeliveryUnanswered)) throw error;
     // It may have been sent: ask once by reference, never send again.
     const known: DeliveryState = await provider.deliveryStatus(reference).catch(() => ({ status: 'unknown' as const }));
     if (known.status === 'unknown') {
@@ -261,19 +262,21 @@ export async function deliverUsdc(ref: OnRampRef): Promise<OnRampStepResult> {
 }
 
 export async function confirmDelivery(ref: OnRampRef): Promise<OnRampStepResult> {
-  const record = await load(ref);
-  if (record.status !== 'DELIVERING') return { next: nextOf(record) };
-  if (!record.txHash) return { next: 'deliver' };
+  return from(ref, ['DELIVERING'], confirm);
+}
+
+async function confirm(record: OnRampRecord): Promise<OnRampStepResult> {
+  if (!record.txHash) return { outcome: 'deliver' };
   let state;
   try {
     state = await onRampProvider().deliveryStatus(providerReferenceOf(record));
   } catch (error) {
-    if (providerUnavailable(error)) return { next: 'confirm', waitSeconds: retrySeconds };
+    if (providerUnavailable(error)) return { outcome: 'confirm', waitSeconds: retrySeconds };
     throw error;
   }
   if (state.status === 'pending') {
     const since = [...record.timeline].reverse().find((entry) => entry.status === 'DELIVERING')?.at ?? record.updatedAt;
-    return { next: 'confirm', waitSeconds: pollWaitSeconds(Date.now() - Date.parse(since)) };
+    return { outcome: 'confirm', waitSeconds: pollWaitSeconds(Date.now() - Date.parse(since)) };
   }
   if (state.status === 'unknown') {
     return move(record, { to: 'IN_DOUBT', failure: 'delivery_unknown', detail: 'the issuer no longer knows this delivery; being reconciled' });
@@ -287,7 +290,7 @@ export async function confirmDelivery(ref: OnRampRef): Promise<OnRampStepResult>
 }
 
 /** The credit that goes with DELIVERED, and nowhere else: the workflow's confirmation and an operator's resolution. */
-function deliveredCredit(record: OnRampRecord) {
+export function deliveredCredit(record: OnRampRecord) {
   const net = BigInt(record.net!);
   return depositMovement({
     organizationId: record.organizationId,
@@ -298,67 +301,15 @@ function deliveredCredit(record: OnRampRecord) {
   });
 }
 
-const deliveredEvent = (next: OnRampRecord) => ({ type: 'onramp.delivered', data: statusView(next) });
+export const deliveredEvent = (next: OnRampRecord) => ({ type: 'onramp.delivered', data: statusView(next) });
 
 /** Anything the workflow did not expect: park the deposit IN_DOUBT for a person, never guessed. */
 export async function parkOnRamp(ref: OnRampRef & { error?: unknown }): Promise<OnRampStepResult> {
-  const record = await load(ref);
-  if (nextOf(record) === 'done') return { next: 'done' };
-  logger.error('on-ramp parked after an unexpected workflow error', { onRampId: record.id, stage: record.status, error: ref.error });
-  return move(record, {
+  return onRampProgress.park(ref, ['OPENING_COLLECTION', 'AWAITING_PAYMENT', 'PAYMENT_RECEIVED', 'FORWARDING', 'CONVERTING', 'DELIVERING'], (record) => ({
     to: 'IN_DOUBT',
     failure: 'internal_error',
     detail: `stopped in ${record.status} by an internal error; operations will finish it`,
     extraItems: record.status === 'AWAITING_PAYMENT' || record.status === 'OPENING_COLLECTION' ? closeMarkerItems(record) : [],
-  });
+  }));
 }
 
-// ---- Operator resolution ------------------------------------------------------------------------
-
-export const txHashPattern = /^0x[0-9a-fA-F]{64}$/;
-
-export type OnRampResolution = { as: 'delivered'; txHash: string; note: string } | { as: 'not-delivered'; note: string };
-
-/**
- * An on-ramp parked IN_DOUBT, after operations reconciled with the issuer: `delivered` (the USDC
- * reached the home wallet: DELIVERED with the same credit and onramp.delivered as the workflow's
- * confirmation) or `not-delivered` (nothing was sent: FAILED, nothing credited; the fiat stays
- * in the house account for reconciliation). One conditional move: a second resolution, or one of
- * an on-ramp not parked, changes nothing and says why.
- */
-export async function resolveOnRamp(ref: OnRampRef, resolution: OnRampResolution): Promise<OperatorResolution> {
-  const record = await load(ref);
-  const note = requireNote(resolution.note);
-  const unchanged = (detail: string): OperatorResolution => ({ resolved: false, status: record.status, detail });
-  if (!parkedStatuses.includes(record.status)) return unchanged(`on-ramp ${record.id} is ${record.status}, not parked: nothing changed`);
-
-  let transition: OperationTransition<OnRampRecord>;
-  if (resolution.as === 'delivered') {
-    if (!txHashPattern.test(resolution.txHash)) throw new Error('a delivered on-ramp needs the transaction hash: 0x and 64 hex digits');
-    if (record.net === null || record.received === null) {
-      return unchanged(`on-ramp ${record.id} was parked before it was converted: there is no USDC amount that could have been delivered; nothing changed`);
-    }
-    if (record.txHash && record.txHash.toLowerCase() !== resolution.txHash.toLowerCase()) {
-      return unchanged(`on-ramp ${record.id} was sent in ${record.txHash}, not ${resolution.txHash}: nothing changed`);
-    }
-    transition = {
-      to: 'DELIVERED',
-      detail: operatorDetail(note),
-      set: { txHash: record.txHash ?? resolution.txHash },
-      ledger: deliveredCredit(record),
-      event: deliveredEvent,
-    };
-  } else {
-    transition = { to: 'FAILED', failure: 'not_delivered', detail: operatorDetail(note) };
-  }
-  const moved = await transitionOperation(record, transition);
-  if (!moved) {
-    const now = await load(ref);
-    return { resolved: false, status: now.status, detail: `on-ramp ${record.id} moved to ${now.status} meanwhile: nothing changed` };
-  }
-  const done =
-    resolution.as === 'delivered'
-      ? `${usdcText(BigInt(record.net!))} credited to the balance`
-      : `nothing credited; the ${record.received === null ? 'payment, if any,' : `${fiatText(BigInt(record.received), record.currency)} received`} stays in the house account for reconciliation`;
-  return { resolved: true, status: moved.status, detail: `${record.status} → ${moved.status}, ${done}` };
-}

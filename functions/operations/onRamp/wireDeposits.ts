@@ -1,3 +1,4 @@
+import { OperationNotFound } from '#operations/kit/errors.ts';
 import { ulid } from 'ulid';
 import { ApiError } from '#platform/errors.ts';
 import { cancellationReasons } from '#store/client.ts';
@@ -222,7 +223,7 @@ export interface LineResolution extends IngestedLine {
 export async function resolveParkedLine(input: { statementLineId: string; organizationId: string; note: string }): Promise<LineResolution> {
   const note = requireNote(input.note);
   const line = await getStatementLine(input.statementLineId);
-  if (!line) throw Object.assign(new Error(`statement line ${input.statementLineId} not found`), { name: 'StatementLineNotFound' });
+  if (!line) throw new OperationNotFound('statement line', input.statementLineId);
   if (line.disposition !== 'parked') {
     return { ...answerOf(line), resolved: false, detail: `statement line ${line.statementLineId} is ${line.disposition}, not parked (${line.detail}): nothing changed` };
   }

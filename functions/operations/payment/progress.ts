@@ -1,6 +1,6 @@
 import { operationMoved } from '#platform/metrics.ts';
 import { payoutProvider, type PayoutRequest } from '#providers/payout.ts';
-import { PayoutUnanswered, ProviderUnavailable } from '#providers/providerErrors.ts';
+import { PayoutUnanswered, ProviderUnavailable } from '#platform/providerErrors.ts';
 import { applyMovement, MovementAlreadyApplied, TransactionConflict, type LedgerLeg } from '#store/ledger.ts';
 import { applyTransition, getTransaction, transitionItems, type Transition, type TransactionRecord } from '#store/transactions.ts';
 import { formatDecimal, scaleOf } from '#domain/money.ts';
@@ -63,7 +63,7 @@ export const paymentProgress = operationProgress<PaymentRef, TransactionRecord, 
   find: (ref) => getTransaction(ref.organizationId, ref.transactionId),
   statusOf: (tx) => tx.state,
   write,
-  outcomeOf,
+  outcomeOf: (tx) => outcomeOf(tx.state),
 });
 
 const { from, settle } = paymentProgress;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, validationError } from '#platform/errors.ts';
 import { config } from '#platform/config.ts';
 import { fxProvider } from '#providers/fx.ts';
-import { ProviderNotConfigured } from '#providers/providerErrors.ts';
+import { ProviderNotConfigured, ProviderUnavailable } from '#platform/providerErrors.ts';
 import { findCorridor, type CorridorDefinition } from '#domain/corridors.ts';
 import { requestedAmount } from '#operations/kit/amount.ts';
 import { price, type Price } from '#domain/pricing.ts';
@@ -58,7 +58,7 @@ export async function pricePayment(input: {
   try {
     fx = await fxProvider().quote(input.corridor.from, input.corridor.to, now);
   } catch (error) {
-    if ((error as Error).name === 'ProviderUnavailable') throw new PricingUnavailable((error as Error).message);
+    if (error instanceof ProviderUnavailable) throw new PricingUnavailable(error.message);
     throw error;
   }
   const result = price({ corridor: input.corridor, send: input.send, homeNetwork: input.homeNetwork, mid: fx.rate });

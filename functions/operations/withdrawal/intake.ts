@@ -1,6 +1,6 @@
 import { ApiError, validationError } from '#platform/errors.ts';
-import { logger } from '#platform/logger.ts';
-import { executionName, workflowEngine } from '#platform/workflow.ts';
+import { keyConflict, keyReused, replayExisting } from '#operations/kit/intake.ts';
+import { startAfterCommit } from '#operations/kit/start.ts';
 import { claimantOf, createOperation, getOperation } from '#store/operations.ts';
 import type { CreateWithdrawalBody, WithdrawalAccepted } from '#schemas/withdrawals.ts';
 import { refuseHeldKey, screenWithdrawalDestination } from '#operations/compliance/holds.ts';
@@ -10,6 +10,9 @@ import { formatDecimal, money } from '#domain/money.ts';
 import { hashRequest } from '#domain/requestHash.ts';
 import { priceWithdrawal, withdrawalAmountOf } from '#operations/withdrawal/pricing.ts';
 import { withdrawalCurrency, withdrawalStatusView, type WithdrawalRecord } from '#operations/withdrawal/view.ts';
+
+const noun = 'withdrawal';
+const differs = 'a different amount, network or address';
 
 /**
  * POST /treasury/withdrawals: checks, a price, then one write that creates the withdrawal
@@ -33,9 +36,9 @@ export async function acceptWithdrawal(organizationId: string, body: CreateWithd
 
   const earlier = await answerForExisting(organizationId, withdrawalId, requestHash);
   if (earlier) return earlier;
-  await refuseHeldKey(organizationId, 'withdrawal', withdrawalId, requestHash, keyReused);
+  await refuseHeldKey(organizationId, 'withdrawal', withdrawalId, requestHash, () => keyReused(noun, differs));
   const claimant = await claimantOf('withdrawal', withdrawalId);
-  if (claimant !== undefined && claimant !== organizationId) throw keyConflict();
+  if (claimant !== undefined && claimant !== organizationId) throw keyConflict(noun);
   // A blocked destination: held, nothing stored but the compliance record (decisions 078, 079).
   const held = await screenWithdrawalDestination({ organizationId, withdrawalId, requestHash, toAddress: body.toAddress, network: body.chain, now: new Date() });
   if (held) throw held;
@@ -69,24 +72,25 @@ export async function acceptWithdrawal(organizationId: string, body: CreateWithd
     txHash: null,
   };
   const outcome = await createOperation(record, { event: { type: 'withdrawal.initiated', data: withdrawalStatusView(record) }, starting: true });
-  if ('otherOrganization' in outcome) throw keyConflict();
+  if ('otherOrganization' in outcome) throw keyConflict(noun);
   if ('existing' in outcome) {
     // A racing identical request won: answer what it stored.
-    if (outcome.existing.requestHash !== requestHash) throw keyReused();
+    if (outcome.existing.requestHash !== requestHash) throw keyReused(noun, differs);
     return acceptedView(outcome.existing);
   }
-  await startWithdrawalWorkflow(organizationId, withdrawalId);
+  await startAfterCommit('withdrawal', organizationId, withdrawalId);
   return acceptedView(record);
 }
 
 /** The same key again: the stored figures (never re-priced), or 409 when the request differs. */
 async function answerForExisting(organizationId: string, withdrawalId: string, requestHash: string): Promise<WithdrawalAccepted | undefined> {
-  const existing = await getOperation<WithdrawalRecord>(organizationId, 'withdrawal', withdrawalId);
-  if (!existing) return undefined;
-  if (existing.requestHash !== requestHash) throw keyReused();
-  // A retry after a crash between the commit and the start: starting again is refused by the engine when it already runs.
-  if (existing.status === 'INITIATED') await startWithdrawalWorkflow(organizationId, withdrawalId);
-  return acceptedView(existing);
+  const existing = await replayExisting(await getOperation<WithdrawalRecord>(organizationId, 'withdrawal', withdrawalId), requestHash, {
+    noun,
+    differs,
+    // A retry after a crash between the commit and the start: starting again is refused by the engine when it already runs.
+    startIfStarting: (record) => (record.status === 'INITIATED' ? startAfterCommit('withdrawal', organizationId, withdrawalId) : Promise.resolve()),
+  });
+  return existing && acceptedView(existing);
 }
 
 function acceptedView(record: WithdrawalRecord): WithdrawalAccepted {
@@ -97,35 +101,4 @@ function acceptedView(record: WithdrawalRecord): WithdrawalAccepted {
     fee: money(BigInt(record.fee), withdrawalCurrency),
     net: money(BigInt(record.net), withdrawalCurrency),
   };
-}
-
-/** Its own namespace of execution names: a payment may carry the same id as a withdrawal. */
-export function withdrawalExecutionName(organizationId: string, withdrawalId: string): string {
-  return executionName(organizationId, `withdrawal-${withdrawalId}`);
-}
-
-/** Starts the workflow; a second start of the same withdrawal is refused by the engine, nothing runs twice. */
-export async function startWithdrawalWorkflowOrThrow(organizationId: string, withdrawalId: string): Promise<void> {
-  const engine = await workflowEngine();
-  await engine.start('withdrawal', withdrawalExecutionName(organizationId, withdrawalId), { organizationId, withdrawalId });
-}
-
-export async function startWithdrawalWorkflow(organizationId: string, withdrawalId: string): Promise<void> {
-  try {
-    await startWithdrawalWorkflowOrThrow(organizationId, withdrawalId);
-  } catch (error) {
-    // The withdrawal is stored and its `withdrawal.initiated` event will start it: log, do not fail the request.
-    logger.error('withdrawal workflow not started; its initiated event will start it', { withdrawalId, error: error as Error });
-  }
-}
-
-function keyReused(): ApiError {
-  return new ApiError(
-    'idempotency_key_reused',
-    'This idempotency key was already used for a withdrawal with a different amount, network or address; use a new key for a new withdrawal.',
-  );
-}
-
-function keyConflict(): ApiError {
-  return new ApiError('idempotency_key_conflict', 'This idempotency key is already used by another withdrawal; use a new key.');
 }

@@ -1,7 +1,9 @@
+import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { ApiError, validationError } from '#platform/errors.ts';
 import { gasOracle } from '#providers/chain.ts';
 import { depositNetworksOf } from '#domain/cryptoDeposit.ts';
-import { AmountError, formatDecimal, parseDecimal, scaleOf } from '#domain/money.ts';
+import { formatDecimal } from '#domain/money.ts';
+import { requestedAmount } from '#operations/kit/amount.ts';
 import { withdrawalCurrency } from '#operations/withdrawal/view.ts';
 
 /**
@@ -31,18 +33,7 @@ export function gasWithHeadroom(estimate: bigint): bigint {
 
 /** A USDC decimal string in minor units; `path` names the field in the 400 issue. */
 export function withdrawalAmountOf(text: string, currency: string, path: (string | number)[]): bigint {
-  if (currency !== withdrawalCurrency) {
-    throw validationError([{ path: [...path.slice(0, -1), 'currency'], message: `only ${withdrawalCurrency} is withdrawn` }]);
-  }
-  let minor: bigint;
-  try {
-    minor = parseDecimal(text, scaleOf(withdrawalCurrency)!);
-  } catch (error) {
-    if (error instanceof AmountError) throw validationError([{ path, message: error.message }]);
-    throw error;
-  }
-  if (minor <= 0n) throw validationError([{ path, message: 'must be greater than 0' }]);
-  return minor;
+  return requestedAmount(text, currency, path, { currency: withdrawalCurrency, refusal: `only ${withdrawalCurrency} is withdrawn` });
 }
 
 export async function priceWithdrawal(input: { homeNetwork: string; network: string; amount: bigint; amountPath: (string | number)[] }): Promise<WithdrawalPrice> {
@@ -57,7 +48,7 @@ export async function priceWithdrawal(input: { homeNetwork: string; network: str
   try {
     estimate = await gasOracle().estimate(input.network);
   } catch (error) {
-    if ((error as Error).name === 'ProviderUnavailable') {
+    if (error instanceof ProviderUnavailable) {
       throw new ApiError('quote_unavailable', `The gas price on ${input.network} is momentarily unavailable; retry shortly.`);
     }
     throw error;

@@ -1,12 +1,11 @@
-import { logger } from '#platform/logger.ts';
-import { OperationNotFound } from '#operations/kit/errors.ts';
-import { chainSender, type ChainSendRequest, type ChainSendSubmission } from '#providers/chain.ts';
+import { operationProgress, type StepResult as KitStepResult } from '#operations/kit/progress.ts';
+import { ChainSendUnanswered, chainSender, type ChainSendRequest, type ChainSendSubmission } from '#providers/chain.ts';
+import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { InsufficientFunds, type LedgerLeg, type LedgerMovement } from '#store/ledger.ts';
 import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
 import type { WithdrawalState } from '#schemas/withdrawals.ts';
 import { screenWithdrawalDestination } from '#operations/compliance/holds.ts';
 import { formatDecimal } from '#domain/money.ts';
-import { InvalidResolution, operatorDetail, parkedStatuses, requireNote, type OperatorResolution } from '#operations/kit/resolution.ts';
 import {
   sendReference, withdrawalCurrency, withdrawalNeedsPersonStates, withdrawalStatusView, withdrawalTerminalStates, type WithdrawalRecord,
 } from '#operations/withdrawal/view.ts';
@@ -33,10 +32,7 @@ import {
  */
 export type WithdrawalOutcome = 'pull' | 'held' | 'retry' | 'sending' | 'returning' | 'done';
 
-export interface StepResult {
-  outcome: WithdrawalOutcome;
-  waitSeconds?: number;
-}
+export type StepResult = KitStepResult<WithdrawalOutcome>;
 
 export interface WithdrawalRef {
   organizationId: string;
@@ -49,6 +45,20 @@ export const maxSendAttempts = 5;
 export const retryWaitSeconds = 10;
 /** A send unconfirmed this long is handed to a person, funds held. */
 export const maxPendingDays = 3;
+
+/** The kit's step shape over the withdrawal's operation items (functions/store/operations.ts). */
+export const withdrawalProgress = operationProgress<WithdrawalRef, WithdrawalRecord, WithdrawalState, WithdrawalOutcome, OperationTransition<WithdrawalRecord>>({
+  noun: 'withdrawal',
+  idOf: (ref) => ref.withdrawalId,
+  refOf: (record) => ({ organizationId: record.organizationId, withdrawalId: record.id }),
+  find: (ref) => getOperation<WithdrawalRecord>(ref.organizationId, 'withdrawal', ref.withdrawalId),
+  statusOf: (record) => record.status,
+  // Every move carries the event of the status it reaches, when that status ends the withdrawal or needs a person.
+  write: (record, transition) => transitionOperation(record, { ...transition, event: eventOf }),
+  outcomeOf: (record) => outcomeOf(record.status),
+});
+
+const { from, load, move, settle } = withdrawalProgress;
 
 /** Polling backs off with the send's age (a tenth of it, 5 s to 10 min). */
 export function confirmationWaitSeconds(pendingForMs: number): number {
@@ -70,20 +80,17 @@ export async function pullFunds(ref: WithdrawalRef): Promise<StepResult> {
     organizationId: record.organizationId, withdrawalId: record.id, requestHash: record.requestHash, toAddress: record.toAddress, network: record.network, now: new Date(),
   });
   if (blocked) {
-    const failed = await move(record, { to: 'FAILED', failure: 'compliance_hold', detail: 'held for compliance review before any USDC moved; nothing was sent' });
-    return { outcome: outcomeOf(failed.status) };
+    return settle(record, { to: 'FAILED', failure: 'compliance_hold', detail: 'held for compliance review before any USDC moved; nothing was sent' });
   }
   try {
-    const held = await move(record, { to: 'HELD', detail: `${usdc(record.amount)} held`, ledger: hold(record) });
-    return { outcome: outcomeOf(held.status) };
+    return await settle(record, { to: 'HELD', detail: `${usdc(record.amount)} held`, ledger: hold(record) });
   } catch (error) {
     if (!(error instanceof InsufficientFunds)) throw error;
-    const failed = await move(record, {
+    return settle(record, {
       to: 'FAILED',
       failure: 'insufficient_funds',
       detail: `the balance holds ${usdc(error.available)}, less than ${usdc(record.amount)}; nothing moved`,
     });
-    return { outcome: outcomeOf(failed.status) };
   }
 }
 
@@ -111,8 +118,7 @@ export async function sendWithdrawal(ref: WithdrawalRef): Promise<StepResult> {
     // Re-sent only from SENDING with no transfer recorded: the custodian answers its first transfer for the reference.
     submission = await sender.send(request);
   } catch (error) {
-    const name = (error as Error).name;
-    if (name === 'ProviderUnavailable') {
+    if (error instanceof ProviderUnavailable) {
       if (record.sendAttempts >= maxSendAttempts) {
         return settle(record, {
           to: 'FAILED',
@@ -121,10 +127,9 @@ export async function sendWithdrawal(ref: WithdrawalRef): Promise<StepResult> {
           ledger: release(record),
         });
       }
-      const next = await settle(record, { to: 'PENDING_RETRY', detail: `custodian unavailable (send ${record.sendAttempts} of ${maxSendAttempts}); retrying` });
-      return { ...next, waitSeconds: retryWaitSeconds };
+      return settle(record, { to: 'PENDING_RETRY', detail: `custodian unavailable (send ${record.sendAttempts} of ${maxSendAttempts}); retrying` }, { waitSeconds: retryWaitSeconds });
     }
-    if (name !== 'ChainSendUnanswered') throw error;
+    if (!(error instanceof ChainSendUnanswered)) throw error;
     // It may have been broadcast. Ask once by reference; never send blindly again.
     const known = await sender.sendStatus(request.reference).catch(() => ({ status: 'unknown' as const }));
     if (known.status === 'unknown') {
@@ -140,21 +145,22 @@ export async function sendWithdrawal(ref: WithdrawalRef): Promise<StepResult> {
       ledger: release(record),
     });
   }
-  const accepted = await transitionOperation(record, { to: 'SENDING', silent: true, set: { transferId: submission.transferId } });
-  return { outcome: outcomeOf((accepted ?? (await load(ref))).status), waitSeconds: 0 };
+  return settle(record, { to: 'SENDING', silent: true, set: { transferId: submission.transferId } }, { waitSeconds: 0 });
 }
 
 /** SENDING: is the transfer confirmed on chain? SENT with its hash, RETURNING, NEEDS_ATTENTION or IN_DOUBT. */
 export async function pollWithdrawal(ref: WithdrawalRef): Promise<StepResult> {
-  const record = await load(ref);
-  if (record.status !== 'SENDING') return { outcome: outcomeOf(record.status) };
+  return from(ref, ['SENDING'], (record) => confirm(record));
+}
+
+async function confirm(record: WithdrawalRecord): Promise<StepResult> {
   // Not accepted as far as we recorded (a crash right after SENDING): send, which the custodian dedupes.
   if (!record.transferId) return { outcome: 'held' };
   let report;
   try {
     report = await chainSender().sendStatus(sendReference(record));
   } catch (error) {
-    if ((error as Error).name === 'ProviderUnavailable') return { outcome: 'sending', waitSeconds: confirmationWaitSeconds(0) };
+    if (error instanceof ProviderUnavailable) return { outcome: 'sending', waitSeconds: confirmationWaitSeconds(0) };
     throw error;
   }
   switch (report.status) {
@@ -184,9 +190,7 @@ export async function pollWithdrawal(ref: WithdrawalRef): Promise<StepResult> {
 
 /** RETURNING → RETURNED with the hold released. */
 export async function returnWithdrawal(ref: WithdrawalRef): Promise<StepResult> {
-  const record = await load(ref);
-  if (record.status !== 'RETURNING') return { outcome: outcomeOf(record.status) };
-  return settle(record, { to: 'RETURNED', detail: `${usdc(record.amount)} returned to the balance`, ledger: release(record) });
+  return from(ref, ['RETURNING'], (record) => settle(record, { to: 'RETURNED', detail: `${usdc(record.amount)} returned to the balance`, ledger: release(record) }));
 }
 
 /**
@@ -194,66 +198,11 @@ export async function returnWithdrawal(ref: WithdrawalRef): Promise<StepResult> 
  * NEEDS_ATTENTION with the funds held, never guessed (a send may have gone out).
  */
 export async function parkWithdrawal(ref: WithdrawalRef & { error?: unknown }): Promise<StepResult> {
-  const record = await load(ref);
-  logger.error('withdrawal stopped by an unexpected workflow error', { withdrawalId: record.id, status: record.status, error: ref.error });
-  if (record.status === 'INITIATED' || record.status === 'PULLING') {
-    return settle(record, { to: 'FAILED', failure: 'internal_error', detail: `stopped in ${record.status} by an internal error before any USDC moved` });
-  }
-  if (!['HELD', 'CROSSING', 'SENDING', 'PENDING_RETRY', 'RETURNING'].includes(record.status)) return { outcome: outcomeOf(record.status) };
-  return settle(record, { to: 'NEEDS_ATTENTION', detail: `stopped in ${record.status} by an internal error; funds held, operations will finish it` });
-}
-
-/** How operations settled a parked withdrawal with the custodian and the chain (docs/decisions/063). */
-export const withdrawalResolutions = ['sent', 'not-sent'] as const;
-export type WithdrawalResolution = (typeof withdrawalResolutions)[number];
-
-const evmTxHash = /^0x[0-9a-fA-F]{64}$/;
-
-/**
- * Operations settle a withdrawal parked IN_DOUBT or NEEDS_ATTENTION: one conditional transition
- * from the parked status, with the movement of the status it reaches (withdrawal.<status> event):
- *   sent      confirmed on chain in `txHash`: SENT with the hash, the hold spent as a normal SENT
- *   not-sent  nothing left the wallet: RETURNED with the hold released, or FAILED (`not_sent`)
- *             when the record shows nothing was ever held
- * Anything else (already resolved, never parked, resolved meanwhile) writes nothing and answers why.
- */
-export async function resolveWithdrawal(ref: WithdrawalRef & { as: WithdrawalResolution; note: string; txHash?: string; now?: Date }): Promise<OperatorResolution> {
-  if (!withdrawalResolutions.includes(ref.as)) {
-    throw new InvalidResolution(`a withdrawal resolves as ${withdrawalResolutions.join(' or ')}`);
-  }
-  if (ref.as === 'sent' && !evmTxHash.test(ref.txHash ?? '')) {
-    throw new InvalidResolution('a withdrawal resolved as sent needs the transaction hash it was confirmed in (0x and 64 hex digits)');
-  }
-  if (ref.as === 'not-sent' && ref.txHash !== undefined) {
-    throw new InvalidResolution('a transaction hash goes only with sent');
-  }
-  const detail = operatorDetail(requireNote(ref.note));
-  const record = await load(ref);
-  if (!parkedStatuses.includes(record.status)) {
-    return { resolved: false, status: record.status, detail: `withdrawal ${record.id} is ${record.status}, not IN_DOUBT or NEEDS_ATTENTION: nothing changed` };
-  }
-  // The hold is written with HELD, in the same transaction: the timeline says whether there is one.
-  const held = record.timeline.some((entry) => entry.status === 'HELD');
-  let transition: OperationTransition<WithdrawalRecord>;
-  let done: string;
-  if (ref.as === 'sent') {
-    if (!held) return { resolved: false, status: record.status, detail: `withdrawal ${record.id} never held its funds, so nothing can have been sent: nothing changed` };
-    const txHash = ref.txHash!.toLowerCase();
-    transition = { to: 'SENT', detail, set: { txHash }, ledger: capture(record) };
-    done = `SENT in ${txHash}, ${usdc(record.net)} out and the fees realized`;
-  } else if (held) {
-    transition = { to: 'RETURNED', detail, ledger: release(record) };
-    done = `RETURNED, ${usdc(record.amount)} released to the balance`;
-  } else {
-    transition = { to: 'FAILED', failure: 'not_sent', detail };
-    done = 'FAILED, nothing was held';
-  }
-  const next = await transitionOperation(record, { ...transition, now: ref.now, event: (after) => eventOf(after) });
-  if (!next) {
-    const now = await load(ref);
-    return { resolved: false, status: now.status, detail: `withdrawal ${record.id} moved from ${record.status} to ${now.status} meanwhile: nothing changed` };
-  }
-  return { resolved: true, status: next.status, detail: `${record.status} → ${done}` };
+  return withdrawalProgress.park(ref, ['INITIATED', 'PULLING', 'HELD', 'CROSSING', 'SENDING', 'PENDING_RETRY', 'RETURNING'], (record) =>
+    record.status === 'INITIATED' || record.status === 'PULLING'
+      ? { to: 'FAILED', failure: 'internal_error', detail: `stopped in ${record.status} by an internal error before any USDC moved` }
+      : { to: 'NEEDS_ATTENTION', detail: `stopped in ${record.status} by an internal error; funds held, operations will finish it` },
+  );
 }
 
 /** What a withdrawal already in `status` means for the workflow. */
@@ -274,22 +223,6 @@ export function outcomeOf(status: WithdrawalState): WithdrawalOutcome {
     default:
       return 'done';
   }
-}
-
-async function load(ref: WithdrawalRef): Promise<WithdrawalRecord> {
-  const record = await getOperation<WithdrawalRecord>(ref.organizationId, 'withdrawal', ref.withdrawalId);
-  if (!record) throw new OperationNotFound('withdrawal', ref.withdrawalId);
-  return record;
-}
-
-/** One conditional move with its event when it ends somewhere; the record as it now is (reloaded when another delivery moved it first). */
-async function move(record: WithdrawalRecord, transition: OperationTransition<WithdrawalRecord>): Promise<WithdrawalRecord> {
-  const next = await transitionOperation(record, { ...transition, event: (after) => eventOf(after) });
-  return next ?? load({ organizationId: record.organizationId, withdrawalId: record.id });
-}
-
-async function settle(record: WithdrawalRecord, transition: OperationTransition<WithdrawalRecord>): Promise<StepResult> {
-  return { outcome: outcomeOf((await move(record, transition)).status) };
 }
 
 /** An event when the withdrawal ends or needs a person: `data` is what GET /treasury/withdrawals/:id answers. */
@@ -317,7 +250,7 @@ function hold(record: WithdrawalRecord): LedgerMovement {
 }
 
 /** Nothing was sent: the hold goes back, no fee is realized. */
-function release(record: WithdrawalRecord): LedgerMovement {
+export function release(record: WithdrawalRecord): LedgerMovement {
   const amount = BigInt(record.amount);
   return movement(record, 'release', [
     { account: 'held', amount: -amount },
@@ -329,7 +262,7 @@ function release(record: WithdrawalRecord): LedgerMovement {
  * The hold is spent: the net to the chain, the crossing to `expense:network-fees` (where payments
  * book theirs) and the gas with its headroom to `expense:gas:<network>` (docs/decisions/060).
  */
-function capture(record: WithdrawalRecord): LedgerMovement {
+export function capture(record: WithdrawalRecord): LedgerMovement {
   const legs: LedgerLeg[] = [
     { account: 'held', amount: -BigInt(record.amount) },
     { account: `external:chain:${record.network}`, amount: BigInt(record.net) },
@@ -350,7 +283,7 @@ function sendRequest(record: WithdrawalRecord): ChainSendRequest {
   };
 }
 
-function usdc(minor: string | bigint): string {
+export function usdc(minor: string | bigint): string {
   return `${formatDecimal(BigInt(minor), 6)} ${withdrawalCurrency}`;
 }
 
