@@ -24,6 +24,21 @@ module.exports = {
       to: { path: '^(functions/(store|providers|platform|contract|api|tasks|events|scheduled|operations)/|lib/)|@aws-sdk|aws-cdk-lib' },
     },
     {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'Modules that import each other at run time cannot be read, tested or bundled alone; break the cycle by moving what both need one layer down. A cycle closed only by a type import (erased at build) is not one.',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'schemas-are-the-contract-only',
+      severity: 'error',
+      comment: 'schemas/ holds the zod schemas of the contract: it imports nothing of functions/ but the pure domain rules (the OpenAPI document that reads the route table is functions/contract/openapi.ts).',
+      from: { path: '^schemas/' },
+      to: { path: '^functions/(?!domain/)' },
+    },
+    {
       name: 'no-unresolvable-import',
       severity: 'error',
       comment: 'An import the cruiser cannot resolve could hide a wrong direction.',

@@ -3,7 +3,7 @@
  * Options: --server-url <url> (the customer's base address), --version <version>.
  */
 import { parseArgs } from 'node:util';
-import { buildOpenApiDocument } from '#schemas/openapi.ts';
+import { buildOpenApiDocument } from '#contract/openapi.ts';
 
 const { values } = parseArgs({
   options: { 'server-url': { type: 'string' }, version: { type: 'string' } },

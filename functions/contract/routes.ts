@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Permission } from '#domain/permissions.ts';
 import type { Feature } from './features.ts';
+import type { ProviderNeed } from './providers.ts';
 import type { WorkflowName } from './workflows.ts';
 import { Capabilities, Health, Me } from '#schemas/discovery.ts';
 import { CreateQuoteBody, QuotePreviewResult } from '#schemas/quotes.ts';
@@ -89,6 +90,10 @@ export interface RouteDefinition<R extends RouteRequest = RouteRequest> {
   table?: TableAccess;
   /** Workflows the handler starts (states:StartExecution on those state machines only). */
   starts?: WorkflowName[];
+  /** A sandbox tool: it fakes a payer or a balance, so it answers 501 on production (functions/platform/sandbox.ts). */
+  sandboxOnly?: boolean;
+  /** Provider ports the endpoint needs: checked before the handler runs (501 naming the feature where one is not wired). */
+  needs?: ProviderNeed[];
 }
 
 export type TableAccess = 'none' | 'read' | 'write';
@@ -212,23 +217,23 @@ export const getBalance = route({
   kyb: false, feature: 'balance', summary: "The organization's USDC: available, settling and their total.", responses: { 200: { ...ok[200], schema: Balance } },
 });
 export const listWallets = route({
-  operationId: 'listWallets', method: 'GET', path: '/wallets', handler: 'functions/api/wallets/listWallets.ts', auth: 'key',
+  operationId: 'listWallets', method: 'GET', path: '/wallets', handler: 'functions/api/wallets/listWallets.ts', auth: 'key', needs: ['custody'],
   kyb: false, feature: 'wallets', summary: "The organization's wallet accounts, whole with `count` (no balances).", responses: { 200: { ...ok[200], schema: WalletAccountList } },
 });
 export const getWallet = route({
-  operationId: 'getWallet', method: 'GET', path: '/wallets/{walletId}', handler: 'functions/api/wallets/getWallet.ts', auth: 'key',
+  operationId: 'getWallet', method: 'GET', path: '/wallets/{walletId}', handler: 'functions/api/wallets/getWallet.ts', auth: 'key', needs: ['custody'],
   kyb: false, feature: 'wallets', summary: 'One wallet account, by service id or externalId.', request: { params: WalletParams }, responses: { 200: { ...ok[200], schema: WalletAccount } }, errors: ['not_found'],
 });
 export const getWalletBalances = route({
-  operationId: 'getWalletBalances', method: 'GET', path: '/wallets/{walletId}/balances', handler: 'functions/api/wallets/getWalletBalances.ts', auth: 'key',
+  operationId: 'getWalletBalances', method: 'GET', path: '/wallets/{walletId}/balances', handler: 'functions/api/wallets/getWalletBalances.ts', auth: 'key', needs: ['custody'],
   kyb: false, feature: 'wallets', summary: "A wallet provider's balance report (501 when no wallet provider is configured; 503 while the wallet is still being opened).", request: { params: WalletParams }, responses: { 200: { ...ok[200], schema: WalletBalances } }, errors: ['not_found', 'unavailable'],
 });
 export const listIssuerAccounts = route({
-  operationId: 'listIssuerAccounts', method: 'GET', path: '/issuers/accounts', handler: 'functions/api/issuers/listIssuerAccounts.ts', auth: 'key',
+  operationId: 'listIssuerAccounts', method: 'GET', path: '/issuers/accounts', handler: 'functions/api/issuers/listIssuerAccounts.ts', auth: 'key', needs: ['issuer'],
   kyb: false, feature: 'issuers', summary: "The organization's accounts at issuers (kind `issuer_account`), whole with `count`.", responses: { 200: { ...ok[200], schema: WalletAccountList } },
 });
 export const listIssuers = route({
-  operationId: 'listIssuers', method: 'GET', path: '/issuers', handler: 'functions/api/issuers/listIssuers.ts', auth: 'key',
+  operationId: 'listIssuers', method: 'GET', path: '/issuers', handler: 'functions/api/issuers/listIssuers.ts', auth: 'key', needs: ['issuer'],
   kyb: false, feature: 'issuers', summary: 'The issuer catalogue: who issues which stablecoins on which networks.', responses: { 200: { ...ok[200], schema: IssuerList } },
 });
 export const createWalletTransfer = route({
@@ -251,79 +256,79 @@ export const getDepositInstructions = route({
   kyb: true, feature: 'deposit-instructions', summary: "Where to wire USD or EUR, with the organization's one reference (501 where no house account is configured).", responses: { 200: { ...ok[200], schema: DepositInstructions } }, errors: ['kyb_required'],
 });
 export const getOnRampQuote = route({
-  operationId: 'getOnRampQuote', method: 'GET', path: '/treasury/onramp/quote', handler: 'functions/api/onRamps/getOnRampQuote.ts', auth: 'key',
+  operationId: 'getOnRampQuote', method: 'GET', path: '/treasury/onramp/quote', handler: 'functions/api/onRamps/getOnRampQuote.ts', auth: 'key', needs: ['onRamp'],
   kyb: false, feature: 'onramp', summary: 'Price a wire deposit.', request: { query: OnRampQuoteQuery }, responses: { 200: { ...ok[200], schema: OnRampQuote } }, errors: ['validation'],
 });
 export const createOnRamp = route({
-  operationId: 'createOnRamp', method: 'POST', path: '/treasury/onramp', handler: 'functions/api/onRamps/createOnRamp.ts', starts: ['onRamp'], auth: 'key',
+  operationId: 'createOnRamp', method: 'POST', path: '/treasury/onramp', handler: 'functions/api/onRamps/createOnRamp.ts', starts: ['onRamp'], auth: 'key', needs: ['onRamp'],
   permission: 'treasury.move', kyb: true, feature: 'onramp', summary: 'Open a wire deposit.', request: { body: CreateOnRampBody }, responses: { 202: { ...accepted[202], schema: OnRampAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'idempotency_key_reused', 'ambiguous_home_wallet', 'no_home_wallet'],
 });
 export const listOnRamps = route({
-  operationId: 'listOnRamps', method: 'GET', path: '/treasury/onramps', handler: 'functions/api/onRamps/listOnRamps.ts', auth: 'key',
+  operationId: 'listOnRamps', method: 'GET', path: '/treasury/onramps', handler: 'functions/api/onRamps/listOnRamps.ts', auth: 'key', needs: ['onRamp'],
   kyb: false, feature: 'onramp', summary: 'Deposits, newest first.', request: { query: ListOnRampsQuery }, responses: { 200: { ...ok[200], schema: OnRampList } }, errors: ['invalid_cursor', 'validation'],
 });
 export const getOnRamp = route({
-  operationId: 'getOnRamp', method: 'GET', path: '/treasury/onramp/{onRampId}', handler: 'functions/api/onRamps/getOnRamp.ts', auth: 'key',
+  operationId: 'getOnRamp', method: 'GET', path: '/treasury/onramp/{onRampId}', handler: 'functions/api/onRamps/getOnRamp.ts', auth: 'key', needs: ['onRamp'],
   kyb: false, feature: 'onramp', summary: 'Status of one wire or PIX deposit.', request: { params: OnRampParams }, responses: { 200: { ...ok[200], schema: OnRampStatus } }, errors: ['not_found'],
 });
 export const getPixOnRampQuote = route({
-  operationId: 'getPixOnRampQuote', method: 'GET', path: '/treasury/onramp/pix/quote', handler: 'functions/api/onRamps/getPixOnRampQuote.ts', auth: 'key',
+  operationId: 'getPixOnRampQuote', method: 'GET', path: '/treasury/onramp/pix/quote', handler: 'functions/api/onRamps/getPixOnRampQuote.ts', auth: 'key', needs: ['onRamp'],
   kyb: false, feature: 'onramp-pix', summary: 'Price a PIX deposit.', request: { query: PixOnRampQuoteQuery }, responses: { 200: { ...ok[200], schema: PixOnRampQuote } }, errors: ['validation'],
 });
 export const createPixOnRamp = route({
-  operationId: 'createPixOnRamp', method: 'POST', path: '/treasury/onramp/pix', handler: 'functions/api/onRamps/createPixOnRamp.ts', starts: ['onRamp'], auth: 'key',
+  operationId: 'createPixOnRamp', method: 'POST', path: '/treasury/onramp/pix', handler: 'functions/api/onRamps/createPixOnRamp.ts', starts: ['onRamp'], auth: 'key', needs: ['onRamp'],
   permission: 'treasury.move', kyb: true, feature: 'onramp-pix', summary: 'Open a PIX deposit (BR Code).', request: { body: CreatePixOnRampBody }, responses: { 202: { ...accepted[202], schema: PixOnRampAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'idempotency_key_reused', 'pix_onramp_unavailable'],
 });
 export const getCryptoDeposit = route({
-  operationId: 'getCryptoDeposit', method: 'GET', path: '/treasury/crypto-deposit', handler: 'functions/api/deposits/getCryptoDeposit.ts', auth: 'key',
+  operationId: 'getCryptoDeposit', method: 'GET', path: '/treasury/crypto-deposit', handler: 'functions/api/deposits/getCryptoDeposit.ts', auth: 'key', needs: ['custody'],
   kyb: false, feature: 'crypto-deposit', summary: 'Addresses for USDC sent on chain: the home network and the networks moved home, with the move fee.', responses: { 200: { ...ok[200], schema: CryptoDepositAddresses } }, errors: ['no_home_wallet', 'ambiguous_home_wallet', 'unavailable'],
 });
 
 // ---- Withdrawals and off-ramps -----------------------------------------------------------
 
 export const getWithdrawalQuote = route({
-  operationId: 'getWithdrawalQuote', method: 'GET', path: '/treasury/withdrawals/quote', handler: 'functions/api/withdrawals/getWithdrawalQuote.ts', auth: 'key',
+  operationId: 'getWithdrawalQuote', method: 'GET', path: '/treasury/withdrawals/quote', handler: 'functions/api/withdrawals/getWithdrawalQuote.ts', auth: 'key', needs: ['chain'],
   kyb: false, feature: 'withdrawals', summary: 'Price a USDC withdrawal.', request: { query: WithdrawalQuoteQuery }, responses: { 200: { ...ok[200], schema: WithdrawalQuote } }, errors: ['validation', 'quote_unavailable', 'unsupported_network', 'no_home_wallet', 'ambiguous_home_wallet'],
 });
 export const createWithdrawal = route({
-  operationId: 'createWithdrawal', method: 'POST', path: '/treasury/withdrawals', handler: 'functions/api/withdrawals/createWithdrawal.ts', starts: ['withdrawal'], auth: 'key',
+  operationId: 'createWithdrawal', method: 'POST', path: '/treasury/withdrawals', handler: 'functions/api/withdrawals/createWithdrawal.ts', starts: ['withdrawal'], auth: 'key', needs: ['chain'],
   permission: 'treasury.move', kyb: true, feature: 'withdrawals', summary: 'Send USDC to an own EVM address.', request: { body: CreateWithdrawalBody }, responses: { 202: { ...accepted[202], schema: WithdrawalAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'compliance_hold', 'idempotency_key_reused', 'idempotency_key_conflict', 'ambiguous_home_wallet', 'no_home_wallet', 'quote_unavailable', 'unsupported_network'],
 });
 export const listWithdrawals = route({
-  operationId: 'listWithdrawals', method: 'GET', path: '/treasury/withdrawals', handler: 'functions/api/withdrawals/listWithdrawals.ts', auth: 'key',
+  operationId: 'listWithdrawals', method: 'GET', path: '/treasury/withdrawals', handler: 'functions/api/withdrawals/listWithdrawals.ts', auth: 'key', needs: ['chain'],
   kyb: false, feature: 'withdrawals', summary: 'Withdrawals, newest first.', request: { query: ListWithdrawalsQuery }, responses: { 200: { ...ok[200], schema: WithdrawalList } }, errors: ['invalid_cursor', 'validation'],
 });
 export const getWithdrawal = route({
-  operationId: 'getWithdrawal', method: 'GET', path: '/treasury/withdrawals/{withdrawalId}', handler: 'functions/api/withdrawals/getWithdrawal.ts', auth: 'key',
+  operationId: 'getWithdrawal', method: 'GET', path: '/treasury/withdrawals/{withdrawalId}', handler: 'functions/api/withdrawals/getWithdrawal.ts', auth: 'key', needs: ['chain'],
   kyb: false, feature: 'withdrawals', summary: 'Status of one withdrawal.', request: { params: WithdrawalParams }, responses: { 200: { ...ok[200], schema: WithdrawalStatus } }, errors: ['not_found'],
 });
 export const createBeneficiary = route({
-  operationId: 'createBeneficiary', method: 'POST', path: '/treasury/beneficiaries', handler: 'functions/api/offRamps/createBeneficiary.ts', auth: 'key',
+  operationId: 'createBeneficiary', method: 'POST', path: '/treasury/beneficiaries', handler: 'functions/api/offRamps/createBeneficiary.ts', auth: 'key', needs: ['offRamp'],
   permission: 'beneficiary.manage', kyb: true, feature: 'offramp', summary: 'Register an off-ramp bank account.', request: { body: CreateBeneficiaryBody }, responses: { 201: { ...created[201], schema: BeneficiaryView } },
   errors: ['validation', 'forbidden', 'kyb_required', 'compliance_hold'],
 });
 export const listBeneficiaries = route({
-  operationId: 'listBeneficiaries', method: 'GET', path: '/treasury/beneficiaries', handler: 'functions/api/offRamps/listBeneficiaries.ts', auth: 'key',
+  operationId: 'listBeneficiaries', method: 'GET', path: '/treasury/beneficiaries', handler: 'functions/api/offRamps/listBeneficiaries.ts', auth: 'key', needs: ['offRamp'],
   kyb: false, feature: 'offramp', summary: 'Registered off-ramp beneficiaries.', responses: { 200: { ...ok[200], schema: BeneficiaryList } },
 });
 export const getOffRampQuote = route({
-  operationId: 'getOffRampQuote', method: 'GET', path: '/treasury/offramp/quote', handler: 'functions/api/offRamps/getOffRampQuote.ts', table: 'write', auth: 'key',
+  operationId: 'getOffRampQuote', method: 'GET', path: '/treasury/offramp/quote', handler: 'functions/api/offRamps/getOffRampQuote.ts', table: 'write', auth: 'key', needs: ['offRamp'],
   kyb: false, feature: 'offramp', summary: 'Price an off-ramp.', request: { query: OffRampQuoteQuery }, responses: { 200: { ...ok[200], schema: OffRampQuote } }, errors: ['validation'],
 });
 export const createOffRamp = route({
-  operationId: 'createOffRamp', method: 'POST', path: '/treasury/offramp', handler: 'functions/api/offRamps/createOffRamp.ts', starts: ['offRamp'], auth: 'key',
+  operationId: 'createOffRamp', method: 'POST', path: '/treasury/offramp', handler: 'functions/api/offRamps/createOffRamp.ts', starts: ['offRamp'], auth: 'key', needs: ['offRamp'],
   permission: 'treasury.move', kyb: true, feature: 'offramp', summary: 'Pay USDC out as fiat to a beneficiary.', request: { body: CreateOffRampBody }, responses: { 202: { ...accepted[202], schema: OffRampAccepted } },
   errors: ['validation', 'forbidden', 'kyb_required', 'compliance_hold', 'idempotency_key_conflict', 'not_home_chain', 'quote_already_used', 'quote_mismatch', 'quote_not_found', 'ambiguous_home_wallet', 'no_home_wallet'],
 });
 export const listOffRamps = route({
-  operationId: 'listOffRamps', method: 'GET', path: '/treasury/offramps', handler: 'functions/api/offRamps/listOffRamps.ts', auth: 'key',
+  operationId: 'listOffRamps', method: 'GET', path: '/treasury/offramps', handler: 'functions/api/offRamps/listOffRamps.ts', auth: 'key', needs: ['offRamp'],
   kyb: false, feature: 'offramp', summary: 'Off-ramps, newest first.', request: { query: ListOffRampsQuery }, responses: { 200: { ...ok[200], schema: OffRampList } }, errors: ['invalid_cursor', 'validation'],
 });
 export const getOffRamp = route({
-  operationId: 'getOffRamp', method: 'GET', path: '/treasury/offramp/{offRampId}', handler: 'functions/api/offRamps/getOffRamp.ts', auth: 'key',
+  operationId: 'getOffRamp', method: 'GET', path: '/treasury/offramp/{offRampId}', handler: 'functions/api/offRamps/getOffRamp.ts', auth: 'key', needs: ['offRamp'],
   kyb: false, feature: 'offramp', summary: 'Status of one off-ramp.', request: { params: OffRampParams }, responses: { 200: { ...ok[200], schema: OffRampStatus } }, errors: ['not_found'],
 });
 
@@ -418,20 +423,20 @@ export const getStatement = route({
 // ---- Sandbox tools -----------------------------------------------------------------------
 
 export const simulateOnRampPayment = route({
-  operationId: 'simulateOnRampPayment', method: 'POST', path: '/treasury/onramp/{onRampId}/simulate-payment', handler: 'functions/api/sandbox/simulateOnRampPayment.ts', auth: 'key',
+  operationId: 'simulateOnRampPayment', method: 'POST', path: '/treasury/onramp/{onRampId}/simulate-payment', handler: 'functions/api/sandbox/simulateOnRampPayment.ts', auth: 'key', sandboxOnly: true,
   permission: 'treasury.move', kyb: false, feature: 'sandbox', summary: 'Pay an open deposit as a simulated payer.', request: { params: SimulateOnRampPaymentParams }, responses: { 202: { ...accepted[202], schema: SimulatedOnRampPayment } }, errors: ['forbidden', 'not_found', 'not_simulatable'],
 });
 export const simulateWire = route({
-  operationId: 'simulateWire', method: 'POST', path: '/treasury/onramps/simulate-wire', handler: 'functions/api/sandbox/simulateWire.ts', starts: ['onRamp'], auth: 'key',
+  operationId: 'simulateWire', method: 'POST', path: '/treasury/onramps/simulate-wire', handler: 'functions/api/sandbox/simulateWire.ts', starts: ['onRamp'], auth: 'key', sandboxOnly: true, needs: ['onRamp'],
   permission: 'treasury.move', kyb: true, feature: 'sandbox', summary: "Post an incoming wire quoting the organization's reference.", request: { body: SimulateWireBody }, responses: { 202: { ...accepted[202], schema: SimulatedWire } },
   errors: ['unknown_currency', 'validation', 'forbidden', 'kyb_required'],
 });
 export const getSandboxPrefill = route({
-  operationId: 'getSandboxPrefill', method: 'GET', path: '/treasury/sandbox-prefill', handler: 'functions/api/sandbox/getSandboxPrefill.ts', auth: 'key',
+  operationId: 'getSandboxPrefill', method: 'GET', path: '/treasury/sandbox-prefill', handler: 'functions/api/sandbox/getSandboxPrefill.ts', auth: 'key', sandboxOnly: true, needs: ['payout'],
   kyb: false, feature: 'sandbox', summary: 'Inputs that the sandbox providers settle.', responses: { 200: { ...ok[200], schema: SandboxPrefill } },
 });
 export const topUpEurc = route({
-  operationId: 'topUpEurc', method: 'POST', path: '/wallets/{walletId}/topup-eurc', handler: 'functions/api/sandbox/topUpEurc.ts', auth: 'key',
+  operationId: 'topUpEurc', method: 'POST', path: '/wallets/{walletId}/topup-eurc', handler: 'functions/api/sandbox/topUpEurc.ts', auth: 'key', sandboxOnly: true, needs: ['custody'],
   permission: 'treasury.move', kyb: true, feature: 'sandbox', summary: 'Credit a simulated EURC balance.', request: { params: WalletParams, body: TopUpEurcBody }, responses: { 200: { ...ok[200], schema: EurcTopUp } },
   errors: ['validation', 'forbidden', 'kyb_required', 'not_found', 'conflict'],
 });

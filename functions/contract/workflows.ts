@@ -94,11 +94,3 @@ export const workflows = {
 export type OperationWorkflowName = { [K in WorkflowName]: (typeof workflows)[K] extends { operation: OperationWorkflow } ? K : never }[WorkflowName];
 
 export type WorkflowName = keyof typeof workflows;
-
-/**
- * Execution names are derived from the organization and the operation id, so a second start
- * of the same operation is refused by the engine itself (Step Functions: ExecutionAlreadyExists;
- * locally: the conditional write of the execution record). Step Functions allows 80 characters
- * from [A-Za-z0-9-_]; longer or foreign ids are hashed.
- */
-export { executionName } from '#platform/workflow.ts';

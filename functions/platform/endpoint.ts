@@ -13,6 +13,8 @@ import { config } from './config.ts';
 import { ApiError, DeadlineReached, isDependencyUnavailable } from './errors.ts';
 import { logger } from './logger.ts';
 import { ProviderNotConfigured } from './providerErrors.ts';
+import { requireProvider } from './providerPorts.ts';
+import { requireSandbox } from './sandbox.ts';
 import { parseBody, parseNoBody, parseParams, parseQuery } from './request.ts';
 
 /**
@@ -182,6 +184,9 @@ function input(definition: RouteDefinition): ApiMiddleware {
       if (query) state.query = parseQuery(query, request.event);
       if (body) state.body = parseBody(body, request.event);
       else if (takesNoBody(definition)) parseNoBody(request.event);
+      // What the row says the route needs, checked once here rather than at the top of each handler.
+      if (definition.sandboxOnly) requireSandbox();
+      for (const need of definition.needs ?? []) requireProvider(need);
     },
   };
 }

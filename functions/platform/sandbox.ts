@@ -4,7 +4,7 @@ import { ApiError } from './errors.ts';
 /**
  * Sandbox tools (simulate-wire, simulate-payment, sandbox-prefill, topup-eurc) fake a payer or a
  * balance: they are live on `simulated` and `sandbox` and answer 501 on `production`, whatever
- * else is configured there. Called first in each tool's handler.
+ * else is configured there. Checked by the endpoint for a row marked `sandboxOnly`, before its provider needs.
  */
 export function requireSandbox(): void {
   const environment = config().SERVICE_ENVIRONMENT;

@@ -3,7 +3,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
 import { z } from 'zod';
-import { providerPort } from './port.ts';
+import { providerPort } from '#platform/providerPorts.ts';
 import { addressFormatOf, isEvmAddress } from '#domain/networks.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
@@ -297,8 +297,8 @@ export class SimulatedChain implements ChainSender {
   }
 }
 
-const chainSenderPort = providerPort<ChainSender>('chain-send provider', () => new SimulatedChain());
-const gasOraclePort = providerPort<GasOracle>('gas oracle', () => new SimulatedGasOracle());
+const chainSenderPort = providerPort<ChainSender>('chain', () => new SimulatedChain());
+const gasOraclePort = providerPort<GasOracle>('gasOracle', () => new SimulatedGasOracle());
 
 /** Wiring (or a test, at this port only) installs another sender; `undefined` goes back to the environment's default. */
 export const useChainSender = chainSenderPort.use;

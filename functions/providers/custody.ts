@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { providerPort } from './port.ts';
+import { providerPort } from '#platform/providerPorts.ts';
 import { scaleOf } from '#domain/money.ts';
 import { addressFormatOf, solanaAddress, tronAddress } from '#domain/networks.ts';
 import { NumberValue, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -165,7 +165,7 @@ async function simulatedPositions(walletId: string): Promise<Map<string, bigint>
   return new Map(items.map((item) => [String(item.asset), (item.amount as NumberValue).toBigInt()]));
 }
 
-const custodyProviderPort = providerPort<CustodyProvider>('custody provider', () => new SimulatedCustody());
+const custodyProviderPort = providerPort<CustodyProvider>('custody', () => new SimulatedCustody());
 
 /** Wiring installs a real adapter here when one exists; nothing is installed in `simulated`. */
 export const useCustodyProvider = custodyProviderPort.use;

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { providerPort } from './port.ts';
+import { providerPort } from '#platform/providerPorts.ts';
 import { fraction, fractionOf, multiply, type Fraction } from '#domain/money.ts';
 
 
@@ -80,7 +80,7 @@ export class SimulatedFx implements FxProvider {
   }
 }
 
-const fxProviderPort = providerPort<FxProvider>('FX rate provider', () => new SimulatedFx());
+const fxProviderPort = providerPort<FxProvider>('fx', () => new SimulatedFx());
 
 /** Wiring (or a test) installs another source here; `undefined` goes back to the environment's default. */
 export const useFxProvider = fxProviderPort.use;

@@ -1,4 +1,4 @@
-import { providerPort } from './port.ts';
+import { providerPort } from '#platform/providerPorts.ts';
 import type { Issuer, WalletAccount } from '#schemas/wallets.ts';
 
 /**
@@ -46,7 +46,7 @@ export class SimulatedIssuers implements IssuerProvider {
   }
 }
 
-const issuerProviderPort = providerPort<IssuerProvider>('stablecoin issuer provider', () => new SimulatedIssuers());
+const issuerProviderPort = providerPort<IssuerProvider>('issuer', () => new SimulatedIssuers());
 
 /** Wiring (or a test) installs another provider here; `undefined` goes back to the environment's default. */
 export const useIssuerProvider = issuerProviderPort.use;

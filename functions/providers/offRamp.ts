@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { z } from 'zod';
-import { providerPort } from './port.ts';
+import { providerPort } from '#platform/providerPorts.ts';
 import { ibanChecksumValid } from '#domain/iban.ts';
 import { convertFloor, fraction, scaleOf, type Fraction } from '#domain/money.ts';
 import { payoutRailOf } from '#domain/offRampPricing.ts';
@@ -216,7 +216,7 @@ export class SimulatedOffRamps implements OffRampProvider {
   }
 }
 
-const offRampProviderPort = providerPort<OffRampProvider>('off-ramp provider', () => new SimulatedOffRamps());
+const offRampProviderPort = providerPort<OffRampProvider>('offRamp', () => new SimulatedOffRamps());
 
 /** Wiring (or a test) installs another provider here; `undefined` goes back to the environment's default. */
 export const useOffRampProvider = offRampProviderPort.use;

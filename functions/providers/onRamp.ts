@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { providerPort } from './port.ts';
+import { providerPort } from '#platform/providerPorts.ts';
 import { buildBrCode } from '#domain/brCode.ts';
 import { isAddressOn } from '#domain/networks.ts';
 import { pixMaximum, pixMinimum } from '#operations/onRamp/pricing.ts';
@@ -301,7 +301,7 @@ export class SimulatedOnRamps implements OnRampProvider {
   }
 }
 
-const onRampProviderPort = providerPort<OnRampProvider>('on-ramp (collection and issuance) provider', () => new SimulatedOnRamps());
+const onRampProviderPort = providerPort<OnRampProvider>('onRamp', () => new SimulatedOnRamps());
 
 /** Wiring (or a test) installs another provider here; `undefined` goes back to the environment's default. */
 export const useOnRampProvider = onRampProviderPort.use;

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { z } from 'zod';
-import { providerPort } from './port.ts';
+import { providerPort } from '#platform/providerPorts.ts';
 import { beneficiaryProblems, findCorridor } from '#domain/corridors.ts';
 import { scaleOf } from '#domain/money.ts';
 import { dynamo, tableName } from '#store/client.ts';
@@ -247,7 +247,7 @@ export class SimulatedPayouts implements PayoutProvider {
   }
 }
 
-const payoutProviderPort = providerPort<PayoutProvider>('payout provider', () => new SimulatedPayouts());
+const payoutProviderPort = providerPort<PayoutProvider>('payout', () => new SimulatedPayouts());
 
 /** Wiring (or a test) installs another provider here; `undefined` goes back to the environment's default. */
 export const usePayoutProvider = payoutProviderPort.use;

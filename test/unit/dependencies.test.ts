@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * Dependencies point one way (.dependency-cruiser.cjs): lib/ imports functions/, never the reverse,
- * and the pure domain rules import nothing of the store, providers, platform or AWS. A wrong import
- * fails `npm test` with the rule's name.
+ * the pure domain rules import nothing of the store, providers, platform or AWS, and no modules import
+ * each other. A wrong import fails `npm test` with the rule's name.
  */
 const root = path.resolve(import.meta.dirname, '../..');
 const cruiser = path.join(root, 'node_modules', '.bin', 'depcruise');
@@ -34,5 +34,6 @@ describe('dependency rules', () => {
     expect(status).not.toBe(0);
     expect(output).toContain('runtime-never-imports-lib: functions/platform/planted.ts → lib/local/runtime.ts');
     expect(output).toContain('domain-rules-are-pure: functions/domain/money.ts → functions/store/client.ts');
+    expect(output).toMatch(/no-circular: functions\/(domain\/money|store\/client)\.ts →/);
   }, 60_000);
 });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '#schemas/openapi.ts';
+import { buildOpenApiDocument } from '#contract/openapi.ts';
 import { routeKey, routes, takesNoBody } from '#contract/routes.ts';
 
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -20,7 +20,6 @@ const currency = 'USDC';
  * format before it is shown: a wrong address loses the money sent to it (docs/decisions/053).
  */
 export const handler = endpoint(getCryptoDeposit, async ({ caller }) => {
-  // First, so an environment with no custody adapter answers 501 whatever state the wallet is in.
   const custody = custodyProvider();
   const home = await homeWalletOf(caller.organizationId);
   if (home.status !== 'active' || !home.address || !home.chain || !home.externalId) {

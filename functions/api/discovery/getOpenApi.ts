@@ -1,7 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { config } from '#platform/config.ts';
 import { getOpenApi } from '#contract/routes.ts';
-import { buildOpenApiDocument } from '#schemas/openapi.ts';
+import { buildOpenApiDocument } from '#contract/openapi.ts';
 
 let document: object | undefined;
 

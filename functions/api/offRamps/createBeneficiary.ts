@@ -1,10 +1,8 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { createBeneficiary } from '#contract/routes.ts';
 import { registerOffRampBeneficiary } from '#operations/offRamp/beneficiaries.ts';
-import { offRampProvider } from '#providers/offRamp.ts';
 
 export const handler = endpoint(createBeneficiary, async ({ caller, body }) => {
   // Off-ramp endpoints answer 501 where off-ramps are not enabled (the contract): no provider, no payees.
-  offRampProvider();
   return ok(await registerOffRampBeneficiary(caller.organizationId, body), 201);
 });

@@ -2,11 +2,9 @@ import { endpoint, ok } from '#platform/endpoint.ts';
 import { notFound } from '#platform/errors.ts';
 import { getOffRamp } from '#contract/routes.ts';
 import { offRampStatusView, type OffRampRecord } from '#operations/offRamp/view.ts';
-import { offRampProvider } from '#providers/offRamp.ts';
 import { getOperation } from '#store/operations.ts';
 
 export const handler = endpoint(getOffRamp, async ({ caller, params }) => {
-  offRampProvider();
   const record = await getOperation<OffRampRecord>(caller.organizationId, 'offramp', params.offRampId);
   if (!record) throw notFound('off-ramp');
   return ok(offRampStatusView(record));

@@ -1,11 +1,9 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { listBeneficiaries } from '#contract/routes.ts';
 import { beneficiaryView } from '#operations/offRamp/beneficiaries.ts';
-import { offRampProvider } from '#providers/offRamp.ts';
 import { listOffRampBeneficiaries } from '#store/offRampBeneficiaries.ts';
 
 export const handler = endpoint(listBeneficiaries, async ({ caller }) => {
-  offRampProvider();
   const beneficiaries = (await listOffRampBeneficiaries(caller.organizationId)).map(beneficiaryView);
   return ok({ beneficiaries, count: beneficiaries.length });
 });

@@ -1,11 +1,9 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { listOffRamps } from '#contract/routes.ts';
 import { offRampListRow, type OffRampRecord } from '#operations/offRamp/view.ts';
-import { offRampProvider } from '#providers/offRamp.ts';
 import { listOperations } from '#store/operations.ts';
 
 export const handler = endpoint(listOffRamps, async ({ caller, query }) => {
-  offRampProvider();
   const { rows, nextCursor } = await listOperations<OffRampRecord>(caller.organizationId, 'offramp', { limit: query.limit, cursor: query.cursor });
   return ok({ offramps: rows.map(offRampListRow), count: rows.length, nextCursor, hasMore: nextCursor !== null });
 });

@@ -1,10 +1,8 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { getOnRampQuote } from '#contract/routes.ts';
 import { wireQuote } from '#operations/onRamp/pricing.ts';
-import { onRampProvider } from '#providers/onRamp.ts';
 
 /** GET /treasury/onramp/quote. The provider is asked for first so an environment without one answers 501, never a price for a deposit it cannot take. */
 export const handler = endpoint(getOnRampQuote, async ({ query }) => {
-  onRampProvider();
   return ok(wireQuote(query.currency, query.amount));
 });

@@ -9,7 +9,6 @@ import { onRampProvider } from '#providers/onRamp.ts';
 
 /** GET /treasury/onramp/pix/quote: what a code for this amount would deliver now, and whether one can be opened. */
 export const handler = endpoint(getPixOnRampQuote, async ({ caller, query }) => {
-  // First, so an environment with no PIX provider answers 501.
   const provider = onRampProvider();
   const amount = parseFiat(query.amount, pixCurrency, ['amount']);
   const home = await homeWalletOf(caller.organizationId).then(

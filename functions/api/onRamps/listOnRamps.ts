@@ -1,11 +1,9 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { onRampProvider } from '#providers/onRamp.ts';
 import { listOnRamps } from '#contract/routes.ts';
 import { listOnRampPage } from '#operations/onRamp/intake.ts';
 
 export const handler = endpoint(listOnRamps, async ({ caller, query }) => {
   // A list from an environment with no on-ramp provider would read as "none": 501 instead.
-  onRampProvider();
   const { rows, nextCursor } = await listOnRampPage(caller.organizationId, { limit: query.limit, cursor: query.cursor, origin: query.origin });
   return ok({ onramps: rows, count: rows.length, nextCursor, hasMore: nextCursor !== null });
 });

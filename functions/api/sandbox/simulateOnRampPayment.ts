@@ -1,9 +1,7 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { requireSandbox } from '#platform/sandbox.ts';
 import { simulateOnRampPayment } from '#contract/routes.ts';
 import { payAsSimulatedPayer } from '#operations/onRamp/intake.ts';
 
 export const handler = endpoint(simulateOnRampPayment, async ({ caller, params }) => {
-  requireSandbox();
   return ok(await payAsSimulatedPayer(caller.organizationId, params.onRampId), 202);
 });

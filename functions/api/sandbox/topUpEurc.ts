@@ -1,6 +1,5 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError, notFound, validationError } from '#platform/errors.ts';
-import { requireSandbox } from '#platform/sandbox.ts';
 import { parseDecimal, scaleOf } from '#domain/money.ts';
 import { custodyProvider, ProviderNotConfigured } from '#providers/custody.ts';
 import { findWallet } from '#store/wallets.ts';
@@ -18,7 +17,6 @@ const largestTopUp = parseDecimal('1000000', scaleOf(asset)!);
  * (docs/decisions/062). 409 `conflict` while the wallet cannot receive (not active).
  */
 export const handler = endpoint(topUpEurc, async ({ caller, body, params }) => {
-  requireSandbox();
   const custody = custodyProvider();
   const amount = parseDecimal(body.amount, scaleOf(asset)!);
   if (amount <= 0n || amount > largestTopUp) {

@@ -1,6 +1,5 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { notFound } from '#platform/errors.ts';
-import { custodyProvider } from '#providers/custody.ts';
 import { findWallet, walletView } from '#store/wallets.ts';
 import { getWallet } from '#contract/routes.ts';
 
@@ -10,7 +9,6 @@ import { getWallet } from '#contract/routes.ts';
  * organization. 501 where no custody provider is wired, as GET /wallets.
  */
 export const handler = endpoint(getWallet, async ({ caller, params }) => {
-  custodyProvider();
   const wallet = await findWallet(caller.organizationId, params.walletId);
   if (!wallet) throw notFound('wallet');
   return ok(walletView(wallet));

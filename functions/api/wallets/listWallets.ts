@@ -1,5 +1,4 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { custodyProvider } from '#providers/custody.ts';
 import { listWallets as readAll, walletView } from '#store/wallets.ts';
 import { listWallets } from '#contract/routes.ts';
 import type { WalletAccountList } from '#schemas/wallets.ts';
@@ -10,7 +9,6 @@ import type { WalletAccountList } from '#schemas/wallets.ts';
  * there is no wallet feature to read, only a wallet that can never open (docs/decisions/052).
  */
 export const handler = endpoint(listWallets, async ({ caller }) => {
-  custodyProvider();
   const accounts = (await readAll(caller.organizationId)).map(walletView);
   const body: WalletAccountList = { accounts, count: accounts.length };
   return ok(body);

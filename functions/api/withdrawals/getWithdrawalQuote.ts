@@ -1,5 +1,4 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { chainSender } from '#providers/chain.ts';
 import { ApiError } from '#platform/errors.ts';
 import { getWithdrawalQuote } from '#contract/routes.ts';
 import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
@@ -9,8 +8,6 @@ import { withdrawalCurrency } from '#operations/withdrawal/view.ts';
 
 /** GET /treasury/withdrawals/quote: what a withdrawal of `amount` on `chain` costs now and what arrives. */
 export const handler = endpoint(getWithdrawalQuote, async ({ caller, query }) => {
-  // First, so an environment with no custodian to send answers 501 (never an empty list or a price nothing can honour).
-  chainSender();
   const amount = withdrawalAmountOf(query.amount, withdrawalCurrency, ['amount']);
   // The networks depend on the home wallet's: without one open there is nothing to price from.
   const home = await homeWalletOf(caller.organizationId);

@@ -1,12 +1,9 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
-import { chainSender } from '#providers/chain.ts';
 import { listWithdrawals } from '#contract/routes.ts';
 import { withdrawalListItem, type WithdrawalRecord } from '#operations/withdrawal/view.ts';
 import { listOperations } from '#store/operations.ts';
 
 export const handler = endpoint(listWithdrawals, async ({ caller, query }) => {
-  // First, so an environment with no custodian to send answers 501 (never an empty list or a price nothing can honour).
-  chainSender();
   const { rows, nextCursor } = await listOperations<WithdrawalRecord>(caller.organizationId, 'withdrawal', { limit: query.limit, cursor: query.cursor });
   const withdrawals = rows.map(withdrawalListItem);
   return ok({ withdrawals, count: withdrawals.length, nextCursor, hasMore: nextCursor !== null });

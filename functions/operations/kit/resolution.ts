@@ -54,7 +54,7 @@ export async function resolveParked<R, T>(input: {
   const record = await input.load();
   const status = input.statusOf(record);
   if (!parkedStatuses.includes(status)) {
-    return { resolved: false, status, detail: `${input.noun} ${input.id} is ${status}, not parked (not IN_DOUBT or NEEDS_ATTENTION): nothing changed` };
+    return { resolved: false, status, detail: `${input.noun} ${input.id} is ${status}, not parked, not IN_DOUBT or NEEDS_ATTENTION: nothing changed` };
   }
   const plan = input.plan(record, detail);
   if ('unchanged' in plan) return { resolved: false, status, detail: plan.unchanged };

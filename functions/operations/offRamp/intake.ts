@@ -30,8 +30,6 @@ export const offRampAcceptedEvent = 'offramp.accepted';
 const noun = 'off-ramp';
 
 export async function quoteOffRamp(organizationId: string, query: OffRampQuoteQuery, now = new Date()): Promise<OffRampQuote> {
-  // First, so an environment with no off-ramp provider answers 501 whatever the query.
-  offRampProvider();
   const pulled = requestedAmount(query.amount, 'USDC', ['query', 'amount']);
   const beneficiary = await servedBeneficiary(organizationId, query.beneficiaryId, ['query', 'beneficiaryId']);
   const price = await priceNow(pulled, beneficiary.currency, now);
@@ -71,7 +69,6 @@ export async function quoteOffRamp(organizationId: string, query: OffRampQuoteQu
 }
 
 export async function acceptOffRamp(organizationId: string, body: CreateOffRampBody, now = new Date()): Promise<OffRampAccepted> {
-  offRampProvider();
   const offRampId = body.idempotencyKey;
   const pulled = requestedAmount(body.amount.amount, body.amount.currency, ['amount', 'amount'], { currency: 'USDC', refusal: 'only USDC can be off-ramped' });
   // The key is bound to the meaning (decision 071): the amount in minor units, not as spelled.

@@ -1,9 +1,9 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
-import packageJson from '../package.json' with { type: 'json' };
-import type { Feature } from '#contract/features.ts';
-import { routes, takesNoBody, type RouteDefinition } from '#contract/routes.ts';
+import packageJson from '../../package.json' with { type: 'json' };
+import type { Feature } from './features.ts';
+import { routes, takesNoBody, type RouteDefinition } from './routes.ts';
 import {
   BeneficiaryIncompleteBody,
   ComplianceHoldBody,
@@ -13,23 +13,23 @@ import {
   ValidationErrorBody,
   errorCodeStatus,
   type ErrorCode,
-} from './errors.ts';
-import { OffRampEvent, OnRampEvent, TransactionEvent } from './webhooks.ts';
-import * as batches from './batches.ts';
-import * as common from './common.ts';
-import * as deposits from './deposits.ts';
-import * as discovery from './discovery.ts';
-import * as errors from './errors.ts';
-import * as notifications from './notifications.ts';
-import * as offramps from './offramps.ts';
-import * as quotes from './quotes.ts';
-import * as recipients from './recipients.ts';
-import * as sandbox from './sandbox.ts';
-import * as statements from './statements.ts';
-import * as team from './team.ts';
-import * as transactions from './transactions.ts';
-import * as wallets from './wallets.ts';
-import * as webhooks from './webhooks.ts';
+} from '#schemas/errors.ts';
+import { OffRampEvent, OnRampEvent, TransactionEvent } from '#schemas/webhooks.ts';
+import * as batches from '#schemas/batches.ts';
+import * as common from '#schemas/common.ts';
+import * as deposits from '#schemas/deposits.ts';
+import * as discovery from '#schemas/discovery.ts';
+import * as errors from '#schemas/errors.ts';
+import * as notifications from '#schemas/notifications.ts';
+import * as offramps from '#schemas/offramps.ts';
+import * as quotes from '#schemas/quotes.ts';
+import * as recipients from '#schemas/recipients.ts';
+import * as sandbox from '#schemas/sandbox.ts';
+import * as statements from '#schemas/statements.ts';
+import * as team from '#schemas/team.ts';
+import * as transactions from '#schemas/transactions.ts';
+import * as wallets from '#schemas/wallets.ts';
+import * as webhooks from '#schemas/webhooks.ts';
 
 /**
  * The OpenAPI 3.1 document, generated from the route table and the zod schemas the handlers validate
