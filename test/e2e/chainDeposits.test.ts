@@ -10,6 +10,7 @@ import { crossingFees } from '#domain/pricing.ts';
 import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
 import { getOperation } from '#store/operations.ts';
 import { listJournalEntries } from '#store/ledger.ts';
+import { until } from '../support/eventually.ts';
 
 /**
  * USDC arriving on chain, reported as a custody adapter would (the core function it calls), seen
@@ -29,13 +30,9 @@ async function balance(apiKey = org.apiKey) {
 }
 
 async function credited(organizationId: string, depositId: string, timeoutMs = 20_000): Promise<ChainDepositRecord> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const record = await getOperation<ChainDepositRecord>(organizationId, 'chainDeposit', depositId);
-    if (record && record.status !== 'SETTLING' && record.status !== 'MOVING') return record;
-    if (Date.now() > deadline) throw new Error(`deposit ${depositId} still moving: ${JSON.stringify(record)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return (await until(() => getOperation<ChainDepositRecord>(organizationId, 'chainDeposit', depositId), (record) => !!record && record.status !== 'SETTLING' && record.status !== 'MOVING', {
+    what: `deposit ${depositId} credited`, timeoutMs,
+  }))!;
 }
 
 beforeAll(async () => {

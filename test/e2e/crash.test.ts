@@ -9,6 +9,7 @@ import { keys } from '#store/keys.ts';
 import { readBalance } from '#store/ledger.ts';
 import { crashableService } from '../support/crash.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
+import { until } from '../support/eventually.ts';
 
 /**
  * `npm start` killed (SIGKILL: no shutdown code runs) while payments are in flight, then started
@@ -57,14 +58,9 @@ describe('a crash with payments in flight', () => {
     expect(atKill.some((state) => ![...terminalStates, ...needsPersonStates].includes(state as never))).toBe(true);
 
     const second = await service.launch(port);
-    const deadline = Date.now() + 60_000;
-    let finals: string[] = [];
-    for (;;) {
-      finals = await Promise.all(ids.map(stateOf));
-      if (finals.every((state) => [...terminalStates, ...needsPersonStates].includes(state as never))) break;
-      if (Date.now() > deadline) throw new Error(`still in flight after the restart: ${JSON.stringify(finals)} (at kill: ${JSON.stringify(atKill)})`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const finals = await until(() => Promise.all(ids.map(stateOf)), (states) => states.every((state) => [...terminalStates, ...needsPersonStates].includes(state as never)), {
+      what: `every payment ended after the restart (at kill: ${JSON.stringify(atKill)})`, timeoutMs: 60_000, intervalMs: 250,
+    });
     await service.killHard(second.child);
 
     expect(finals[6]).toBe('RECONCILED');

@@ -10,6 +10,7 @@ import { sampleOffRampBeneficiaries } from '#operations/offRamp/beneficiaries.ts
 import { creditDeposit, readBalance } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { notImplementedHandler, routeKey, routes, type RouteDefinition } from '#contract/routes.ts';
+import { until } from '../support/eventually.ts';
 
 /**
  * Non-negotiable 5, walked from the route table: every built endpoint, given malformed, oversized
@@ -318,12 +319,8 @@ describe('hostile combinations on the endpoints that take an amount', () => {
   }, 120_000);
 
   async function untilEnded(statusPath: string): Promise<Record<string, any>> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const { body } = await call(service, 'GET', statusPath, { apiKey: combos.apiKey });
-      if (body.state && body.running !== true) return body;
-      if (Date.now() > deadline) throw new Error(`${statusPath} has not ended: ${JSON.stringify(body)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    return until(async () => (await call(service, 'GET', statusPath, { apiKey: combos.apiKey })).body as Record<string, any>, (body) => !!body.state && body.running !== true, {
+      what: `${statusPath} to end`, timeoutMs: 30_000,
+    });
   }
 });

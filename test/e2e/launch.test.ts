@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../lib/local/dynamodbLocal.ts';
 import { runAdmin } from '../support/admin.ts';
+import { until } from '../support/eventually.ts';
 
 /**
  * `npm start` as a new user runs it (bin/local.ts as its own process, spawning its own
@@ -43,11 +44,8 @@ beforeAll(async () => {
   child = spawn(tsx, ['bin/local.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 45_000;
-  while (!/Demo API key:\s+(\S+)/.test(output)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not come up:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await until(async () => output, (text) => /Demo API key:\s+(\S+)/.test(text) || child!.exitCode !== null, { what: 'npm start to come up', timeoutMs: 45_000, intervalMs: 100 });
+  if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`);
   baseUrl = /Base URL:\s+(\S+)/.exec(output)![1]!;
   demoKey = /Demo API key:\s+(\S+)/.exec(output)![1]!;
 }, 60_000);
@@ -101,7 +99,8 @@ describe('npm start', () => {
       headers: { authorization: `Bearer ${demoKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ corridor: { to: 'SECRET-BODY' } }),
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The request lines are written once each answer is sent: wait for the last one.
+    await until(async () => output, (text) => text.includes('"route":"POST /quotes"'), { what: 'the POST /quotes request line', timeoutMs: 5_000, intervalMs: 20 });
     const entries = output
       .split('\n')
       .filter((line) => line.startsWith('{'))

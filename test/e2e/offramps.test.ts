@@ -21,6 +21,7 @@ import { setRateLimits } from '#store/organizations.ts';
 import {
   createBeneficiary, createOffRamp, getOffRamp, getOffRampQuote, listBeneficiaries, listOffRamps,
 } from '#contract/routes.ts';
+import { until } from '../support/eventually.ts';
 
 let service: LocalService;
 let org: TestOrganization;
@@ -71,23 +72,22 @@ const stages = (body: Record<string, any>) => body.timeline.map((entry: { stage:
 const paidPath = ['PULLING', 'PULLED', 'DEPOSITING', 'CREDITED', 'CONVERTING', 'SETTLING', 'PAYING', 'PAID'];
 
 async function auditTypes(organizationId: string, offRampId: string, wanted: string, timeoutMs = 10_000): Promise<{ type: string; data: unknown }[]> {
-  const deadline = Date.now() + timeoutMs;
-  let found: { type: string; data: unknown }[] = [];
-  while (Date.now() < deadline) {
-    const { Items } = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
-        ExpressionAttributeValues: { ':pk': `ORG#${organizationId}`, ':audit': 'AUDIT#' },
-      }),
-    );
-    found = (Items ?? [])
-      .filter((item) => (item.data as { offRampId?: string })?.offRampId === offRampId)
-      .map((item) => ({ type: item.type as string, data: item.data }));
-    if (found.some((event) => event.type === wanted)) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return found;
+  return until(
+    async () => {
+      const { Items } = await dynamo().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
+          ExpressionAttributeValues: { ':pk': `ORG#${organizationId}`, ':audit': 'AUDIT#' },
+        }),
+      );
+      return (Items ?? [])
+        .filter((item) => (item.data as { offRampId?: string })?.offRampId === offRampId)
+        .map((item) => ({ type: item.type as string, data: item.data }));
+    },
+    (found) => found.some((event) => event.type === wanted),
+    { what: `${wanted} in the audit trail of ${offRampId}`, timeoutMs, intervalMs: 100 },
+  );
 }
 
 beforeAll(async () => {

@@ -16,6 +16,7 @@ import { setRateLimit, setRateLimits } from '#store/organizations.ts';
 import { newWalletId, walletItem } from '#store/wallets.ts';
 import { OnRampAccepted, OnRampList, OnRampQuote, OnRampStatus } from '#schemas/deposits.ts';
 import { SimulatedWire } from '#schemas/sandbox.ts';
+import { until as waitUntil } from '../support/eventually.ts';
 
 /**
  * Wire on-ramps end to end through HTTP, against DynamoDB Local and the real local workflow runner:
@@ -36,13 +37,9 @@ async function settled(apiKey: string, onRampId: string, timeoutMs = 20_000): Pr
 }
 
 async function stageReached(apiKey: string, onRampId: string, stage: string, timeoutMs = 10_000): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { body } = await call(service, 'GET', `/treasury/onramp/${encodeURIComponent(onRampId)}`, { apiKey });
-    if (body.stage === stage) return body;
-    if (Date.now() > deadline) throw new Error(`on-ramp ${onRampId} never reached ${stage}: ${JSON.stringify(body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return waitUntil(async () => (await call(service, 'GET', `/treasury/onramp/${encodeURIComponent(onRampId)}`, { apiKey })).body as Record<string, any>, (body) => body.stage === stage, {
+    what: `on-ramp ${onRampId} at ${stage}`, timeoutMs, intervalMs: 25,
+  });
 }
 
 const stages = (body: { timeline: { stage: string }[] }) => body.timeline.map((entry) => entry.stage);
@@ -56,19 +53,20 @@ function wire(apiKey: string, amount: string, currency = 'USD') {
 }
 
 async function auditTypes(organizationId: string, onRampId: string, until: string): Promise<{ type: string; data: any }[]> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { Items } = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
-        ExpressionAttributeValues: { ':pk': `ORG#${organizationId}`, ':audit': 'AUDIT#' },
-      }),
-    );
-    const mine = (Items ?? []).filter((item) => item.data?.onRampId === onRampId).map((item) => ({ type: item.type as string, data: item.data }));
-    if (mine.some((event) => event.type === until) || Date.now() > deadline) return mine;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return waitUntil(
+    async () => {
+      const { Items } = await dynamo().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
+          ExpressionAttributeValues: { ':pk': `ORG#${organizationId}`, ':audit': 'AUDIT#' },
+        }),
+      );
+      return (Items ?? []).filter((item) => item.data?.onRampId === onRampId).map((item) => ({ type: item.type as string, data: item.data }));
+    },
+    (mine) => mine.some((event) => event.type === until),
+    { what: `${until} in the audit trail of ${onRampId}`, timeoutMs: 10_000, intervalMs: 100 },
+  );
 }
 
 beforeAll(async () => {

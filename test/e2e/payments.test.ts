@@ -10,6 +10,7 @@ import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { setRateLimit, setRateLimits } from '#store/organizations.ts';
 import { createQuote, getTransaction as getTransactionRoute, listTransactions as listRoute } from '#contract/routes.ts';
+import { until } from '../support/eventually.ts';
 
 let service: LocalService;
 let org: TestOrganization;
@@ -185,20 +186,20 @@ describe('a payment, end to end', () => {
   it('writes paid_out and reconciled events that reach the audit trail', async () => {
     const accepted = await pay(org.apiKey, payment());
     await settled(org.apiKey, accepted.body.transactionId);
-    const deadline = Date.now() + 10_000;
-    let types: string[] = [];
-    while (Date.now() < deadline) {
-      const { Items } = await dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
-          ExpressionAttributeValues: { ':pk': `ORG#${org.organizationId}`, ':audit': 'AUDIT#' },
-        }),
-      );
-      types = (Items ?? []).filter((item) => (item.data as { transactionId?: string })?.transactionId === accepted.body.transactionId).map((item) => item.type as string);
-      if (types.includes('transaction.reconciled')) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const types = await until(
+      async () => {
+        const { Items } = await dynamo().send(
+          new QueryCommand({
+            TableName: tableName(),
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
+            ExpressionAttributeValues: { ':pk': `ORG#${org.organizationId}`, ':audit': 'AUDIT#' },
+          }),
+        );
+        return (Items ?? []).filter((item) => (item.data as { transactionId?: string })?.transactionId === accepted.body.transactionId).map((item) => item.type as string);
+      },
+      (seen) => seen.includes('transaction.reconciled'),
+      { what: 'transaction.reconciled in the audit trail', timeoutMs: 10_000, intervalMs: 100 },
+    );
     expect(types).toEqual(expect.arrayContaining(['transaction.funded', 'transaction.paid_out', 'transaction.reconciled']));
   });
 });
@@ -464,7 +465,9 @@ describe('workflow steps delivered more than once', () => {
       const storm = async (step: string) => Promise.all(Array.from({ length: 20 }, () => paymentStep({ step, ...ref })));
       await storm('submit');
       await storm('poll');
-      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      // Until the rail has paid (the simulated payout settles after PAYOUT_SETTLE_SECONDS), then storm every step at once.
+      const { payoutProvider } = await import('#providers/payout.ts');
+      await until(() => payoutProvider().status(`${org.organizationId}:${transactionId}`), (report) => report.status !== 'processing', { what: 'the payout paid by the rail', timeoutMs: 10_000 });
       await Promise.all([storm('poll'), storm('reconcile'), storm('submit'), storm('refund')]);
       await storm('reconcile');
     } finally {

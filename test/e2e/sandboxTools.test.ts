@@ -11,6 +11,7 @@ import { keys } from '#store/keys.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { corridorCatalogue } from '#domain/corridors.ts';
 import { EurcTopUp, SandboxPrefill } from '#schemas/sandbox.ts';
+import { until } from '../support/eventually.ts';
 
 /**
  * The sandbox tools the lead built: sandbox-prefill (its payouts are accepted by the very
@@ -73,11 +74,9 @@ describe('on simulated', () => {
       body: { idempotencyKey: id, amount: { amount: band.example, currency: 'USDC' }, chain: 'base', toAddress: '0x52908400098527886e0f7030069857d2e4169ee7' },
     });
     expect(sent.status, JSON.stringify(sent.body)).toBe(202);
-    let state = '';
-    for (let i = 0; i < 100 && state !== band.outcome; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      state = (await call(service, 'GET', `/treasury/withdrawals/${id}`, { apiKey: org.apiKey })).body.state;
-    }
+    const state = await until(async () => (await call(service, 'GET', `/treasury/withdrawals/${id}`, { apiKey: org.apiKey })).body.state as string, (now) => now === band.outcome, {
+      what: `the withdrawal at ${band.outcome}`, timeoutMs: 10_000, intervalMs: 100,
+    });
     expect(state).toBe(band.outcome);
   });
 
@@ -93,11 +92,9 @@ describe('on simulated', () => {
       body: { idempotencyKey: id, ...payout, sendAmount: { amount: band.example, currency: 'USDC' } },
     });
     expect(sent.status).toBe(202);
-    let state = '';
-    for (let i = 0; i < 100 && !['REFUNDED', 'FAILED', 'RECONCILED'].includes(state); i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      state = (await call(service, 'GET', `/transactions/${id}`, { apiKey: org.apiKey })).body.state;
-    }
+    const state = await until(async () => (await call(service, 'GET', `/transactions/${id}`, { apiKey: org.apiKey })).body.state as string, (now) => ['REFUNDED', 'FAILED', 'RECONCILED'].includes(now), {
+      what: 'the payment ended', timeoutMs: 10_000, intervalMs: 100,
+    });
     expect(state).toBe(band.outcome);
   });
 

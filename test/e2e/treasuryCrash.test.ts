@@ -9,6 +9,7 @@ import { keys } from '#store/keys.ts';
 import { depositEntryId, listJournalEntries, readBalance } from '#store/ledger.ts';
 import { crashableService } from '../support/crash.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
+import { until } from '../support/eventually.ts';
 
 /**
  * The issue's "must hold" for the other two money movers with an on-chain leg: `npm start` killed
@@ -55,23 +56,21 @@ describe('a crash with deposits and off-ramps in flight', () => {
       expect(sent.status, JSON.stringify(sent.body)).toBe(202);
     }
     // Let the deliveries and payouts get under way (made, not yet confirmed), then cut the power.
-    await new Promise((resolve) => setTimeout(resolve, 1200));
-    await service.killHard(first.child);
-
     service.readItsTable();
     const statusOf = async (kind: 'onramp' | 'offramp', id: string) =>
       (await dynamo().send(new GetCommand({ TableName: tableName, Key: keys.operation(me.id, kind, id), ConsistentRead: true }))).Item as Record<string, any>;
-    const atKill = [...(await Promise.all(deposits.map((id) => statusOf('onramp', id)))), ...(await Promise.all(offRamps.map((id) => statusOf('offramp', id))))].map((item) => item.status);
+    const statuses = async () => [...(await Promise.all(deposits.map((id) => statusOf('onramp', id)))), ...(await Promise.all(offRamps.map((id) => statusOf('offramp', id))))].map((item) => item.status as string);
+    await until(statuses, (now) => now.some((status) => ['DELIVERING', 'CREDITED', 'CONVERTING', 'SETTLING', 'PAYING'].includes(status)), {
+      what: 'a delivery made or an off-ramp at its provider, not yet confirmed', intervalMs: 25,
+    });
+    await service.killHard(first.child);
+    const atKill = await statuses();
     expect(atKill.some((status) => !ended.has(status)), `caught mid-way: ${JSON.stringify(atKill)}`).toBe(true);
 
     const second = await service.launch(port);
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const now = [...(await Promise.all(deposits.map((id) => statusOf('onramp', id)))), ...(await Promise.all(offRamps.map((id) => statusOf('offramp', id))))].map((item) => item.status);
-      if (now.every((status) => ended.has(status))) break;
-      if (Date.now() > deadline) throw new Error(`still in flight after the restart: ${JSON.stringify(now)} (at kill: ${JSON.stringify(atKill)})`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await until(statuses, (now) => now.every((status) => ended.has(status)), {
+      what: `every deposit and off-ramp ended after the restart (at kill: ${JSON.stringify(atKill)})`, timeoutMs: 90_000, intervalMs: 250,
+    });
     await service.killHard(second.child);
 
     const journal = await listJournalEntries(me.id);

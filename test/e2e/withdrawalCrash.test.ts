@@ -8,6 +8,7 @@ import { keys } from '#store/keys.ts';
 import { listJournalEntries, readBalance } from '#store/ledger.ts';
 import { crashableService } from '../support/crash.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
+import { until } from '../support/eventually.ts';
 
 /**
  * `npm start` killed (SIGKILL: no shutdown code runs) while withdrawals are in flight, then
@@ -46,25 +47,19 @@ describe('a crash with withdrawals in flight', () => {
     );
     expect(answers.map((answer) => answer.status)).toEqual(plan.map(() => 202));
     // Let the sends go out (accepted, not yet confirmed), then cut the power.
-    await new Promise((resolve) => setTimeout(resolve, 1200));
-    await service.killHard(first.child);
-
     service.readItsTable();
     const stateOf = async (id: string) =>
       (await dynamo().send(new GetCommand({ TableName: tableName, Key: keys.operation(me.id, 'withdrawal', id), ConsistentRead: true }))).Item!.status as string;
+    await until(() => Promise.all(ids.map(stateOf)), (states) => states.includes('SENDING'), { what: 'a send accepted and not yet confirmed', intervalMs: 25 });
+    await service.killHard(first.child);
     const atKill = await Promise.all(ids.map(stateOf));
     // Caught with sends accepted by the custodian and not yet confirmed: the window a re-drive must not send again in.
     expect(atKill, `caught mid-send: ${JSON.stringify(atKill)}`).toContain('SENDING');
 
     const second = await service.launch(port);
-    const deadline = Date.now() + 60_000;
-    let finals: string[] = [];
-    for (;;) {
-      finals = await Promise.all(ids.map(stateOf));
-      if (finals.every((state) => settled.includes(state))) break;
-      if (Date.now() > deadline) throw new Error(`still in flight after the restart: ${JSON.stringify(finals)} (at kill: ${JSON.stringify(atKill)})`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const finals = await until(() => Promise.all(ids.map(stateOf)), (states) => states.every((state) => settled.includes(state)), {
+      what: `every withdrawal ended after the restart (at kill: ${JSON.stringify(atKill)})`, timeoutMs: 60_000, intervalMs: 250,
+    });
     await service.killHard(second.child);
 
     expect(finals).toEqual(plan.map(([amount]) => (amount.endsWith('.92') ? 'RETURNED' : amount.endsWith('.94') ? 'IN_DOUBT' : 'SENT')));

@@ -14,16 +14,9 @@ import { keys } from '#store/keys.ts';
 import { newOutboxEvent, outboxEntity, outboxPut, type OutboxEvent } from '#store/outbox.ts';
 import { newWalletId, walletItem } from '#store/wallets.ts';
 import { eventSource } from '#contract/events.ts';
+import { eventually } from '../support/eventually.ts';
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+const until = <T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000) => eventually(probe, { what, timeoutMs, intervalMs: 25 });
 
 async function auditRecords(organizationId: string) {
   const { Items } = await dynamo().send(

@@ -13,6 +13,7 @@ import { executionEntity, getExecution, runningExecutionsKey } from '#store/exec
 import { keys } from '#store/keys.ts';
 import { outboxEntity, type OutboxEvent } from '#store/outbox.ts';
 import { getWallet, getWalletByExternalId, newWalletId, walletItem, type Wallet } from '#store/wallets.ts';
+import { until as waitUntil } from '../support/eventually.ts';
 
 /** A provisioning home wallet, written as the admin CLI writes it. */
 async function provisioningWallet(organizationId: string): Promise<string> {
@@ -42,15 +43,9 @@ async function activatedEventsFor(walletId: string): Promise<OutboxEvent<Wallet>
   return events;
 }
 
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** `false` counts as not yet, as undefined does. */
+const until = async <T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> =>
+  (await waitUntil(async () => probe(), (value) => value !== undefined && value !== false, { what, timeoutMs, intervalMs: 20 })) as T;
 
 /** WAIT_MAX_SECONDS for the tasks this process runs (undefined: no cap, as in AWS). */
 function waitCap(value: string | undefined) {

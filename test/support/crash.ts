@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { reloadConfig } from '#platform/config.ts';
 import { resetDynamoClient } from '#store/client.ts';
+import { until } from './eventually.ts';
 
 /**
  * `npm start` as a real process on its own table, for the crash tests: launched, SIGKILLed (no
@@ -62,11 +63,8 @@ export function crashableService(label: string, env: Record<string, string>): Cr
       let output = '';
       child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const deadline = Date.now() + 45_000;
-      while (!/Demo API key:\s+(\S+)/.test(output)) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not come up:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await until(async () => output, (text) => /Demo API key:\s+(\S+)/.test(text) || child.exitCode !== null, { what: 'npm start to come up', timeoutMs: 45_000, intervalMs: 100 });
+      if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`);
       return { child, url: /Base URL:\s+(\S+)/.exec(output)![1]!, apiKey: /Demo API key:\s+(\S+)/.exec(output)![1]! };
     },
     async killAll() {

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { journalTotals, listJournalEntries, organizationAccounts, readBalance, type LedgerBalance } from '#store/ledger.ts';
+import { until } from './eventually.ts';
 
 /**
  * The ledger's invariant for one organization (DESIGN.md, "Ledger"): every journal entry's legs
@@ -31,16 +32,16 @@ export async function expectLedgerInvariantForAll(timeoutMs = 30_000): Promise<n
   const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
   const { dynamo, tableName } = await import('#store/client.ts');
   const { isRunning } = await import('#domain/paymentStates.ts');
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { Items } = await dynamo().send(new ScanCommand({
-      TableName: tableName(), FilterExpression: 'entity = :tx', ExpressionAttributeValues: { ':tx': 'transaction' }, ConsistentRead: true,
-    }));
-    const running = (Items ?? []).filter((item) => isRunning(item.state));
-    if (running.length === 0) break;
-    if (Date.now() > deadline) throw new Error(`payments still in flight: ${running.map((item) => item.transactionId).join(', ')}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await until(
+    async () => {
+      const { Items } = await dynamo().send(new ScanCommand({
+        TableName: tableName(), FilterExpression: 'entity = :tx', ExpressionAttributeValues: { ':tx': 'transaction' }, ConsistentRead: true,
+      }));
+      return (Items ?? []).filter((item) => isRunning(item.state)).map((item) => item.transactionId as string);
+    },
+    (running) => running.length === 0,
+    { what: 'no payment in flight', timeoutMs, intervalMs: 100 },
+  );
   const organizations = new Set<string>();
   let start: Record<string, unknown> | undefined;
   do {

@@ -4,6 +4,7 @@ import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import type { KybStatus } from '#store/organizations.ts';
 import { forgetCursorSecret } from '#store/cursors.ts';
 import { servedDocument, type OpenApiDocument, type ServedDocument } from './servedDocument.ts';
+import { until } from './eventually.ts';
 
 /**
  * The whole local service (HTTP adapter, workflow runner, stream poller, event bus) on a random
@@ -92,12 +93,13 @@ export async function untilSettled(
   timeoutMs = 20_000,
   ended: (body: Record<string, any>) => boolean = (body) => !body.running,
 ): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { status, body } = await call(service, 'GET', path, { apiKey });
-    if (status !== 200) throw new Error(`GET ${path} answered ${status}: ${JSON.stringify(body)}`);
-    if (ended(body)) return body;
-    if (Date.now() > deadline) throw new Error(`${path} still running after ${timeoutMs} ms: ${JSON.stringify(body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return until(
+    async () => {
+      const { status, body } = await call(service, 'GET', path, { apiKey });
+      if (status !== 200) throw new Error(`GET ${path} answered ${status}: ${JSON.stringify(body)}`);
+      return body as Record<string, any>;
+    },
+    ended,
+    { what: `${path} to end` , timeoutMs },
+  );
 }

@@ -1,9 +1,9 @@
 import { chainSender } from '#providers/chain.ts';
 import type { LedgerMovement } from '#store/ledger.ts';
-import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
 import { formatDecimal } from '#domain/money.ts';
-import { operationProgress, type StepResult } from '#operations/kit/progress.ts';
-import { chainDepositCurrency as currency, chainDepositView, type ChainDepositRecord, type ChainDepositStatus } from './view.ts';
+import type { StepResult } from '#operations/kit/progress.ts';
+import { storedOperationProgress } from '#operations/kit/storedOperation.ts';
+import { chainDepositCurrency as currency, chainDepositView, type ChainDepositRecord } from './view.ts';
 
 /**
  * The steps of the chainDeposit workflow (statemachines/chain-deposit.asl.json): move a deposit
@@ -21,19 +21,12 @@ export interface ChainDepositRef {
   depositId: string;
 }
 
-export const chainDepositProgress = operationProgress<ChainDepositRef, ChainDepositRecord, ChainDepositStatus, ChainDepositOutcome, OperationTransition<ChainDepositRecord>>({
-  noun: 'chain deposit',
-  idOf: (ref) => ref.depositId,
-  refOf: (record) => ({ organizationId: record.organizationId, depositId: record.id }),
-  find: (ref) => getOperation<ChainDepositRecord>(ref.organizationId, 'chainDeposit', ref.depositId),
-  statusOf: (record) => record.status,
-  // CREDITED and NEEDS_ATTENTION carry their event (what GET answers); the steps between are silent.
-  write: (record, transition) =>
-    transitionOperation(record, {
-      ...transition,
-      event: (after) => (after.status === 'CREDITED' || after.status === 'NEEDS_ATTENTION' ? { type: `chain_deposit.${after.status.toLowerCase()}`, data: chainDepositView(after) } : undefined),
-    }),
+export const chainDepositProgress = storedOperationProgress<ChainDepositRef, ChainDepositRecord, ChainDepositOutcome>({
+  workflow: 'chainDeposit',
+  kind: 'chainDeposit',
   outcomeOf: (record) => (record.status === 'SETTLING' || record.status === 'MOVING' ? 'moving' : 'done'),
+  // CREDITED and NEEDS_ATTENTION carry their event (what GET answers); the steps between are silent.
+  eventOf: (after) => (after.status === 'CREDITED' || after.status === 'NEEDS_ATTENTION' ? { type: `chain_deposit.${after.status.toLowerCase()}`, data: chainDepositView(after) } : undefined),
 });
 
 const { from, move, settle, outcomeOf } = chainDepositProgress;

@@ -19,16 +19,6 @@ export interface ChainDepositRecord extends OperationBase {
   fee: string;
 }
 
-export interface ChainDepositNotice {
-  /** The custodian's handle of the wallet (or the service's wallet id). */
-  walletExternalId: string;
-  network: string;
-  txHash: string;
-  /** USDC minor units. */
-  amount: bigint;
-  currency?: string;
-}
-
 export function chainDepositView(record: ChainDepositRecord) {
   return {
     depositId: record.id,

@@ -31,6 +31,9 @@ export interface ProgressSpec<Ref, R, S extends string, O extends string, T> {
 }
 
 export interface OperationProgress<Ref, R, S extends string, O extends string, T> {
+  noun: string;
+  idOf(ref: Ref): string;
+  statusOf(record: R): S;
   /** The operation, or OperationNotFound. */
   load(ref: Ref): Promise<R>;
   /** Runs `act` only when the operation is in one of `expected`; otherwise answers what its status means. */
@@ -62,6 +65,9 @@ export function operationProgress<Ref, R, S extends string, O extends string, T>
     return (await spec.write(record, transition)) ?? (await load(spec.refOf(record)));
   }
   return {
+    noun: spec.noun,
+    idOf: spec.idOf,
+    statusOf: spec.statusOf,
     load,
     write: (record, transition) => spec.write(record, transition),
     move,

@@ -1,4 +1,5 @@
 import { InvalidResolution } from './errors.ts';
+import type { OperationProgress } from './progress.ts';
 
 export { InvalidResolution };
 
@@ -34,34 +35,30 @@ export type ResolutionPlan<T> = { transition: T; done: string } | { unchanged: s
 
 /**
  * One operator resolution, the same for every operation: the outcome is one the operation has,
- * the note is required, only a parked operation moves, the move is one conditional write (with
- * the money its outcome implies), and a resolution that lost a race to another writes nothing and
- * says so. `done` is what the answer says after `<from> → `.
+ * the note is required, only a parked operation moves, the move is the operation's one conditional
+ * write (with the money its outcome implies), and a resolution that lost a race to another writes
+ * nothing and says so. `done` is what the answer says after `<from> → `.
  */
-export async function resolveParked<R, T>(input: {
-  noun: string;
-  id: string;
-  as: string;
-  outcomes: readonly string[];
-  note: string | undefined;
-  load(): Promise<R>;
-  statusOf(record: R): string;
-  plan(record: R, detail: string): ResolutionPlan<T>;
-  write(record: R, transition: T): Promise<R | undefined>;
-}): Promise<OperatorResolution> {
-  if (!input.outcomes.includes(input.as)) throw new InvalidResolution(`a ${input.noun} resolves as ${input.outcomes.join(' or ')}`);
-  const detail = operatorDetail(requireNote(input.note));
-  const record = await input.load();
-  const status = input.statusOf(record);
+export async function resolveParked<Ref, R, T>(
+  progress: Pick<OperationProgress<Ref, R, string, string, T>, 'noun' | 'idOf' | 'statusOf' | 'load' | 'write'>,
+  ref: Ref,
+  resolution: { as: string; outcomes: readonly string[]; note: string | undefined; plan(record: R, detail: string): ResolutionPlan<T> },
+): Promise<OperatorResolution> {
+  const { noun } = progress;
+  const id = progress.idOf(ref);
+  if (!resolution.outcomes.includes(resolution.as)) throw new InvalidResolution(`a ${noun} resolves as ${resolution.outcomes.join(' or ')}`);
+  const detail = operatorDetail(requireNote(resolution.note));
+  const record = await progress.load(ref);
+  const status = progress.statusOf(record);
   if (!parkedStatuses.includes(status)) {
-    return { resolved: false, status, detail: `${input.noun} ${input.id} is ${status}, not parked, not IN_DOUBT or NEEDS_ATTENTION: nothing changed` };
+    return { resolved: false, status, detail: `${noun} ${id} is ${status}, not parked, not IN_DOUBT or NEEDS_ATTENTION: nothing changed` };
   }
-  const plan = input.plan(record, detail);
+  const plan = resolution.plan(record, detail);
   if ('unchanged' in plan) return { resolved: false, status, detail: plan.unchanged };
-  const written = await input.write(record, plan.transition);
+  const written = await progress.write(record, plan.transition);
   if (!written) {
-    const now = input.statusOf(await input.load());
-    return { resolved: false, status: now, detail: `${input.noun} ${input.id} moved from ${status} to ${now} meanwhile: nothing changed` };
+    const now = progress.statusOf(await progress.load(ref));
+    return { resolved: false, status: now, detail: `${noun} ${id} moved from ${status} to ${now} meanwhile: nothing changed` };
   }
-  return { resolved: true, status: input.statusOf(written), detail: `${status} → ${plan.done}` };
+  return { resolved: true, status: progress.statusOf(written), detail: `${status} → ${plan.done}` };
 }

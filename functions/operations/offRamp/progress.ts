@@ -1,8 +1,9 @@
-import { operationProgress, type StepResult } from '#operations/kit/progress.ts';
+import type { StepResult } from '#operations/kit/progress.ts';
+import { storedOperationProgress } from '#operations/kit/storedOperation.ts';
 import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { OffRampDepositUnanswered, offRampProvider, type OffRampDeposit, type OffRampDepositRequest } from '#providers/offRamp.ts';
 import { InsufficientFunds, type LedgerLeg, type LedgerMovement } from '#store/ledger.ts';
-import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
+import { transitionOperation } from '#store/operations.ts';
 import { formatDecimal, scaleOf } from '#domain/money.ts';
 import { screenOffRampPayee } from '#operations/compliance/holds.ts';
 import { offRampStatusView, type OffRampRecord } from '#operations/offRamp/view.ts';
@@ -49,15 +50,7 @@ export const depositRetrySeconds = 30;
 export const offRampPaidEvent = 'offramp.paid';
 
 /** The kit's step shape over the off-ramp's operation items. */
-export const offRampProgress = operationProgress<OffRampRef, OffRampRecord, OffRampStage, OffRampOutcome, OperationTransition<OffRampRecord>>({
-  noun: 'off-ramp',
-  idOf: (ref) => ref.offRampId,
-  refOf: (record) => ({ organizationId: record.organizationId, offRampId: record.id }),
-  find: (ref) => getOperation<OffRampRecord>(ref.organizationId, 'offramp', ref.offRampId),
-  statusOf: (record) => record.status,
-  write: transitionOperation,
-  outcomeOf: (record) => outcomeOf(record.status),
-});
+export const offRampProgress = storedOperationProgress<OffRampRef, OffRampRecord, OffRampOutcome>({ workflow: 'offRamp', kind: 'offramp', outcomeOf: (record) => outcomeOf(record.status) });
 
 const { from, settle } = offRampProgress;
 

@@ -15,15 +15,10 @@ export type OffRampResolution = { as: (typeof offRampResolutions)[number]; note:
  * nothing changes.
  */
 export async function resolveOffRamp(ref: OffRampRef, resolution: OffRampResolution): Promise<OperatorResolution> {
-  return resolveParked({
-    noun: 'off-ramp',
-    id: ref.offRampId,
+  return resolveParked(offRampProgress, ref, {
     as: resolution.as,
     outcomes: offRampResolutions,
     note: resolution.note,
-    load: () => offRampProgress.load(ref),
-    statusOf: (record) => record.status,
-    write: offRampProgress.write,
     plan: (record, detail): ResolutionPlan<OperationTransition<OffRampRecord>> => {
       if (!record.timeline.some((entry) => entry.status === 'PULLED')) {
         return { unchanged: `off-ramp ${record.id} was parked before its USDC was held: nothing to capture or release; nothing changed` };

@@ -1,8 +1,9 @@
-import { operationProgress, type StepResult } from '#operations/kit/progress.ts';
+import type { StepResult } from '#operations/kit/progress.ts';
+import { storedOperationProgress } from '#operations/kit/storedOperation.ts';
 import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { DeliveryUnanswered, onRampProvider, type DeliveryState } from '#providers/onRamp.ts';
 import { depositMovement } from '#store/ledger.ts';
-import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
+import { transitionOperation } from '#store/operations.ts';
 import { ApiError } from '#platform/errors.ts';
 import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
 import { formatDecimal, scaleOf } from '#domain/money.ts';
@@ -68,15 +69,7 @@ export function nextOf(record: OnRampRecord): OnRampNext {
 }
 
 /** The kit's step shape over the deposit's operation items. */
-export const onRampProgress = operationProgress<OnRampRef, OnRampRecord, OnRampRecord['status'], OnRampNext, OperationTransition<OnRampRecord>>({
-  noun: 'on-ramp',
-  idOf: (ref) => ref.onRampId,
-  refOf: (record) => ({ organizationId: record.organizationId, onRampId: record.id }),
-  find: (ref) => getOperation<OnRampRecord>(ref.organizationId, 'onramp', ref.onRampId),
-  statusOf: (record) => record.status,
-  write: transitionOperation,
-  outcomeOf: nextOf,
-});
+export const onRampProgress = storedOperationProgress<OnRampRef, OnRampRecord, OnRampNext>({ workflow: 'onRamp', kind: 'onramp', outcomeOf: nextOf });
 
 const { from, load, settle: move } = onRampProgress;
 

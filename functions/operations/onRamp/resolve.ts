@@ -19,17 +19,7 @@ export async function resolveOnRamp(ref: OnRampRef, resolution: OnRampResolution
   if (resolution.as === 'delivered' && !txHashPattern.test(resolution.txHash)) {
     throw new InvalidResolution('a delivered on-ramp needs the transaction hash: 0x and 64 hex digits');
   }
-  return resolveParked({
-    noun: 'on-ramp',
-    id: ref.onRampId,
-    as: resolution.as,
-    outcomes: onRampResolutions,
-    note: resolution.note,
-    load: () => onRampProgress.load(ref),
-    statusOf: (record) => record.status,
-    write: onRampProgress.write,
-    plan: (record, detail) => plan(record, detail, resolution),
-  });
+  return resolveParked(onRampProgress, ref, { as: resolution.as, outcomes: onRampResolutions, note: resolution.note, plan: (record, detail) => plan(record, detail, resolution) });
 }
 
 function plan(record: OnRampRecord, detail: string, resolution: OnRampResolution): ResolutionPlan<OperationTransition<OnRampRecord>> {

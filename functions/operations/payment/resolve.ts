@@ -22,15 +22,10 @@ export async function resolvePayment(ref: PaymentRef & { as: PaymentResolution; 
       return reconcileResolved(ref, 'an earlier resolution as paid is finished: ');
     }
   }
-  const answer = await resolveParked({
-    noun: 'payment',
-    id: ref.transactionId,
+  const answer = await resolveParked(paymentProgress, ref, {
     as: ref.as,
     outcomes: paymentResolutions,
     note: ref.note,
-    load: () => paymentProgress.load(ref),
-    statusOf: (record) => record.state,
-    write: paymentProgress.write,
     plan: (record, detail): ResolutionPlan<PaymentMove> =>
       ref.as === 'paid'
         ? { transition: { to: 'PAID_OUT', detail, now: ref.now }, done: 'PAID_OUT' }

@@ -1,8 +1,9 @@
-import { operationProgress, type StepResult as KitStepResult } from '#operations/kit/progress.ts';
+import type { StepResult as KitStepResult } from '#operations/kit/progress.ts';
+import { storedOperationProgress } from '#operations/kit/storedOperation.ts';
 import { ChainSendUnanswered, chainSender, type ChainSendRequest, type ChainSendSubmission } from '#providers/chain.ts';
 import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { InsufficientFunds, type LedgerLeg, type LedgerMovement } from '#store/ledger.ts';
-import { getOperation, transitionOperation, type OperationTransition } from '#store/operations.ts';
+import { transitionOperation } from '#store/operations.ts';
 import type { WithdrawalState } from '#schemas/withdrawals.ts';
 import { screenWithdrawalDestination } from '#operations/compliance/holds.ts';
 import { formatDecimal } from '#domain/money.ts';
@@ -47,15 +48,12 @@ export const retryWaitSeconds = 10;
 export const maxPendingDays = 3;
 
 /** The kit's step shape over the withdrawal's operation items (functions/store/operations.ts). */
-export const withdrawalProgress = operationProgress<WithdrawalRef, WithdrawalRecord, WithdrawalState, WithdrawalOutcome, OperationTransition<WithdrawalRecord>>({
-  noun: 'withdrawal',
-  idOf: (ref) => ref.withdrawalId,
-  refOf: (record) => ({ organizationId: record.organizationId, withdrawalId: record.id }),
-  find: (ref) => getOperation<WithdrawalRecord>(ref.organizationId, 'withdrawal', ref.withdrawalId),
-  statusOf: (record) => record.status,
-  // Every move carries the event of the status it reaches, when that status ends the withdrawal or needs a person.
-  write: (record, transition) => transitionOperation(record, { ...transition, event: eventOf }),
+export const withdrawalProgress = storedOperationProgress<WithdrawalRef, WithdrawalRecord, WithdrawalOutcome>({
+  workflow: 'withdrawal',
+  kind: 'withdrawal',
   outcomeOf: (record) => outcomeOf(record.status),
+  // Every move carries the event of the status it reaches, when that status ends the withdrawal or needs a person.
+  eventOf,
 });
 
 const { from, load, move, settle } = withdrawalProgress;

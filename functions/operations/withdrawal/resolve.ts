@@ -24,17 +24,7 @@ export async function resolveWithdrawal(ref: WithdrawalRef & { as: WithdrawalRes
   if (ref.as === 'not-sent' && ref.txHash !== undefined) {
     throw new InvalidResolution('a transaction hash goes only with sent');
   }
-  return resolveParked({
-    noun: 'withdrawal',
-    id: ref.withdrawalId,
-    as: ref.as,
-    outcomes: withdrawalResolutions,
-    note: ref.note,
-    load: () => withdrawalProgress.load(ref),
-    statusOf: (record) => record.status,
-    write: withdrawalProgress.write,
-    plan: (record, detail) => plan(record, detail, ref),
-  });
+  return resolveParked(withdrawalProgress, ref, { as: ref.as, outcomes: withdrawalResolutions, note: ref.note, plan: (record, detail) => plan(record, detail, ref) });
 }
 
 function plan(record: WithdrawalRecord, detail: string, ref: { as: WithdrawalResolution; txHash?: string; now?: Date }): ResolutionPlan<OperationTransition<WithdrawalRecord>> {
