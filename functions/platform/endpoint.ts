@@ -23,7 +23,8 @@ import { parseBody, parseNoBody, parseParams, parseQuery } from './request.ts';
  *   0. logging    Powertools adds the Lambda context (cold start, request id) to every log line
  *   1. lifecycle  request id, structured log line, error → contract body, headers on every answer
  *   2. access     API key → caller, then its rate bucket (one round trip of latency), permission, KYB gate
- *   3. input      body (content type, size, JSON) and zod validation of body, query, path
+ *   3. input      body (content type, size, JSON) and zod validation of body, query, path; then
+ *                 what the row needs: a sandbox tool refuses production, provider ports must be wired
  * The route row (functions/contract/routes.ts) says which of them apply and with what.
  */
 export interface ApiResponse {
