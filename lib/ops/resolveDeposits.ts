@@ -4,7 +4,7 @@ import { InvalidResolution, requireNote } from '#operations/kit/resolution.ts';
 import { resolveOffRamp } from '#operations/offRamp/resolve.ts';
 import { offRampStatusView, type OffRampRecord } from '#operations/offRamp/view.ts';
 import { resolveOnRamp, txHashPattern } from '#operations/onRamp/resolve.ts';
-import { statusView, type OnRampRecord } from '#operations/onRamp/intake.ts';
+import { statusView, type OnRampRecord } from '#operations/onRamp/view.ts';
 import { operationExecutionName } from '#operations/kit/start.ts';
 import { resolveParkedLine } from '#operations/onRamp/wireDeposits.ts';
 import { useWorkflowEngine } from '#platform/workflow.ts';

@@ -6,7 +6,7 @@ import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { strictly, deepStrict } from '../support/strictSchema.ts';
 import { depositReferenceOf } from '#domain/depositReference.ts';
 import { wireFeeBps } from '#operations/onRamp/pricing.ts';
-import { onRampCreateOptions, newOnRamp, wireInstructionsOf } from '#operations/onRamp/intake.ts';
+import { onRampCreateOptions, newOnRamp, wireInstructionsOf } from '#operations/onRamp/view.ts';
 import { simulatedHouseAccounts } from '#domain/houseAccounts.ts';
 import { createOperation } from '#store/operations.ts';
 import { dynamo, tableName } from '#store/client.ts';

@@ -1,7 +1,8 @@
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { notFound } from '#platform/errors.ts';
 import { getOnRamp } from '#contract/routes.ts';
-import { readOnRamp, statusView } from '#operations/onRamp/intake.ts';
+import { statusView } from '#operations/onRamp/view.ts';
+import { readOnRamp } from '#operations/onRamp/intake.ts';
 
 export const handler = endpoint(getOnRamp, async ({ caller, params }) => {
   const record = await readOnRamp(caller.organizationId, params.onRampId);

@@ -8,7 +8,7 @@ import { ApiError } from '#platform/errors.ts';
 import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
 import { formatDecimal, scaleOf } from '#domain/money.ts';
 import { fiatToUsdcRate, figuresOf, isAtPar } from '#operations/onRamp/pricing.ts';
-import { closeMarkerItems, providerReferenceOf, statusView, type OnRampRecord } from '#operations/onRamp/intake.ts';
+import { closeMarkerItems, providerReferenceOf, statusView, type OnRampRecord } from '#operations/onRamp/view.ts';
 
 /** The on-ramp's id in the journal, namespaced: the caller chose it, and it must never meet a chain deposit's id there. */
 export function onRampDepositId(onRampId: string): string {

@@ -1,7 +1,7 @@
 import type { OperationTransition } from '#store/operations.ts';
 import { InvalidResolution } from '#operations/kit/errors.ts';
 import { resolveParked, type OperatorResolution, type ResolutionPlan } from '#operations/kit/resolution.ts';
-import type { OnRampRecord } from './intake.ts';
+import type { OnRampRecord } from './view.ts';
 import { deliveredCredit, deliveredEvent, fiatText, onRampProgress, usdcText, type OnRampRef } from './progress.ts';
 
 export const txHashPattern = /^0x[0-9a-fA-F]{64}$/;

@@ -12,9 +12,8 @@ import { parseDepositReference, type ParsedDepositReference } from '#domain/depo
 import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
 import { formatDecimal, scaleOf } from '#domain/money.ts';
 import { operatorDetail, requireNote } from '#operations/kit/resolution.ts';
-import {
-  closeMarkerItems, onRampCreateOptions, depositIdPrefix, newOnRamp, startOnRampWorkflow, wireInstructionsOf, type OnRampRecord,
-} from '#operations/onRamp/intake.ts';
+import { closeMarkerItems, onRampCreateOptions, depositIdPrefix, newOnRamp, wireInstructionsOf, type OnRampRecord } from '#operations/onRamp/view.ts';
+import { startOnRampWorkflow } from '#operations/onRamp/intake.ts';
 import { houseAccountOf, onRampStablecoin, wireFeeBps, wireMaximum, wireMinimums } from '#operations/onRamp/pricing.ts';
 
 /**
