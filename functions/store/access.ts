@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { sameHash, type ParsedApiKey } from '#domain/apiKeys.ts';
@@ -58,7 +58,7 @@ const maxAttempts = 4;
 const maxConflicts = 5;
 
 function isTransactionConflict(error: unknown): boolean {
-  return error instanceof Error && error.name === 'TransactionConflictException';
+  return error instanceof TransactionConflictException;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DynamoDBClient, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import { config } from '#platform/config.ts';
 
@@ -190,8 +190,8 @@ const transientCancellations = new Set(['TransactionConflict', 'ThrottlingError'
  * sent ('None', 'ConditionalCheckFailed', 'TransactionConflict', ...); undefined for any other error.
  */
 export function cancellationReasons(error: unknown): CancellationReason[] | undefined {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
-  return (error as Error & { CancellationReasons?: CancellationReason[] }).CancellationReasons;
+  if (!(error instanceof TransactionCanceledException)) return undefined;
+  return error.CancellationReasons as CancellationReason[] | undefined;
 }
 
 /**

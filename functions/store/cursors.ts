@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '#platform/errors.ts';
@@ -52,7 +53,7 @@ async function loadSecret(): Promise<Buffer> {
       }),
     );
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
   const stored = await dynamo().send(new GetCommand({ TableName: tableName(), Key: setting, ConsistentRead: true }));
   return Buffer.from(String(stored.Item?.value), 'base64');

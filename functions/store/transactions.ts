@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { cancellationReasons, dynamo, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
 import { keys, listSortKey, startingIndex } from './keys.ts';
@@ -254,8 +255,8 @@ export type HeldOperation = 'payment' | 'beneficiary' | 'offramp' | 'withdrawal'
 export async function putComplianceRecord(item: ReturnType<typeof complianceRecordItem>): Promise<void> {
   await dynamo()
     .send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }))
-    .catch((error: Error) => {
-      if (error.name !== 'ConditionalCheckFailedException') throw error;
+    .catch((error: unknown) => {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     });
 }
 

@@ -1,3 +1,4 @@
+import { TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseApiKey } from '#domain/apiKeys.ts';
 import { authorizeAndCharge } from '#store/access.ts';
@@ -22,7 +23,7 @@ beforeAll(async () => {
       if (conflictsToInject > 0 && 'UpdateExpression' in (args.input as object)) {
         conflictsToInject -= 1;
         injected += 1;
-        throw Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException', $fault: 'client' });
+        throw new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: {} });
       }
       return next(args);
     },
