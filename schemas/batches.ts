@@ -42,19 +42,27 @@ export const CreateBatchBody = z
 export type CreateBatchBody = z.infer<typeof CreateBatchBody>;
 
 /**
- * Batch states are not shown by the contract. Ours: ACCEPTED (stored, not yet funded), FUNDING (the single
- * transfer from the home wallet), PROCESSING (items being paid, each on its own), COMPLETED (every item
- * reached an end state, whatever it was), REJECTED (refused as a whole; `rejectedReason` says why).
+ * Batch states are not shown by the contract. Ours (docs/decisions/090): ACCEPTED (stored and funded in
+ * one transfer, no item started yet), PROCESSING (items being started and paid, each on its own),
+ * COMPLETED (every item reached an end state, whatever it was), REJECTED (refused as a whole when the
+ * balance could not cover it; `rejectedReason` says why, nothing was held).
  */
-export const BatchState = z.enum(['ACCEPTED', 'FUNDING', 'PROCESSING', 'COMPLETED', 'REJECTED']).meta({
+export const BatchState = z.enum(['ACCEPTED', 'PROCESSING', 'COMPLETED', 'REJECTED']).meta({
   id: 'BatchState',
   description:
-    'Batch states are not shown by the contract; these values are our choice (docs/decisions/030). COMPLETED means every item reached an end state, not that every item was paid.',
+    'Batch states are not shown by the contract; these values are our choice (docs/decisions/090). ACCEPTED: funded in one transfer, no item started yet. COMPLETED means every item reached an end state, not that every item was paid. REJECTED: the balance did not cover the batch; nothing was held (`rejectedReason`).',
 });
 export type BatchState = z.infer<typeof BatchState>;
 
-/** An item is a payment with id `<batchId>:<itemRef>`, so its state is a payment state (our choice). */
-export const BatchItemState = PaymentState;
+/**
+ * An item is a payment with id `<batchId>:<itemRef>`, so its state is a payment state (our choice),
+ * plus QUEUED: funded by the batch's transfer, its payment not started yet.
+ */
+export const BatchItemState = z.enum(['QUEUED', ...PaymentState.options]).meta({
+  id: 'BatchItemState',
+  description: 'QUEUED (funded by the batch, its payment not started yet), then the states of the item\'s payment (GET /transactions/{transactionId}).',
+});
+export type BatchItemState = z.infer<typeof BatchItemState>;
 
 export const BatchAccepted = z
   .object({

@@ -196,17 +196,17 @@ export const getTransaction = route({
 // ---- Batch payouts -----------------------------------------------------------------------
 
 export const createBatch = route({
-  operationId: 'createBatch', method: 'POST', path: '/batches', handler: planned, auth: 'key',
+  operationId: 'createBatch', method: 'POST', path: '/batches', handler: 'functions/api/batches/createBatch.ts', starts: ['batch'], auth: 'key',
   permission: 'payment.initiate', bucket: 'initiate', kyb: true, feature: 'batches', summary: 'Send up to 1000 payments on one rail.',
   request: { body: CreateBatchBody }, responses: { 202: { ...accepted[202], schema: BatchAccepted } },
-  errors: ['duplicate_item_ref', 'invalid_send_amount', 'unknown_recipient', 'validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'ambiguous_home_wallet', 'no_home_wallet', 'not_home_wallet', 'wallet_chain_unknown'],
+  errors: ['duplicate_item_ref', 'invalid_send_amount', 'unknown_recipient', 'validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'ambiguous_home_wallet', 'no_home_wallet', 'not_home_wallet', 'wallet_chain_unknown', 'unavailable'],
 });
 export const listBatches = route({
-  operationId: 'listBatches', method: 'GET', path: '/batches', handler: planned, auth: 'key',
+  operationId: 'listBatches', method: 'GET', path: '/batches', handler: 'functions/api/batches/listBatches.ts', auth: 'key',
   kyb: false, feature: 'batches', summary: 'Batches, newest first.', request: { query: ListBatchesQuery }, responses: { 200: { ...ok[200], schema: BatchList } }, errors: ['invalid_cursor', 'validation'],
 });
 export const getBatch = route({
-  operationId: 'getBatch', method: 'GET', path: '/batches/{batchId}', handler: planned, auth: 'key',
+  operationId: 'getBatch', method: 'GET', path: '/batches/{batchId}', handler: 'functions/api/batches/getBatch.ts', auth: 'key',
   kyb: false, feature: 'batches', summary: 'One batch with a page of its items.', request: { params: BatchParams, query: GetBatchQuery }, responses: { 200: { ...ok[200], schema: BatchDetail } }, errors: ['not_found', 'invalid_cursor', 'validation'],
 });
 

@@ -56,6 +56,14 @@ export const workflows = {
       PaymentStep: { handler: 'functions/tasks/payment/paymentStep.ts' },
     },
   },
+  batch: {
+    name: 'batch',
+    operation: { idField: 'batchId', executionPrefix: 'batch', noun: 'batch', startedBy: ['batch.accepted'] },
+    definition: 'statemachines/batch.asl.json',
+    tasks: {
+      BatchStep: { handler: 'functions/tasks/batch/batchStep.ts' },
+    },
+  },
   offRamp: {
     name: 'offRamp',
     operation: { idField: 'offRampId', executionPrefix: 'offramp', noun: 'off-ramp', startedBy: ['offramp.accepted'] },

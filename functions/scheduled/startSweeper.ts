@@ -18,7 +18,7 @@ import type { OperationWorkflowName } from '#contract/workflows.ts';
  * counted as SweeperRestarted and logged.
  */
 /** The kinds the starting index holds (functions/store/keys.ts startingIndex), by their workflow. */
-const startingKinds: Record<string, OperationWorkflowName> = { payment: 'payment', withdrawal: 'withdrawal' };
+const startingKinds: Record<string, OperationWorkflowName> = { payment: 'payment', withdrawal: 'withdrawal', batch: 'batch' };
 
 const resultSchema = z.object({ checked: z.number(), restarted: z.array(z.string()) });
 export type SweepResult = z.infer<typeof resultSchema>;

@@ -44,9 +44,19 @@ const tatAttribute: Record<BucketName, string> = { initiate: 'tatInitiate', writ
  */
 const lastSeenTat = new Map<string, number>();
 const lastSeenLimit = new Map<string, BucketLimit>();
+/** When the table last told this process the bucket's TAT: a refusal decided on an older one asks the table first. */
+const lastSeenAt = new Map<string, number>();
+
+/**
+ * An operator's new limit starts a full bucket (organizations.ts setRateLimit), the one way a TAT
+ * moves back: so a 429 this process would decide alone, on what it saw more than this long ago,
+ * is asked of the table once instead (at most one extra write a second per busy bucket).
+ */
+const trustLocalRefusalMs = 1_000;
 
 function remember(cacheKey: string, tat: number): void {
   lastSeenTat.set(cacheKey, Math.max(tat, lastSeenTat.get(cacheKey) ?? tat));
+  lastSeenAt.set(cacheKey, Date.now());
 }
 
 /**
@@ -113,6 +123,21 @@ export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, 
   return { outcome: 'allowed', caller, organization, rate };
 }
 
+/**
+ * Tokens of a request beyond the one its key was charged on arrival: a batch's further items,
+ * charged once its body is known to be valid (a refused batch costs what any refused request costs).
+ */
+export async function chargeFurtherTokens(
+  organizationId: string,
+  bucket: BucketName,
+  cost: number,
+): Promise<{ outcome: 'allowed'; rate: RateHeaders } | { outcome: 'rate_limited'; retryAfterSeconds: number; rate: RateHeaders }> {
+  if (cost <= 0) throw new Error('a further charge is at least one token');
+  const charged = await charge(organizationId, bucket, Date.now(), cost);
+  if (charged.outcome === 'no_organization') throw new Error(`organization ${organizationId} vanished while its request ran`);
+  return charged.outcome === 'allowed' ? { outcome: 'allowed', rate: charged.rate } : charged;
+}
+
 type Charge =
   | { outcome: 'allowed'; organization: OrganizationItem; rate: RateHeaders; /** What the TAT moved by: a refund takes it back. */ increment: number }
   | { outcome: 'rate_limited'; retryAfterSeconds: number; rate: RateHeaders }
@@ -128,7 +153,13 @@ async function charge(organizationId: string, bucket: BucketName, now: number, c
   let conflicts = 0;
   for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
     const local = decide(known, now, limit, cost);
-    if (!local.allowed) return { outcome: 'rate_limited', retryAfterSeconds: local.retryAfterSeconds, rate: local.headers };
+    const askTable = !local.allowed && attempt === 0 && Date.now() - (lastSeenAt.get(cacheKey) ?? 0) > trustLocalRefusalMs;
+    if (!local.allowed && !askTable) return { outcome: 'rate_limited', retryAfterSeconds: local.retryAfterSeconds, rate: local.headers };
+    // Asking the table: the idle form, which either fits a bucket reset meanwhile or returns what it holds.
+    if (askTable) {
+      known = undefined;
+      lastSeenTat.delete(cacheKey);
+    }
     const { increment, capacity } = bucketSpan(limit, cost);
     // Idle bucket (TAT not ahead of now): the new TAT is now + increment, whatever the old one.
     // Busy bucket: add the increment to the stored TAT, if that keeps it within capacity. Neither
@@ -190,7 +221,10 @@ async function charge(organizationId: string, bucket: BucketName, now: number, c
       limit = current.rateLimits?.[bucket] ?? defaultLimits[bucket];
       lastSeenLimit.set(cacheKey, limit);
       known = typeof current[attribute] === 'number' ? (current[attribute] as number) : undefined;
-      if (known !== undefined) remember(cacheKey, known);
+      // What the table holds now, even when it moved back (a reset): not the larger of it and the past.
+      if (known === undefined) lastSeenTat.delete(cacheKey);
+      else lastSeenTat.set(cacheKey, known);
+      lastSeenAt.set(cacheKey, Date.now());
     }
   }
   return { outcome: 'rate_limited', retryAfterSeconds: 1, rate: decide(known, now, limit, cost).headers };

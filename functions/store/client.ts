@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient, TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import { config } from '#platform/config.ts';
 
 /**
@@ -229,4 +229,52 @@ export async function queryAll(
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return items;
+}
+
+/**
+ * Every item of `keys` that exists, strongly consistent, 100 keys a call, the calls in parallel;
+ * unprocessed keys are asked again (with backoff) until answered, so an absent item is never an
+ * unanswered one.
+ */
+export async function batchGetAll(keys: { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {
+  const table = tableName();
+  const chunks: { pk: string; sk: string }[][] = [];
+  for (let start = 0; start < keys.length; start += 100) chunks.push(keys.slice(start, start + 100));
+  const pages = await Promise.all(
+    chunks.map(async (chunk) => {
+      const found: Record<string, unknown>[] = [];
+      let pending: Record<string, unknown>[] = chunk;
+      for (let attempt = 0; pending.length > 0; attempt += 1) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 10 * 2 ** attempt)));
+        const { Responses, UnprocessedKeys } = await dynamo().send(
+          new BatchGetCommand({
+            RequestItems: { [table]: { Keys: pending, ConsistentRead: true } },
+          }),
+        );
+        found.push(...(Responses?.[table] ?? []));
+        pending = (UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+      }
+      return found;
+    }),
+  );
+  return pages.flat();
+}
+
+/** Puts of items that are the same whoever writes them: 25 a call, the calls in parallel, unprocessed ones sent again. */
+export async function batchPutAll(items: Record<string, unknown>[], parallel = 8): Promise<void> {
+  const table = tableName();
+  const chunks: Record<string, unknown>[][] = [];
+  for (let start = 0; start < items.length; start += 25) chunks.push(items.slice(start, start + 25));
+  let next = 0;
+  const worker = async () => {
+    while (next < chunks.length) {
+      let pending = chunks[next++]!.map((Item) => ({ PutRequest: { Item } }));
+      for (let attempt = 0; pending.length > 0; attempt += 1) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 10 * 2 ** attempt)));
+        const { UnprocessedItems } = await dynamo().send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+        pending = (UnprocessedItems?.[table] as typeof pending | undefined) ?? [];
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, chunks.length) }, worker));
 }

@@ -16,6 +16,20 @@ export const keys = {
   journalEntry: (organizationId: string, entryId: string) => ({ pk: `ORG#${organizationId}`, sk: `JOURNAL#${entryId}` }),
   quote: (organizationId: string, quoteId: string) => ({ pk: `ORG#${organizationId}`, sk: `QUOTE#${quoteId}` }),
   transaction: (organizationId: string, transactionId: string) => ({ pk: `ORG#${organizationId}`, sk: `TX#${transactionId}` }),
+  /** A batch payout (functions/store/batches.ts): the batch as accepted, with its one funding transfer. */
+  batch: (organizationId: string, batchId: string) => ({ pk: `ORG#${organizationId}`, sk: `BATCH#${batchId}` }),
+  /**
+   * One item of a batch as accepted, in body order. `generation` is the start of the accepted
+   * request's hash: drafts a request wrote before dying without its commit are never read as items.
+   */
+  batchItem: (organizationId: string, batchId: string, generation: string, index: number) => ({
+    pk: `ORG#${organizationId}`,
+    sk: `BATCHITEM#${batchId}#${generation}#${String(index).padStart(4, '0')}`,
+  }),
+  /** One of a batch's counter shards: its items per state, moved in the transaction that moves an item. */
+  batchCount: (organizationId: string, batchId: string, shard: number) => ({ pk: `ORG#${organizationId}`, sk: `BATCHCOUNT#${batchId}#${String(shard).padStart(2, '0')}` }),
+  /** An item that ended before it became a payment (its id already named another payment). */
+  batchItemFailure: (organizationId: string, batchId: string, index: number) => ({ pk: `ORG#${organizationId}`, sk: `BATCHITEMFAIL#${batchId}#${String(index).padStart(4, '0')}` }),
   /** A screening hold. A payment's keeps its plain key; the other operations' ids are their own namespaces (an id has no '#'). */
   complianceRecord: (organizationId: string, transactionId: string, operation: 'payment' | 'beneficiary' | 'offramp' | 'withdrawal' = 'payment') => ({
     pk: `ORG#${organizationId}`,

@@ -167,16 +167,18 @@ export async function revokeApiKey(organizationId: string, keyId: string): Promi
   await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.apiKey(organizationId, keyId) }));
 }
 
-/** Raise (or restore, with undefined) an organization's limit for one bucket. False when there is no such organization. */
+/** Raise (or restore, with undefined) an organization's limit for one bucket, its bucket full. False when there is no such organization. */
 export async function setRateLimit(organizationId: string, bucket: BucketName, limit: BucketLimit | undefined): Promise<boolean> {
   try {
     await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.organization(organizationId),
-        UpdateExpression: limit ? 'SET rateLimits.#bucket = :limit' : 'REMOVE rateLimits.#bucket',
+        // A new limit starts with a full bucket: a TAT run far ahead under the old, slower limit would
+        // otherwise keep refusing for as long as that limit took to drain.
+        UpdateExpression: limit ? 'SET rateLimits.#bucket = :limit REMOVE #tat' : 'REMOVE rateLimits.#bucket, #tat',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#bucket': bucket },
+        ExpressionAttributeNames: { '#bucket': bucket, '#tat': `tat${bucket.charAt(0).toUpperCase()}${bucket.slice(1)}` },
         ...(limit ? { ExpressionAttributeValues: { ':limit': limit } } : {}),
       }),
     );

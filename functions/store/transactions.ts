@@ -4,6 +4,7 @@ import { cancellationReasons, dynamo, setFields, tableName, transactWrite, type 
 import { keys, listSortKey, startingIndex } from './keys.ts';
 import type { StoredPrice } from './quotes.ts';
 import { readPage } from './cursors.ts';
+import { batchCountMove } from './batches.ts';
 import { newOutboxEvent, outboxPut } from './outbox.ts';
 import { operationMoved } from '#platform/metrics.ts';
 import { money } from '#domain/money.ts';
@@ -43,8 +44,9 @@ export interface TransactionRecord extends StoredPrice {
   paid?: string;
   providerPayoutId?: string;
   submitAttempts: number;
-  /** Set when a batch funded this payment (one hold for the whole batch). */
+  /** Set when a batch funded this payment (one hold for the whole batch): every move also moves the batch's count (store/batches.ts). */
   batchId?: string;
+  batchShard?: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -202,6 +204,8 @@ export function transitionItems(tx: TransactionRecord, transition: Transition) {
       },
     },
   ];
+  // A batch's item moves its batch's count with it, so the batch's counts are exact at every read.
+  if (tx.batchId !== undefined && tx.batchShard !== undefined) items.push(batchCountMove(tx.organizationId, tx.batchId, tx.batchShard, tx.state, transition.to));
   const eventType = announcedStates[transition.to];
   if (eventType) items.push(outboxPut(newOutboxEvent(eventType, tx.organizationId, statusView(next), now)));
   return { items, next };

@@ -33,8 +33,8 @@ const operations = Object.values(workflows).flatMap((workflow) =>
 const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
 describe('every money-moving operation has the same workflow shape', () => {
-  it('covers the five operations', () => {
-    expect(operations.map(([name]) => name).sort()).toEqual(['chainDeposit', 'offRamp', 'onRamp', 'payment', 'withdrawal']);
+  it('covers the six operations', () => {
+    expect(operations.map(([name]) => name).sort()).toEqual(['batch', 'chainDeposit', 'offRamp', 'onRamp', 'payment', 'withdrawal']);
   });
 
   const standardRetry = (JSON.parse(readFileSync(join(projectRoot, workflows.payment.definition), 'utf8')) as { States: Record<string, State> }).States.SubmitPayout!.Retry;
@@ -62,7 +62,10 @@ describe('every money-moving operation has the same workflow shape', () => {
       expect(payload[`${idField}.$`], name).toBe(`$.${idField}`);
       expect(state.Retry, `${name} retries like every step`).toEqual(standardRetry);
       if (name === parkName) continue;
-      expect(state.ResultSelector, name).toEqual({ 'outcome.$': '$.Payload.outcome', 'waitSeconds.$': '$.Payload.waitSeconds' });
+      // A step may also keep its one-line `report` for the history's reader (the batch says which items started and failed).
+      const { 'report.$': report, ...selector } = state.ResultSelector ?? {};
+      expect(selector, name).toEqual({ 'outcome.$': '$.Payload.outcome', 'waitSeconds.$': '$.Payload.waitSeconds' });
+      if (report !== undefined) expect(report, name).toBe('$.Payload.report');
       expect(state.ResultPath, name).toBe('$.step');
       expect(state.Catch, `${name} parks what it did not expect`).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: parkName }]);
       expect([`After${pascal(name)}`, 'Done'], `${name} goes to its own Choice or ends`).toContain(state.Next);

@@ -15,6 +15,8 @@ import { OperationNotFound } from './errors.ts';
 export interface StepResult<O extends string> {
   outcome: O;
   waitSeconds?: number;
+  /** For the support reader of the history: what the step did, in a line (a workflow that selects it always gets one). */
+  report?: string;
 }
 
 export interface ProgressSpec<Ref, R, S extends string, O extends string, T> {

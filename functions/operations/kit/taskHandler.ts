@@ -7,13 +7,14 @@ import type { StepResult } from './progress.ts';
  * The Lambda entry point of an operation's Task states, made from its steps: one function per
  * workflow (the steps share every import, so one warm function serves the whole workflow); each
  * Task names its step in the payload `{ step, organizationId, [idField], error? }` and routes on
- * the answer `{ outcome, waitSeconds }` (statemachines/*.asl.json).
+ * the answer `{ outcome, waitSeconds }` (statemachines/*.asl.json), and `report` where the step
+ * writes one for the history's reader.
  */
 export function taskHandler<O extends string, Ref>(
   workflow: OperationWorkflowName,
   steps: Record<string, (ref: Ref & { error?: unknown }) => Promise<StepResult<O>>>,
   defaultWaitSeconds = 10,
-): (event: unknown) => Promise<{ outcome: O; waitSeconds: number }> {
+): (event: unknown) => Promise<{ outcome: O; waitSeconds: number; report?: string }> {
   const { idField } = workflows[workflow].operation;
   const names = Object.keys(steps) as [string, ...string[]];
   const inputSchema = z.object({
@@ -24,7 +25,7 @@ export function taskHandler<O extends string, Ref>(
   });
   return async (event) => {
     const { step, ...ref } = inputSchema.parse(event) as { step: string } & Record<string, unknown>;
-    const { outcome, waitSeconds = defaultWaitSeconds } = await steps[step]!(ref as Ref & { error?: unknown });
-    return { outcome, waitSeconds: workflowWait(waitSeconds) };
+    const { outcome, waitSeconds = defaultWaitSeconds, report } = await steps[step]!(ref as Ref & { error?: unknown });
+    return { outcome, waitSeconds: workflowWait(waitSeconds), ...(report === undefined ? {} : { report }) };
   };
 }

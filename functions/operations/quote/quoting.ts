@@ -5,7 +5,7 @@ import { fxProvider } from '#providers/fx.ts';
 import { ProviderNotConfigured, ProviderUnavailable } from '#platform/providerErrors.ts';
 import { findCorridor, type CorridorDefinition } from '#domain/corridors.ts';
 import { requestedAmount } from '#operations/kit/amount.ts';
-import { price, type Price } from '#domain/pricing.ts';
+import { price, type Price, type PricingRefusal } from '#domain/pricing.ts';
 import type { CorridorInput, DecimalAmount } from '#schemas/common.ts';
 
 /**
@@ -73,4 +73,21 @@ export async function pricePayment(input: {
 
 export function newQuoteId(): string {
   return `q_${randomUUID()}`;
+}
+
+/**
+ * Many amounts priced on one route of a corridor at one mid rate (a batch: one rail, one FX
+ * quote for all its items). PricingUnavailable when the FX source does not answer.
+ */
+export async function routePricer(input: { corridor: CorridorDefinition; provider: string; homeNetwork: string; now?: Date }): Promise<(send: bigint) => Price | PricingRefusal> {
+  const corridor = { ...input.corridor, routes: input.corridor.routes.filter((route) => route.provider === input.provider) };
+  if (corridor.routes.length === 0) throw new Error(`${input.provider} is not a route of this corridor`);
+  let fx;
+  try {
+    fx = await fxProvider().quote(corridor.from, corridor.to, input.now ?? new Date());
+  } catch (error) {
+    if (error instanceof ProviderUnavailable) throw new PricingUnavailable(error.message);
+    throw error;
+  }
+  return (send) => price({ corridor, send, homeNetwork: input.homeNetwork, mid: fx.rate });
 }

@@ -1,0 +1,237 @@
+import { logger } from '#platform/logger.ts';
+import { operationMoved } from '#platform/metrics.ts';
+import { cancellationReasons, tableName, transactWrite, type TransactItem } from '#store/client.ts';
+import { applyMovement, MovementAlreadyApplied, TransactionConflict } from '#store/ledger.ts';
+import { complianceRecordItem, createTransactionItems, getTransaction, type TransactionRecord } from '#store/transactions.ts';
+import { markRecipientUsed } from '#store/recipients.ts';
+import { storedPrice } from '#store/quotes.ts';
+import {
+  advanceBatch, batchCountMove, batchItemFailurePut, getBatch, readBatchCounts, readBatchItems, shardOf,
+  type BatchItemRecord, type BatchRecord,
+} from '#store/batches.ts';
+import { formatDecimal } from '#domain/money.ts';
+import { needsPersonStates } from '#domain/paymentStates.ts';
+import { maskAccount, screen } from '#domain/screening.ts';
+import type { Price, PricingRefusal } from '#domain/pricing.ts';
+import { findCorridor } from '#domain/corridors.ts';
+import { operationProgress, type StepResult as KitStepResult } from '#operations/kit/progress.ts';
+import { startAfterCommit } from '#operations/kit/start.ts';
+import { PricingUnavailable, routePricer } from '#operations/quote/quoting.ts';
+import type { BatchItemState, BatchState } from '#schemas/batches.ts';
+
+/**
+ * The steps of the batch workflow (statemachines/batch.asl.json). `StartItems` starts the next
+ * chunk of items, each with one conditional transaction that creates its payment
+ * `<batchId>:<itemRef>` FUNDED from the batch's hold (or ends it FAILED with its share released)
+ * and moves the batch's count, then starts that payment's own workflow; it writes the batch's place
+ * only after the chunk, so a re-run after a crash starts the same items again and finds each done.
+ * `FollowItems` reads the counts until every item has ended. Each step answers a `report` line: the
+ * execution history says which items started and which failed, without reading the table.
+ *
+ * Outcomes:
+ *   more        a chunk was started and items remain: start the next
+ *   retry       the FX source did not answer: wait, then start the same chunk
+ *   started     every item has been started: follow them
+ *   processing  items are still running: wait and follow again
+ *   done        every item ended (COMPLETED), or the batch was refused, or it is left to the counts
+ */
+export type BatchOutcome = 'more' | 'retry' | 'started' | 'processing' | 'done';
+export type StepResult = KitStepResult<BatchOutcome>;
+
+export interface BatchRef {
+  organizationId: string;
+  batchId: string;
+}
+
+/** Items started per StartItems: a few seconds of work, a few history events per hundred items. */
+export const chunkSize = 100;
+/** Items of a chunk started at once. */
+const parallelStarts = 16;
+export const retryWaitSeconds = 30;
+/** Following backs off with the batch's age (a tenth of it, 2 s to an hour); after this long the counts alone tell. */
+export const maxFollowDays = 14;
+
+export const batchProgress = operationProgress<BatchRef, BatchRecord, BatchState, BatchOutcome, { state?: BatchState; startedThrough?: number }>({
+  noun: 'batch',
+  idOf: (ref) => ref.batchId,
+  refOf: (batch) => ({ organizationId: batch.organizationId, batchId: batch.batchId }),
+  find: (ref) => getBatch(ref.organizationId, ref.batchId),
+  statusOf: (batch) => batch.state,
+  write: (batch, change) => advanceBatch(batch, change),
+  outcomeOf: (batch) => outcomeOf(batch),
+});
+
+function outcomeOf(batch: BatchRecord): BatchOutcome {
+  if (batch.state === 'REJECTED' || batch.state === 'COMPLETED') return 'done';
+  return batch.startedThrough < batch.itemCount ? 'more' : 'started';
+}
+
+export function followWaitSeconds(ageMs: number): number {
+  return Math.min(3600, Math.max(2, Math.floor(ageMs / 10_000)));
+}
+
+type ItemResult = { itemRef: string; started: true } | { itemRef: string; started: false; failureReason: string };
+
+export async function startItems(ref: BatchRef): Promise<StepResult> {
+  const batch = await batchProgress.load(ref);
+  if (batch.state !== 'ACCEPTED' && batch.state !== 'PROCESSING') return { outcome: 'done', report: `batch is ${batch.state}` };
+  if (batch.startedThrough >= batch.itemCount) return { outcome: 'started', waitSeconds: 2, report: `all ${batch.itemCount} items started` };
+
+  const items = await readBatchItems(batch, batch.startedThrough, chunkSize);
+  if (items.length === 0) throw new Error(`batch ${batch.batchId} has no items from ${batch.startedThrough} of ${batch.itemCount}`);
+  let pricer: (send: bigint) => Price | PricingRefusal;
+  try {
+    const corridor = findCorridor(batch.corridor.from, batch.corridor.to, batch.corridor.destinationCountry)!;
+    pricer = await routePricer({ corridor, provider: batch.provider, homeNetwork: batch.chain });
+  } catch (error) {
+    if (!(error instanceof PricingUnavailable)) throw error;
+    return { outcome: 'retry', waitSeconds: retryWaitSeconds, report: `FX source unavailable; items from ${batch.startedThrough} wait` };
+  }
+
+  const results: ItemResult[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(parallelStarts, items.length) }, async () => {
+      while (next < items.length) {
+        const position = next++;
+        results[position] = await startItem(batch, items[position]!, pricer);
+      }
+    }),
+  );
+
+  const through = batch.startedThrough + items.length;
+  const moved = await batchProgress.move(batch, { state: 'PROCESSING', startedThrough: through });
+  if (batch.state === 'ACCEPTED') operationMoved('batch', 'PROCESSING');
+  const failed = results.filter((result): result is Extract<ItemResult, { started: false }> => !result.started);
+  const first = items[0]!.itemRef;
+  const last = items.at(-1)!.itemRef;
+  const report = [
+    `items ${batch.startedThrough + 1}–${through} of ${batch.itemCount} (${first} … ${last}): ${results.length - failed.length} started`,
+    ...(failed.length > 0 ? [`${failed.length} failed: ${failed.map((f) => `${f.itemRef} ${f.failureReason}`).join(', ')}`] : []),
+  ].join('; ');
+  return { outcome: outcomeOf(moved), waitSeconds: 2, report };
+}
+
+/**
+ * One item: screened, priced on the batch's rail, then its payment created FUNDED from the batch's
+ * hold with its count, in one conditional transaction; then its workflow started. An id that
+ * already names a payment that is not this item's is never touched: the item fails and its share
+ * goes back to the balance.
+ */
+async function startItem(batch: BatchRecord, item: BatchItemRecord, pricer: (send: bigint) => Price | PricingRefusal): Promise<ItemResult> {
+  const now = new Date();
+  const hit = screen({ originatorName: batch.originator?.name, beneficiaryName: item.beneficiary.name, recipientReference: item.recipientReference });
+  if (hit) {
+    const record = complianceRecordItem({
+      organizationId: batch.organizationId, transactionId: item.transactionId, requestHash: batch.requestHash, party: hit.party,
+      beneficiaryName: item.beneficiary.name, beneficiaryAccountMasked: maskAccount(item.beneficiary.account), corridor: batch.corridor, now,
+    });
+    return failItem(batch, item, 'compliance_hold', 'held by screening before any value moved; compliance reviews it', [{ Put: { TableName: tableName(), Item: record } }]);
+  }
+  const priced = pricer(BigInt(item.send));
+  if ('refused' in priced) return failItem(batch, item, priced.refused, priced.message);
+
+  const at = now.toISOString();
+  const tx: TransactionRecord = {
+    organizationId: batch.organizationId,
+    transactionId: item.transactionId,
+    state: 'FUNDED',
+    requestHash: batch.requestHash,
+    corridor: batch.corridor,
+    ...storedPrice(priced),
+    quoteId: null,
+    recipientReference: item.recipientReference,
+    beneficiary: item.beneficiary,
+    originator: batch.originator,
+    payoutMode: 'regular',
+    timeline: [
+      { state: 'INITIATED', detail: `item ${item.itemRef} of batch ${batch.batchId}`, at },
+      { state: 'QUOTED', detail: 'priced when the item started', at },
+      { state: 'FUNDED', detail: `${formatDecimal(BigInt(item.send), 6)} USDC drawn from the batch's funding transfer`, at },
+    ],
+    submitAttempts: 0,
+    batchId: batch.batchId,
+    batchShard: shardOf(item.index),
+    createdAt: at,
+    updatedAt: at,
+  };
+  try {
+    await transactWrite([...createTransactionItems(tx), batchCountMove(batch.organizationId, batch.batchId, shardOf(item.index), 'QUEUED', 'FUNDED')] as TransactItem[]);
+    operationMoved('payment', 'FUNDED');
+  } catch (error) {
+    if (cancellationReasons(error)?.[0]?.Code !== 'ConditionalCheckFailed') throw error;
+    const existing = await getTransaction(batch.organizationId, item.transactionId);
+    if (existing?.batchId !== batch.batchId) {
+      return failItem(batch, item, 'transaction_id_in_use', `${item.transactionId} already names another payment, which was left untouched`);
+    }
+    // This item's own payment, from a run that stopped before writing the batch's place.
+  }
+  await startAfterCommit('payment', batch.organizationId, item.transactionId);
+  if (item.recipientId) await markRecipientUsed(batch.organizationId, item.recipientId, now);
+  return { itemRef: item.itemRef, started: true };
+}
+
+/** The item ends before it is a payment: its share of the hold back to the balance, its failure and count, in one transaction. */
+async function failItem(batch: BatchRecord, item: BatchItemRecord, failureReason: string, detail: string, extra: TransactItem[] = []): Promise<ItemResult> {
+  const send = BigInt(item.send);
+  try {
+    await applyMovement(
+      {
+        organizationId: batch.organizationId,
+        entryId: `batch:${batch.batchId}:item:${item.index}:release`,
+        operation: { kind: 'batch', id: batch.batchId },
+        legs: [
+          { account: 'held', amount: -send },
+          { account: 'available', amount: send },
+        ],
+        memo: `release item ${item.itemRef} of batch ${batch.batchId}: ${failureReason}`,
+      },
+      [
+        batchItemFailurePut(batch.organizationId, batch.batchId, { index: item.index, failureReason, detail }),
+        batchCountMove(batch.organizationId, batch.batchId, shardOf(item.index), 'QUEUED', 'FAILED'),
+        ...extra,
+      ] as TransactItem[],
+    );
+    logger.info('batch item failed before its payment', { batchId: batch.batchId, itemRef: item.itemRef, failureReason });
+  } catch (error) {
+    // Released already, by a run that stopped before writing the batch's place.
+    if (!(error instanceof MovementAlreadyApplied) && !(error instanceof TransactionConflict)) throw error;
+  }
+  return { itemRef: item.itemRef, started: false, failureReason };
+}
+
+const endStates: readonly BatchItemState[] = ['RECONCILED', 'REFUNDED', 'FAILED'];
+
+/** Whether every item has ended, from the counts: what COMPLETED means. */
+export function allItemsEnded(counts: Partial<Record<BatchItemState, number>>): boolean {
+  return Object.entries(counts).every(([state, count]) => count === 0 || endStates.includes(state as BatchItemState));
+}
+
+export async function followItems(ref: BatchRef): Promise<StepResult> {
+  const batch = await batchProgress.load(ref);
+  // Every answer carries a report: the Task selects it.
+  if (batch.state !== 'PROCESSING') return { ...batchProgress.outcomeOf(batch), report: `batch is ${batch.state}` };
+  const counts = await readBatchCounts(batch);
+  const report = Object.entries(counts).map(([state, count]) => `${state} ${count}`).join(', ');
+  if (allItemsEnded(counts)) {
+    await batchProgress.move(batch, { state: 'COMPLETED' });
+    operationMoved('batch', 'COMPLETED');
+    return { outcome: 'done', report };
+  }
+  const ageMs = Date.now() - Date.parse(batch.createdAt);
+  // Items parked for a person can wait longer than a workflow should: the counts say COMPLETED when they end.
+  if (ageMs > maxFollowDays * 86_400_000) return { outcome: 'done', report: `${report}; left to the counts after ${maxFollowDays} days` };
+  const onlyParked = Object.keys(counts).every((state) => endStates.includes(state as BatchItemState) || needsPersonStates.includes(state as never));
+  return { outcome: 'processing', waitSeconds: followWaitSeconds(ageMs), report: onlyParked ? `${report}; waiting on items parked for a person` : report };
+}
+
+/**
+ * The workflow's Catch: the batch has no parked state (its items are payments, each parked on its
+ * own), so a batch stopped by an unexpected error keeps its place and its hold; the error is logged
+ * for operations, who redrive the execution (docs/decisions/090).
+ */
+export async function parkBatch(ref: BatchRef & { error?: unknown }): Promise<StepResult> {
+  const batch = await batchProgress.load(ref);
+  logger.error('batch workflow stopped by an unexpected error; redrive it', { batchId: ref.batchId, state: batch.state, startedThrough: batch.startedThrough, error: ref.error });
+  return { outcome: 'done', report: `stopped at item ${batch.startedThrough} of ${batch.itemCount}` };
+}
