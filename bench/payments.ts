@@ -44,7 +44,7 @@ const throughputConcurrency = 16;
 const quietMs = 400;
 
 /** us-east-1 list prices used for the cost figures. */
-const prices = {
+export const prices = {
   dynamoWriteRequestUnit: 0.625 / 1e6,
   dynamoReadRequestUnit: 0.125 / 1e6,
   stepFunctionsTransition: 0.025 / 1000,
@@ -54,9 +54,9 @@ const prices = {
   sqsRequest: 0.4 / 1e6,
   httpApiRequest: 1 / 1e6,
 };
-const lambdaMemoryGb = 0.5;
-const lambdaAssumedMs = 50;
-const sqsRequestsPerMessage = 3;
+export const lambdaMemoryGb = 0.5;
+export const lambdaAssumedMs = 50;
+export const sqsRequestsPerMessage = 3;
 
 const corridor = findCorridor('USDC', 'MXN', 'MX')!;
 const beneficiary = sampleBeneficiary(corridor);
@@ -78,11 +78,11 @@ const taskStates = new Set(
     .map(([name]) => name),
 );
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const round = (value: number, digits = 3) => Number(value.toFixed(digits));
-const usd = (value: number) => Number(value.toPrecision(4));
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const round = (value: number, digits = 3) => Number(value.toFixed(digits));
+export const usd = (value: number) => Number(value.toPrecision(4));
 
-function percentiles(samples: number[]) {
+export function percentiles(samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
   return { p50: round(at(50), 1), p99: round(at(99), 1), max: round(sorted.at(-1) ?? NaN, 1), samples: sorted.length };
@@ -182,12 +182,12 @@ interface Units {
   awsReadUnits: number;
   awsWriteUnits: number;
 }
-interface Tally extends Units {
+export interface Tally extends Units {
   failedCalls: number;
   byCommand: Record<string, Units>;
 }
 const emptyUnits = (): Units => ({ calls: 0, readUnits: 0, writeUnits: 0, awsReadUnits: 0, awsWriteUnits: 0 });
-const emptyTally = (): Tally => ({ ...emptyUnits(), failedCalls: 0, byCommand: {} });
+export const emptyTally = (): Tally => ({ ...emptyUnits(), failedCalls: 0, byCommand: {} });
 
 function addUnits(into: Units, from: Units) {
   into.calls += from.calls;
@@ -197,7 +197,7 @@ function addUnits(into: Units, from: Units) {
   into.awsWriteUnits += from.awsWriteUnits;
 }
 
-function add(tally: Tally, record: CapacityRecord) {
+export function add(tally: Tally, record: CapacityRecord) {
   // A failed call reports nothing; AWS still bills a refused conditional write, so its floor counts.
   const floor = awsFloor(record);
   const units: Units = {
@@ -229,7 +229,7 @@ function unitsPer(units: Units, count: number) {
   };
 }
 
-function perItem(tally: Tally, count: number) {
+export function perItem(tally: Tally, count: number) {
   return {
     ...unitsPer(tally, count),
     failedCalls: round(tally.failedCalls / count, 2),

@@ -11,6 +11,8 @@
  * - payments (bench/payments.ts): POST /quotes and POST /transactions under load, 202 → RECONCILED,
  *   payments per second end to end, DynamoDB calls, capacity and transitions per payment, and the
  *   AWS list-price cost per 1,000 payments.
+ * - batches (bench/batches.ts): a 1,000-item batch, its 202 and the time until every item ended,
+ *   calls, capacity and transitions per item, and the cost per 1,000 batch items;
  * - treasury (bench/treasury.ts): a simulated wire deposit to DELIVERED, a withdrawal to SENT and an
  *   off-ramp to PAID, with DynamoDB calls and workflow transitions per operation.
  * BENCH_SECONDS (default 5) sets each autocannon run's duration.
@@ -34,6 +36,7 @@ const { parseApiKey } = await import('#domain/apiKeys.ts');
 const { lambdaBundleFigures } = await import('./lambdaFigures.ts');
 const { paymentFigures } = await import('./payments.ts');
 const { treasuryFigures } = await import('./treasury.ts');
+const { batchFigures } = await import('./batches.ts');
 const { teamSizeFigures } = await import('./teamSize.ts');
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -183,6 +186,7 @@ try {
   const teamSize = await teamSizeFigures({ service, log });
   const payments = await paymentFigures({ service, seconds, log });
   const treasury = await treasuryFigures({ service, seconds, log });
+  const batches = await batchFigures({ service, log });
 
   log('bundling Lambda entry points and timing cold imports');
   const lambdas = await lambdaBundleFigures();
@@ -207,6 +211,7 @@ try {
     lambdas,
     payments,
     treasury,
+    batches,
   };
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 } finally {

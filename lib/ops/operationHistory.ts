@@ -3,6 +3,7 @@ import { operatorDetail, parkedStatuses } from '#operations/kit/resolution.ts';
 import { workflowEngine, type WorkflowHistoryEvent } from '#platform/workflow.ts';
 import { getOperation, type OperationKind } from '#store/operations.ts';
 import { getTransaction } from '#store/transactions.ts';
+import { getBatch } from '#store/batches.ts';
 import type { OperationWorkflowName } from '#contract/workflows.ts';
 
 /**
@@ -16,7 +17,7 @@ import type { OperationWorkflowName } from '#contract/workflows.ts';
 export interface OperationOfRecord {
   organizationId: string;
   id: string;
-  kind: 'payment' | OperationKind;
+  kind: 'payment' | 'batch' | OperationKind;
   status: string;
   workflow: OperationWorkflowName;
   executionName: string;
@@ -42,6 +43,13 @@ export async function findOperation(organizationId: string, operationId: string)
       workflow: 'payment',
       executionName: operationExecutionName('payment', organizationId, operationId),
       timeline: tx.timeline.map(({ state, at, detail }) => ({ status: state, at, ...(detail ? { detail } : {}) })),
+    };
+  }
+  const batch = await getBatch(organizationId, operationId);
+  if (batch) {
+    return {
+      organizationId, id: operationId, kind: 'batch', status: batch.state, workflow: 'batch', executionName: operationExecutionName('batch', organizationId, operationId),
+      timeline: [{ status: 'ACCEPTED', at: batch.createdAt, detail: `${batch.itemCount} items` }],
     };
   }
   const kinds: [OperationKind, OperationWorkflowName][] = [
@@ -137,7 +145,8 @@ function workflowLines(events: WorkflowHistoryEvent[]): HistoryLine[] {
 
 /**
  * What a task answered, from the state's output: only the fields the workflows route on
- * (outcome, next step, wait, status), wherever a ResultPath put them. Nothing else is printed.
+ * (outcome, next step, wait, status) and a step's report line, wherever a ResultPath put them.
+ * Nothing else is printed.
  */
 function outcomeOf(output: string | undefined): string {
   if (!output) return '';
@@ -156,6 +165,9 @@ function outcomeOf(output: string | undefined): string {
   if (status !== undefined && typeof status === 'string' && /^[a-zA-Z_]+$/.test(status)) parts.push(`status ${status}`);
   const wait = pick('waitSeconds') ?? pick('activationWaitSeconds');
   if (typeof wait === 'number' && outcome !== 'paid' && outcome !== 'done') parts.push(`next wait ${wait} s`);
+  // A step's one-line report (a batch: which items started and which failed, by itemRef and reason).
+  const report = pick('report');
+  if (typeof report === 'string' && report !== '') parts.push(report);
   return parts.join(', ');
 }
 

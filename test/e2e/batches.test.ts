@@ -7,6 +7,8 @@ import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { setRateLimit, setRateLimits } from '#store/organizations.ts';
 import { screeningList } from '#domain/screening.ts';
 import { until } from '../support/eventually.ts';
+import { operationHistory } from '../../lib/ops/operationHistory.ts';
+import { followItems, startItems } from '#operations/batch/progress.ts';
 
 let service: LocalService;
 let org: TestOrganization;
@@ -201,6 +203,11 @@ describe('POST /batches', () => {
     expect(detail.page.items[1]).toMatchObject({ itemRef: 'listed', state: 'FAILED', failureReason: 'compliance_hold' });
     const money = await batchMoney(org.organizationId, body.batchId);
     expect(money).toMatchObject({ hold: 50_000_000n, released: 30_000_000n, captured: 20_000_000n });
+    // Support reads which items started and which failed from the batch's execution history.
+    const history = await until(() => operationHistory(org.organizationId, body.batchId), (found) => found?.lines.some((line) => line.text === 'execution succeeded') ?? false, { what: 'the batch execution to end' });
+    const texts = history!.lines.map((line) => line.text);
+    expect(texts).toContainEqual(expect.stringMatching(/^left StartItems after .*: outcome started, .*items 1–2 of 2 \(clean … listed\): 1 started; 1 failed: listed compliance_hold$/));
+    expect(texts).toContainEqual(expect.stringMatching(/^left FollowItems after .*: outcome done, RECONCILED 1, FAILED 1$/));
   });
 
   it('never touches a payment an item id already names', async () => {
@@ -232,6 +239,20 @@ describe('POST /batches', () => {
     expect(respelled.status).toBe(202);
     const other = await send(org.apiKey, { ...body, items: [item('one', '10.00')] });
     expect(other).toMatchObject({ status: 409, body: { error: 'idempotency_key_conflict' } });
+  });
+
+  it('its steps delivered many times at once start each item once and count it once', async () => {
+    const body = batch(Array.from({ length: 30 }, (_, index) => item(`d${index}`, `${20 + index}.00`)));
+    expect((await send(org.apiKey, body)).status).toBe(202);
+    const ref = { organizationId: org.organizationId, batchId: body.batchId };
+    // Twenty deliveries of each step racing the workflow's own.
+    await Promise.all([...Array.from({ length: 20 }, () => startItems(ref)), ...Array.from({ length: 20 }, () => followItems(ref))]);
+    const detail = await completed(org.apiKey, body.batchId);
+    expect(detail.items).toEqual({ RECONCILED: 30 });
+    const payments = await call(service, 'GET', '/transactions?limit=500', { apiKey: org.apiKey });
+    expect(payments.body.transactions.filter((row: { transactionId: string }) => row.transactionId.startsWith(`${body.batchId}:`))).toHaveLength(30);
+    const total = Array.from({ length: 30 }, (_, index) => BigInt(20 + index) * 1_000_000n).reduce((sum, value) => sum + value, 0n);
+    expect(await batchMoney(org.organizationId, body.batchId)).toEqual({ hold: total, released: 0n, captured: total, holds: 1 });
   });
 
   it('costs one initiate token per item, charged once valid; a batch larger than the bucket says it can never pass', async () => {

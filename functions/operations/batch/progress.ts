@@ -75,7 +75,7 @@ type ItemResult = { itemRef: string; started: true } | { itemRef: string; starte
 export async function startItems(ref: BatchRef): Promise<StepResult> {
   const batch = await batchProgress.load(ref);
   if (batch.state !== 'ACCEPTED' && batch.state !== 'PROCESSING') return { outcome: 'done', report: `batch is ${batch.state}` };
-  if (batch.startedThrough >= batch.itemCount) return { outcome: 'started', waitSeconds: 2, report: `all ${batch.itemCount} items started` };
+  if (batch.startedThrough >= batch.itemCount) return { outcome: 'started', waitSeconds: 2, floorWaitSeconds: 1, report: `all ${batch.itemCount} items started` };
 
   const items = await readBatchItems(batch, batch.startedThrough, chunkSize);
   if (items.length === 0) throw new Error(`batch ${batch.batchId} has no items from ${batch.startedThrough} of ${batch.itemCount}`);
@@ -107,9 +107,11 @@ export async function startItems(ref: BatchRef): Promise<StepResult> {
   const last = items.at(-1)!.itemRef;
   const report = [
     `items ${batch.startedThrough + 1}–${through} of ${batch.itemCount} (${first} … ${last}): ${results.length - failed.length} started`,
-    ...(failed.length > 0 ? [`${failed.length} failed: ${failed.map((f) => `${f.itemRef} ${f.failureReason}`).join(', ')}`] : []),
+    // At most 10 named: the line stays readable (and whole in the local runner's 1,000-character record); the batch's page has them all.
+    ...(failed.length > 0 ? [`${failed.length} failed: ${failed.slice(0, 10).map((f) => `${f.itemRef} ${f.failureReason}`).join(', ')}${failed.length > 10 ? `, and ${failed.length - 10} more` : ''}`] : []),
   ].join('; ');
-  return { outcome: outcomeOf(moved), waitSeconds: 2, report };
+  // The first look at the items comes a moment after the last chunk started (never at once: they have only just begun).
+  return { outcome: outcomeOf(moved), waitSeconds: 2, floorWaitSeconds: 1, report };
 }
 
 /**
@@ -222,7 +224,7 @@ export async function followItems(ref: BatchRef): Promise<StepResult> {
   // Items parked for a person can wait longer than a workflow should: the counts say COMPLETED when they end.
   if (ageMs > maxFollowDays * 86_400_000) return { outcome: 'done', report: `${report}; left to the counts after ${maxFollowDays} days` };
   const onlyParked = Object.keys(counts).every((state) => endStates.includes(state as BatchItemState) || needsPersonStates.includes(state as never));
-  return { outcome: 'processing', waitSeconds: followWaitSeconds(ageMs), report: onlyParked ? `${report}; waiting on items parked for a person` : report };
+  return { outcome: 'processing', waitSeconds: followWaitSeconds(ageMs), floorWaitSeconds: 1, report: onlyParked ? `${report}; waiting on items parked for a person` : report };
 }
 
 /**

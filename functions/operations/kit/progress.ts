@@ -17,6 +17,11 @@ export interface StepResult<O extends string> {
   waitSeconds?: number;
   /** For the support reader of the history: what the step did, in a line (a workflow that selects it always gets one). */
   report?: string;
+  /**
+   * The least the next Wait lasts even where simulated waits are capped (WAIT_MAX_SECONDS): for a
+   * step that polls something moving by itself (a batch's items), which must not spin meanwhile.
+   */
+  floorWaitSeconds?: number;
 }
 
 export interface ProgressSpec<Ref, R, S extends string, O extends string, T> {

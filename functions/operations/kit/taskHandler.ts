@@ -25,7 +25,7 @@ export function taskHandler<O extends string, Ref>(
   });
   return async (event) => {
     const { step, ...ref } = inputSchema.parse(event) as { step: string } & Record<string, unknown>;
-    const { outcome, waitSeconds = defaultWaitSeconds, report } = await steps[step]!(ref as Ref & { error?: unknown });
-    return { outcome, waitSeconds: workflowWait(waitSeconds), ...(report === undefined ? {} : { report }) };
+    const { outcome, waitSeconds = defaultWaitSeconds, report, floorWaitSeconds = 0 } = await steps[step]!(ref as Ref & { error?: unknown });
+    return { outcome, waitSeconds: Math.max(workflowWait(waitSeconds), Math.min(floorWaitSeconds, waitSeconds)), ...(report === undefined ? {} : { report }) };
   };
 }

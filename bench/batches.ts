@@ -1,0 +1,191 @@
+/**
+ * Batch payouts on the local stack, for `npm run bench` (bench/run.ts calls batchFigures), with
+ * every simulated delay at zero:
+ * - POST /batches of 1,000 items: the time to its 202;
+ * - the time from the 202 until every item has reached a final state (the latest end stamped on
+ *   the items' payments), and until the batch's workflow has seen it COMPLETED;
+ * - per item: DynamoDB calls and capacity (the request and everything after it), state transitions
+ *   (the batch's own workflow and the item's payment), outbox events;
+ * - the AWS list-price cost per 1,000 batch items, beside bench/payments.ts's per 1,000 payments.
+ * Everything runs in this process, so the client's own counters see every call.
+ */
+import { performance } from 'node:perf_hooks';
+import type { LocalService } from '../lib/local/service.ts';
+import { matchesPattern } from '../lib/local/eventBus.ts';
+import { onboardOrganization } from '../lib/ops/onboarding.ts';
+import type { BusEntry } from '#platform/eventBus.ts';
+import { dynamoCallCount, observeConsumedCapacity, queryAll, tableName } from '#store/client.ts';
+import { creditDeposit } from '#store/ledger.ts';
+import { setRateLimits } from '#store/organizations.ts';
+import { getBatch, readBatchCounts } from '#store/batches.ts';
+import { getExecution } from '#store/executions.ts';
+import { operationExecutionName } from '#operations/kit/start.ts';
+import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
+import { eventRules } from '#contract/events.ts';
+import {
+  add, emptyTally, lambdaAssumedMs, lambdaMemoryGb, outsideTheService, pause, perItem, prices, round, sqsRequestsPerMessage, usd, type Tally,
+} from './payments.ts';
+
+export interface BatchBenchOptions {
+  service: LocalService;
+  log: (message: string) => void;
+}
+
+const itemCount = 1000;
+const corridor = findCorridor('USDC', 'MXN', 'MX')!;
+const beneficiary = sampleBeneficiary(corridor);
+
+export async function batchFigures({ service, log }: BatchBenchOptions) {
+  const previousCapacityFlag = process.env.COUNT_CAPACITY;
+  process.env.COUNT_CAPACITY = '1';
+  delete process.env.PAYOUT_SETTLE_SECONDS;
+  const { runner, bus } = service;
+
+  let phase = 'idle';
+  const tallies = new Map<string, Tally>();
+  const tallyOf = (name: string) => tallies.get(name) ?? (tallies.set(name, emptyTally()), tallies.get(name)!);
+  const stopObserving = observeConsumedCapacity((record) => {
+    const outside = outsideTheService(record.input);
+    add(tallyOf(outside ? `${phase}:${outside}` : phase), record);
+  });
+  const events = { published: 0, deliveries: 0, byType: {} as Record<string, number> };
+  const originalPublish = bus.publish;
+  bus.publish = async (entries: BusEntry[]) => {
+    for (const entry of entries) {
+      events.published += 1;
+      events.byType[entry.DetailType] = (events.byType[entry.DetailType] ?? 0) + 1;
+      const shape = { source: entry.Source, 'detail-type': entry.DetailType, detail: JSON.parse(entry.Detail) as unknown };
+      events.deliveries += eventRules.filter((rule) => matchesPattern(rule.pattern, shape)).length;
+    }
+    return originalPublish.call(bus, entries);
+  };
+
+  try {
+    log('batches: onboarding and funding an organization, lifting its rate limits');
+    const created = await onboardOrganization({ name: 'Bench Batches Org', kybStatus: 'approved' });
+    await runner.waitFor(created.walletExecution);
+    const organizationId = created.organization.id;
+    await creditDeposit({ organizationId, depositId: `bench-batch-${Date.now()}`, amount: 1_000_000_000n * 1_000_000n, rail: 'wire', memo: 'bench funding' });
+    await setRateLimits(organizationId, { burst: 100_000_000, perSecond: 1_000_000 });
+    const headers = { authorization: `Bearer ${created.apiKey.apiKey}`, 'content-type': 'application/json' };
+    const body = (batchId: string, count: number) => ({
+      batchId,
+      corridor: { to: 'MXN', destinationCountry: 'MX' },
+      provider: corridor.routes[0]!.provider,
+      items: Array.from({ length: count }, (_, index) => ({
+        itemRef: `row-${index}`, sendAmount: { amount: '10.00', currency: 'USDC' }, recipientReference: `bench ${index}`, beneficiary,
+      })),
+    });
+    const send = async (batchId: string, count: number) => {
+      const started = performance.now();
+      const response = await fetch(`${service.url}/batches`, { method: 'POST', headers, body: JSON.stringify(body(batchId, count)) });
+      const answered = performance.now() - started;
+      if (response.status !== 202) throw new Error(`POST /batches answered ${response.status}: ${await response.text()}`);
+      return answered;
+    };
+    const quiesce = async () => {
+      for (;;) {
+        await runner.idle();
+        await bus.idle();
+        const calls = dynamoCallCount();
+        const published = events.published;
+        await pause(400);
+        if (calls === dynamoCallCount() && published === events.published) return;
+      }
+    };
+
+    // Warm: the first large body, BatchWriteItem and workflow start of the process are JIT-cold (2 s, not 0.5 s).
+    log('batches: warming up with a 300-item batch');
+    const warmId = `bench-warm-${Date.now().toString(36)}`;
+    await send(warmId, 300);
+    await runner.waitFor(operationExecutionName('batch', organizationId, warmId), 120_000);
+    await quiesce();
+
+    log(`batches: one batch of ${itemCount} items, from POST to every item ended`);
+    const batchId = `bench-batch-${Date.now().toString(36)}`;
+    const transitionsBefore = runner.stateTransitions;
+    const eventsBefore = { published: events.published, deliveries: events.deliveries, byType: { ...events.byType } };
+    phase = 'request';
+    const started = performance.now();
+    const acceptedMs = await send(batchId, itemCount);
+    phase = 'after';
+    const accepted = performance.now();
+    const acceptedAt = Date.now();
+    // Waiting on the batch's own execution (the runner's records are not counted): no polling read of ours in the figures.
+    const outcome = await runner.waitFor(operationExecutionName('batch', organizationId, batchId), 120_000);
+    const completedMs = performance.now() - accepted;
+    await quiesce();
+    phase = 'idle';
+    // When the last item ended: the latest end stamped on the items' payments.
+    const payments = await queryAll({
+      TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': `ORG#${organizationId}`, ':prefix': `TX#${batchId}:` }, ConsistentRead: true,
+    });
+    const lastEnded = Math.max(...payments.map((payment) => Date.parse(payment.updatedAt as string)));
+    const allEndedMs = lastEnded - acceptedAt;
+    const counts = await readBatchCounts((await getBatch(organizationId, batchId))!);
+    const transitions = runner.stateTransitions - transitionsBefore;
+    const execution = await getExecution(operationExecutionName('batch', organizationId, batchId), 'batch');
+    const batchEvents = (execution?.events?.length ?? 0) + (execution?.droppedEvents ?? 0);
+    const batchTasks = (execution?.events ?? []).filter((event) => event.type === 'TaskScheduled').length;
+    const batchTransitions = (execution?.events ?? []).filter((event) => (event.type ?? '').endsWith('StateEntered')).length;
+    const state = (await getBatch(organizationId, batchId))?.state;
+
+    const request = perItem(tallyOf('request'), itemCount);
+    const after = tallyOf('after');
+    const total = emptyTally();
+    for (const part of [tallyOf('request'), after]) {
+      total.calls += part.calls;
+      total.readUnits += part.readUnits;
+      total.writeUnits += part.writeUnits;
+      total.awsReadUnits += part.awsReadUnits;
+      total.awsWriteUnits += part.awsWriteUnits;
+      total.failedCalls += part.failedCalls;
+    }
+    const perItemTotal = perItem(total, itemCount);
+    const transitionsPerItem = transitions / itemCount;
+    const outboxPerItem = (events.published - eventsBefore.published) / itemCount;
+    const deliveriesPerItem = (events.deliveries - eventsBefore.deliveries) / itemCount;
+    // Lambda: the POST once per batch; the batch's task calls; per item its payment's tasks (3: submit, poll, reconcile), the forwarder and the targets.
+    const lambdaPerItem = 1 / itemCount + batchTasks / itemCount + 3 + outboxPerItem + deliveriesPerItem;
+    const per = 1000;
+    const cost = {
+      dynamodb: usd(per * (perItemTotal.awsWriteUnits * prices.dynamoWriteRequestUnit + perItemTotal.awsReadUnits * prices.dynamoReadRequestUnit)),
+      stepFunctions: usd(per * transitionsPerItem * prices.stepFunctionsTransition),
+      lambda: usd(per * lambdaPerItem * (prices.lambdaRequest + lambdaMemoryGb * (lambdaAssumedMs / 1000) * prices.lambdaGbSecond)),
+      eventBridge: usd(per * outboxPerItem * prices.eventBridgeEvent),
+      sqs: usd(per * deliveriesPerItem * sqsRequestsPerMessage * prices.sqsRequest),
+      apiGateway: usd((per / itemCount) * prices.httpApiRequest),
+    };
+    const totalUsd = usd(Object.values(cost).reduce((sum, value) => sum + value, 0));
+    if (outcome.status !== 'SUCCEEDED' || state !== 'COMPLETED') throw new Error(`the bench batch ended ${outcome.status}, ${state}`);
+    return {
+      settings: { items: itemCount, sendAmount: '10.00 USDC each', corridor: 'USDC → MXN (MX)', waitStateSeconds: 0, payoutSettleSeconds: 0 },
+      acceptedMs: round(acceptedMs, 1),
+      target: '202 within 1 s for 1,000 items; every item final within 30 s',
+      acceptedToAllItemsEndedSeconds: round(allEndedMs / 1000, 2),
+      acceptedToBatchCompletedSeconds: round(completedMs / 1000, 2),
+      firstPostToAllItemsEndedSeconds: round((accepted - started + allEndedMs) / 1000, 2),
+      itemsPerSecond: round(itemCount / (allEndedMs / 1000), 1),
+      finalCounts: counts,
+      batchWorkflow: { historyEvents: batchEvents, taskCalls: batchTasks, stateTransitions: batchTransitions, limit: 'Step Functions keeps at most 25,000 history events per execution' },
+      perItem: {
+        stateTransitions: round(transitionsPerItem, 2),
+        outboxEvents: round(outboxPerItem, 2),
+        ruleDeliveries: round(deliveriesPerItem, 2),
+        dynamo: {
+          request: { ...request, note: 'POST /batches, shared by its 1,000 items' },
+          localRunnerBookkeeping: { ...perItem(tallyOf('after:runner'), itemCount), note: 'execution records of the local ASL runner: Step Functions keeps these in AWS, left out of the cost' },
+          payoutSimulator: { ...perItem(tallyOf('after:simulator'), itemCount), note: 'the simulated payout provider\'s book, left out of the cost' },
+          total: { ...perItemTotal, note: 'the request and everything after it until every item ended (runner and payout simulator calls left out, as in the payment figures)' },
+        },
+      },
+      costPer1000Items: { ...cost, totalUsd, note: 'same prices and assumptions as payments.costPer1000Payments; compare with its pricedAtAcceptance total' },
+    };
+  } finally {
+    stopObserving();
+    bus.publish = originalPublish;
+    if (previousCapacityFlag === undefined) delete process.env.COUNT_CAPACITY;
+    else process.env.COUNT_CAPACITY = previousCapacityFlag;
+  }
+}
