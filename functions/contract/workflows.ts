@@ -13,6 +13,8 @@
 export interface TaskDefinition {
   /** Module (relative to the project root) exporting `handler(input) => output`. */
   handler: string;
+  /** Workflows the task starts (states:StartExecution on those state machines only, in AWS): a batch starts its items' payments. */
+  starts?: readonly string[];
 }
 
 export interface WorkflowDefinition {
@@ -61,7 +63,7 @@ export const workflows = {
     operation: { idField: 'batchId', executionPrefix: 'batch', noun: 'batch', startedBy: ['batch.accepted'] },
     definition: 'statemachines/batch.asl.json',
     tasks: {
-      BatchStep: { handler: 'functions/tasks/batch/batchStep.ts' },
+      BatchStep: { handler: 'functions/tasks/batch/batchStep.ts', starts: ['payment'] },
     },
   },
   offRamp: {

@@ -4,10 +4,10 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { workflows } from '#contract/workflows.ts';
+import { workflows, type TaskDefinition } from '#contract/workflows.ts';
 import { projectRoot, type LambdaBundle } from '../build/lambdaBundles.ts';
 import { entryName } from './handlers.ts';
-import { stateMachineName, type StageSettings } from './environment.ts';
+import { stateMachineArn, stateMachineName, type StageSettings } from './environment.ts';
 import { ServiceFunction, type FunctionContext } from './serviceFunction.ts';
 import { SweeperSchedule, sweeperHandler } from './sweeperSchedule.ts';
 
@@ -55,6 +55,14 @@ export class WorkflowStack extends Stack {
 
     for (const workflow of Object.values(workflows)) {
       const tasks = Object.entries(workflow.tasks).map(([key, task]) => ({ key, fn: taskFunction(task.handler) }));
+      // A task that starts other workflows (a batch's items) may start exactly those, by name: no construct reference, no cycle.
+      for (const [key, task] of Object.entries(workflow.tasks) as [string, TaskDefinition][]) {
+        if (!task.starts?.length) continue;
+        tasks.find((entry) => entry.key === key)!.fn.addToRolePolicy(new PolicyStatement({
+          actions: ['states:StartExecution'],
+          resources: task.starts.map((name) => stateMachineArn(this, settings, name)),
+        }));
+      }
       const machine = new StateMachine(this, workflow.name, {
         stateMachineName: stateMachineName(settings, workflow.name),
         stateMachineType: StateMachineType.STANDARD,

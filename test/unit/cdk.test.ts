@@ -309,6 +309,20 @@ describe('api stack', () => {
     }
   });
 
+  it('lets workflow tasks start only the workflows their registry row names (a batch its payments)', () => {
+    const template = production.templates.workflows;
+    const functions = functionsByEntry(template);
+    for (const workflow of Object.values(workflows)) {
+      for (const task of Object.values(workflow.tasks) as { handler: string; starts?: readonly string[] }[]) {
+        const started = statementsOf(template, functions.get(task.handler)!)
+          .filter((statement) => statement.actions.includes('states:StartExecution')).flatMap((statement) => statement.resources);
+        expect(started.length, task.handler).toBe(task.starts?.length ?? 0);
+        for (const name of task.starts ?? []) expect(started.some((arn) => arn.endsWith(`:stateMachine:payments-production-${name}`)), task.handler).toBe(true);
+      }
+    }
+    expect(workflows.batch.tasks.BatchStep.starts).toEqual(['payment']);
+  });
+
   it("sends mail as the stage's SES identity through its configuration set, whose bounces and complaints reach the service", () => {
     const api = production.templates.api;
     api.hasResourceProperties('AWS::SES::EmailIdentity', {
