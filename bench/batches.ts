@@ -11,19 +11,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { LocalService } from '../lib/local/service.ts';
-import { matchesPattern } from '../lib/local/eventBus.ts';
-import { onboardOrganization } from '../lib/ops/onboarding.ts';
-import type { BusEntry } from '#platform/eventBus.ts';
 import { dynamoCallCount, observeConsumedCapacity, queryAll, tableName } from '#store/client.ts';
-import { creditDeposit } from '#store/ledger.ts';
-import { setRateLimits } from '#store/organizations.ts';
 import { getBatch, readBatchCounts } from '#store/batches.ts';
 import { getExecution } from '#store/executions.ts';
 import { operationExecutionName } from '#operations/kit/start.ts';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
-import { eventRules } from '#contract/events.ts';
 import {
-  add, emptyTally, lambdaAssumedMs, lambdaMemoryGb, outsideTheService, pause, perItem, prices, round, sqsRequestsPerMessage, usd, type Tally,
+  add, benchOrganization, countBusEvents, emptyTally, lambdaAssumedMs, lambdaMemoryGb, outsideTheService, pause, perItem, prices, round, sqsRequestsPerMessage, usd, type Tally,
 } from './payments.ts';
 
 export interface BatchBenchOptions {
@@ -48,26 +42,11 @@ export async function batchFigures({ service, log }: BatchBenchOptions) {
     const outside = outsideTheService(record.input);
     add(tallyOf(outside ? `${phase}:${outside}` : phase), record);
   });
-  const events = { published: 0, deliveries: 0, byType: {} as Record<string, number> };
-  const originalPublish = bus.publish;
-  bus.publish = async (entries: BusEntry[]) => {
-    for (const entry of entries) {
-      events.published += 1;
-      events.byType[entry.DetailType] = (events.byType[entry.DetailType] ?? 0) + 1;
-      const shape = { source: entry.Source, 'detail-type': entry.DetailType, detail: JSON.parse(entry.Detail) as unknown };
-      events.deliveries += eventRules.filter((rule) => matchesPattern(rule.pattern, shape)).length;
-    }
-    return originalPublish.call(bus, entries);
-  };
+  const { events, stopCounting } = countBusEvents(bus);
 
   try {
     log('batches: onboarding and funding an organization, lifting its rate limits');
-    const created = await onboardOrganization({ name: 'Bench Batches Org', kybStatus: 'approved' });
-    await runner.waitFor(created.walletExecution);
-    const organizationId = created.organization.id;
-    await creditDeposit({ organizationId, depositId: `bench-batch-${Date.now()}`, amount: 1_000_000_000n * 1_000_000n, rail: 'wire', memo: 'bench funding' });
-    await setRateLimits(organizationId, { burst: 100_000_000, perSecond: 1_000_000 });
-    const headers = { authorization: `Bearer ${created.apiKey.apiKey}`, 'content-type': 'application/json' };
+    const { organizationId, headers } = await benchOrganization(service, 'Bench Batches Org');
     const body = (batchId: string, count: number) => ({
       batchId,
       corridor: { to: 'MXN', destinationCountry: 'MX' },
@@ -184,7 +163,7 @@ export async function batchFigures({ service, log }: BatchBenchOptions) {
     };
   } finally {
     stopObserving();
-    bus.publish = originalPublish;
+    stopCounting();
     if (previousCapacityFlag === undefined) delete process.env.COUNT_CAPACITY;
     else process.env.COUNT_CAPACITY = previousCapacityFlag;
   }

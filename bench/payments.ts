@@ -241,6 +241,33 @@ export function perItem(tally: Tally, count: number) {
   };
 }
 
+/** Events put on the bus by the outbox forwarder, and the rule deliveries (SQS messages in AWS) they make, until stopCounting. */
+export function countBusEvents(bus: LocalService['bus']) {
+  const events = { published: 0, publishCalls: 0, deliveries: 0, byType: {} as Record<string, number> };
+  const originalPublish = bus.publish;
+  bus.publish = async (entries: BusEntry[]) => {
+    events.publishCalls += 1;
+    for (const entry of entries) {
+      events.published += 1;
+      events.byType[entry.DetailType] = (events.byType[entry.DetailType] ?? 0) + 1;
+      const shape = { source: entry.Source, 'detail-type': entry.DetailType, detail: JSON.parse(entry.Detail) as unknown };
+      events.deliveries += eventRules.filter((rule) => matchesPattern(rule.pattern, shape)).length;
+    }
+    return originalPublish.call(bus, entries);
+  };
+  return { events, stopCounting: () => void (bus.publish = originalPublish) };
+}
+
+/** An approved organization with a billion USDC and limits out of the way: what a bench measures is the flow, not the limiter. */
+export async function benchOrganization(service: LocalService, name: string) {
+  const created = await onboardOrganization({ name, kybStatus: 'approved' });
+  await service.runner.waitFor(created.walletExecution);
+  const organizationId = created.organization.id;
+  await creditDeposit({ organizationId, depositId: `bench-${Date.now()}-${Math.random().toString(36).slice(2)}`, amount: 1_000_000_000n * 1_000_000n, rail: 'wire', memo: 'bench funding' });
+  await setRateLimits(organizationId, { burst: 100_000_000, perSecond: 1_000_000 });
+  return { organizationId, headers: { authorization: `Bearer ${created.apiKey.apiKey}`, 'content-type': 'application/json' } };
+}
+
 export async function paymentFigures({ service, seconds, log }: PaymentBenchOptions) {
   // Sized by BENCH_SECONDS like the autocannon runs (5 s: 150 and 200 payments), so that
   // BENCH_SECONDS=3 keeps the whole bench within about three minutes on a small machine.
@@ -263,28 +290,11 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
     if (outside === 'runner' && record.command === 'PutItem' && phase.endsWith(':request')) phase = phase.replace(/:request$/, ':after');
   });
 
-  // Events put on the bus by the outbox forwarder, and the rule deliveries (SQS messages in AWS) they make.
-  const events = { published: 0, publishCalls: 0, deliveries: 0, byType: {} as Record<string, number> };
-  const originalPublish = bus.publish;
-  bus.publish = async (entries: BusEntry[]) => {
-    events.publishCalls += 1;
-    for (const entry of entries) {
-      events.published += 1;
-      events.byType[entry.DetailType] = (events.byType[entry.DetailType] ?? 0) + 1;
-      const shape = { source: entry.Source, 'detail-type': entry.DetailType, detail: JSON.parse(entry.Detail) as unknown };
-      events.deliveries += eventRules.filter((rule) => matchesPattern(rule.pattern, shape)).length;
-    }
-    return originalPublish.call(bus, entries);
-  };
+  const { events, stopCounting } = countBusEvents(bus);
 
   try {
     log('payments: onboarding and funding an organization, lifting its rate limits');
-    const created = await onboardOrganization({ name: 'Bench Payments Org', kybStatus: 'approved' });
-    await runner.waitFor(created.walletExecution);
-    const organizationId = created.organization.id;
-    await creditDeposit({ organizationId, depositId: `bench-${Date.now()}`, amount: 1_000_000_000n * 1_000_000n, rail: 'wire', memo: 'bench funding' });
-    await setRateLimits(organizationId, { burst: 100_000_000, perSecond: 1_000_000 });
-    const headers = { authorization: `Bearer ${created.apiKey.apiKey}`, 'content-type': 'application/json' };
+    const { organizationId, headers } = await benchOrganization(service, 'Bench Payments Org');
     let seq = 0;
     const newKey = (label: string) => `bench-${label}-${Date.now().toString(36)}-${(seq += 1)}`;
 
@@ -654,7 +664,7 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
     };
   } finally {
     stopObserving();
-    bus.publish = originalPublish;
+    stopCounting();
     if (previousCapacityFlag === undefined) delete process.env.COUNT_CAPACITY;
     else process.env.COUNT_CAPACITY = previousCapacityFlag;
   }

@@ -68,6 +68,20 @@ beforeAll(async () => {
   expect(paid.status, JSON.stringify(paid.body)).toBe(202);
   realIds.transactionId = [paid.body.transactionId];
 
+  // A batch of A's.
+  const mx = findCorridor('USDC', 'MXN', 'MX')!;
+  const batched = await call(service, 'POST', '/batches', {
+    apiKey: a.apiKey,
+    body: {
+      batchId: `iso-batch-${Date.now().toString(36)}`,
+      corridor: { to: 'MXN', destinationCountry: 'MX' },
+      provider: mx.routes[0]!.provider,
+      items: [{ itemRef: 'one', sendAmount: { amount: '25.00', currency: 'USDC' }, recipientReference: 'isolation', beneficiary: sampleBeneficiary(mx) }],
+    },
+  });
+  expect(batched.status, JSON.stringify(batched.body)).toBe(202);
+  realIds.batchId = [batched.body.batchId];
+
   // A's home wallet.
   realIds.walletId = [a.homeWalletId];
 
