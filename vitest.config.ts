@@ -7,6 +7,9 @@ export default defineConfig({
     setupFiles: ['test/support/setup.ts'],
     // One DynamoDB Local for the whole run; each test file works in a table of its own.
     pool: 'forks',
+    // Two files at a time even on two cores: most of a file's time is spent waiting on DynamoDB
+    // Local, and every file has a table of its own (vitest's default here would be one).
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
