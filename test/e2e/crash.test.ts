@@ -81,5 +81,5 @@ describe('a crash with payments in flight', () => {
     const balance = await readBalance(me.id);
     expect(balance.available).toBe(10_000_000_000n - spent);
     await expectLedgerInvariant(me.id);
-  }, 150_000);
+  }, 300_000);
 });

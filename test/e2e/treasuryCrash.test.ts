@@ -101,5 +101,5 @@ describe('a crash with deposits and off-ramps in flight', () => {
     expect(balance.available).toBe(10_000_000_000n + credited - paidOut);
     expect(balance.held).toBe(0n);
     await expectLedgerInvariant(me.id);
-  }, 180_000);
+  }, 300_000);
 });

@@ -63,7 +63,7 @@ export function crashableService(label: string, env: Record<string, string>): Cr
       let output = '';
       child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      await until(async () => output, (text) => /Demo API key:\s+(\S+)/.test(text) || child.exitCode !== null, { what: 'npm start to come up', timeoutMs: 45_000, intervalMs: 100 });
+      await until(async () => output, (text) => /Demo API key:\s+(\S+)/.test(text) || child.exitCode !== null, { what: 'npm start to come up', timeoutMs: 120_000, intervalMs: 100 });
       if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`);
       return { child, url: /Base URL:\s+(\S+)/.exec(output)![1]!, apiKey: /Demo API key:\s+(\S+)/.exec(output)![1]! };
     },
