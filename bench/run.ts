@@ -15,7 +15,9 @@
  *   calls, capacity and transitions per item, and the cost per 1,000 batch items;
  * - treasury (bench/treasury.ts): a simulated wire deposit to DELIVERED, a withdrawal to SENT and an
  *   off-ramp to PAID, with DynamoDB calls and workflow transitions per operation.
- * BENCH_SECONDS (default 5) sets each autocannon run's duration.
+ * BENCH_SECONDS (default 5) sets each autocannon run's duration. BENCH_ONLY (a comma-separated list
+ * of sections: http, teamSize, payments, treasury, batches, lambdas) runs only those, for a figure
+ * re-measured on its own; the whole bench is the default.
  */
 export {};
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -40,6 +42,9 @@ const { batchFigures } = await import('./batches.ts');
 const { teamSizeFigures } = await import('./teamSize.ts');
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim()).filter(Boolean);
+/** Runs a section unless BENCH_ONLY leaves it out (then its figures are absent from the JSON). */
+const section = async <T>(name: string, run: () => Promise<T>): Promise<T | undefined> => (only && !only.includes(name) ? undefined : run());
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
 function percentiles(samples: number[]) {
@@ -168,46 +173,52 @@ try {
   const invokeMe = () => meHandler(structuredClone(meEvent) as never, { getRemainingTimeInMillis: () => 10_000 } as never);
 
   const timed = { me: requestMe, meFetch: fetchMe, meHandler: invokeMe, health: fetchHealth, bareDynamoForMe: bareMe };
-  log('warming up (JIT of this process and of DynamoDB Local)');
-  await timeInterleaved(timed, 1500);
-  log('timing sequential requests and bare calls, interleaved');
-  const sequential = await timeInterleaved(timed, 2000);
-  const concurrent16 = {
-    me: await timeConcurrent(requestMe, 16, seconds * 1000),
-    bareDynamoForMe: await timeConcurrent(bareMe, 16, seconds * 1000),
-  };
+  const requestFigures = await section('http', async () => {
+    log('warming up (JIT of this process and of DynamoDB Local)');
+    await timeInterleaved(timed, 1500);
+    log('timing sequential requests and bare calls, interleaved');
+    const sequential = await timeInterleaved(timed, 2000);
+    const concurrent16 = {
+      me: await timeConcurrent(requestMe, 16, seconds * 1000),
+      bareDynamoForMe: await timeConcurrent(bareMe, 16, seconds * 1000),
+    };
+    log(`autocannon, ${seconds}s per run`);
+    const http = {
+      me: { c1: await cannon(`${service.url}/me`, auth, 1), c16: await cannon(`${service.url}/me`, auth, 16) },
+      health: { c1: await cannon(`${service.url}/health`, {}, 1), c16: await cannon(`${service.url}/health`, {}, 16) },
+    };
+    return {
+      http,
+      dynamoCallsPerRequest: dynamoCalls,
+      sequentialMs: sequential,
+      concurrency16Ms: concurrent16,
+      overhead: {
+        meP50OverBareP50: round(sequential.me!.p50 / sequential.bareDynamoForMe!.p50, 2),
+        meHandlerP50OverBareP50: round(sequential.meHandler!.p50 / sequential.bareDynamoForMe!.p50, 2),
+        note: 'me = over HTTP through the local adapter with a node:http keep-alive client (meFetch: the same with fetch); meHandler = the Lambda handler invoked in process (API Gateway replaces the adapter in AWS)',
+        target: 'GET /me p50 within 1.3x of its bare DynamoDB calls (the key read and the bucket charge, together); at most 2 DynamoDB calls per read',
+      },
+    };
+  });
 
-  log(`autocannon, ${seconds}s per run`);
-  const http = {
-    me: { c1: await cannon(`${service.url}/me`, auth, 1), c16: await cannon(`${service.url}/me`, auth, 16) },
-    health: { c1: await cannon(`${service.url}/health`, {}, 1), c16: await cannon(`${service.url}/health`, {}, 16) },
-  };
+  const teamSize = await section('teamSize', () => teamSizeFigures({ service, log }));
+  const payments = await section('payments', () => paymentFigures({ service, seconds, log }));
+  const treasury = await section('treasury', () => treasuryFigures({ service, seconds, log }));
+  const batches = await section('batches', () => batchFigures({ service, log }));
 
-  const teamSize = await teamSizeFigures({ service, log });
-  const payments = await paymentFigures({ service, seconds, log });
-  const treasury = await treasuryFigures({ service, seconds, log });
-  const batches = await batchFigures({ service, log });
-
-  log('bundling Lambda entry points and timing cold imports');
-  const lambdas = await lambdaBundleFigures();
+  const lambdas = await section('lambdas', () => {
+    log('bundling Lambda entry points and timing cold imports');
+    return lambdaBundleFigures();
+  });
 
   const figures = {
     benchmark: 'foundation',
     at: new Date().toISOString(),
     machine: { node: process.version, cpus: (await import('node:os')).cpus().length },
     durationSecondsPerRun: seconds,
-    http,
-    dynamoCallsPerRequest: dynamoCalls,
+    ...requestFigures,
     /** What one request writes, for a team of 1 and of 2,000 (bench/teamSize.ts). */
     teamSize,
-    sequentialMs: sequential,
-    concurrency16Ms: concurrent16,
-    overhead: {
-      meP50OverBareP50: round(sequential.me!.p50 / sequential.bareDynamoForMe!.p50, 2),
-      meHandlerP50OverBareP50: round(sequential.meHandler!.p50 / sequential.bareDynamoForMe!.p50, 2),
-      note: 'me = over HTTP through the local adapter with a node:http keep-alive client (meFetch: the same with fetch); meHandler = the Lambda handler invoked in process (API Gateway replaces the adapter in AWS)',
-      target: 'GET /me p50 within 1.3x of its bare DynamoDB calls (the key read and the bucket charge, together); at most 2 DynamoDB calls per read',
-    },
     lambdas,
     payments,
     treasury,
