@@ -137,7 +137,7 @@ async function getInvitation(tokenHash: string): Promise<InvitationItem | undefi
 // ---- Writing -----------------------------------------------------------------------------
 
 /** All or nothing; `stale` when a condition failed (the state the write was decided on moved). */
-async function transact(items: TransactItem[]): Promise<true | Stale> {
+export async function transact(items: TransactItem[]): Promise<true | Stale> {
   try {
     await transactWrite(items);
     return true;

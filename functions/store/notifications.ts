@@ -6,10 +6,10 @@ import {
 } from '#domain/notifications.ts';
 import type { EventType } from '#schemas/webhooks.ts';
 import type { NotificationPreferences } from '#schemas/notifications.ts';
-import { batchGetAll, cancellationReasons, dynamo, queryAll, tableName, transactWrite, type TransactItem } from './client.ts';
+import { batchGetAll, dynamo, queryAll, tableName, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
 import { getSuppression, type MailSuppression } from './mailSuppressions.ts';
-import { getMember, type MemberItem, type Stale } from './members.ts';
+import { getMember, transact, type MemberItem, type Stale } from './members.ts';
 
 /**
  * E-mail notifications of a member (docs/decisions/094). What the member chose, whether its address
@@ -43,16 +43,6 @@ export interface EmailVerificationItem {
   usedAt?: string;
   ttl: number;
   createdAt: string;
-}
-
-async function transact(items: TransactItem[]): Promise<true | Stale> {
-  try {
-    await transactWrite(items);
-    return true;
-  } catch (error) {
-    if (cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed')) return 'stale';
-    throw error;
-  }
 }
 
 // ---- Preferences -------------------------------------------------------------------------
