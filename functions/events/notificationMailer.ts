@@ -23,6 +23,8 @@ import { EventType } from '#schemas/webhooks.ts';
  * reported failed, so the queue redelivers it; members already sent are skipped then.
  */
 const claimLeaseMs = 60_000;
+/** Members mailed at once: a few hundred recipients fit one 30 s delivery; a retry goes on from the markers. */
+const concurrentSends = 8;
 
 const busEventSchema = z.object({ detail: outboxEventSchema.extend({ type: EventType }) });
 
@@ -33,9 +35,15 @@ export const handler = queueConsumer('notification e-mails not all sent', busEve
   if (recipients.length === 0) return;
   const organization = await getOrganization(detail.organizationId);
   let failed = 0;
-  for (const recipient of recipients) {
-    if (!(await mailOne(detail, recipient, organization?.name ?? detail.organizationId))) failed += 1;
-  }
+  let next = 0;
+  const worker = async () => {
+    while (next < recipients.length) {
+      const recipient = recipients[next]!;
+      next += 1;
+      if (!(await mailOne(detail, recipient, organization?.name ?? detail.organizationId))) failed += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrentSends, recipients.length) }, worker));
   if (failed > 0) throw new Error(`${failed} of ${recipients.length} notification e-mails were not sent; the delivery is retried`);
 });
 
