@@ -6,6 +6,7 @@
  *   npm run --silent admin -- org rotate-key <organizationId>
  *   npm run --silent admin -- org migrate-keys
  *   npm run --silent admin -- mail latest [--to <address>]
+ *   npm run --silent admin -- mail bounce <address> [--reason "<text>"]
  *   npm run --silent admin -- chain-deposit simulate <organizationId> --network <network> --amount <USDC> [--tx-hash <hash>]
  *   npm run --silent admin -- resolve payment <organizationId> <transactionId> --as paid|not-paid --note "<text>"
  *   npm run --silent admin -- resolve withdrawal <organizationId> <withdrawalId> --as sent|not-sent --note "<text>" [--tx-hash 0x…]
@@ -58,6 +59,9 @@ const usage = `usage (add --stage simulated|sandbox|production to reach a deploy
   admin org rotate-key <organizationId>      (a new organization key; the old one stops at once)
   admin org migrate-keys                     (once, for a table from before key items: decision 077)
   admin mail latest [--to <address>]         (the newest message in the local mail outbox)
+  admin mail bounce <address> [--reason "<text>"]
+                                             (records a permanent bounce of the address, as SES's feedback does:
+                                              no more notification e-mail to it until its member verifies again)
   admin chain-deposit simulate <organizationId> --network <network> --amount <USDC> [--tx-hash <hash>]
                                              (USDC arriving on chain, as a custodian would report it; simulated only)
   admin resolve payment <organizationId> <transactionId> --as paid|not-paid --note "<text>"
@@ -181,6 +185,19 @@ try {
     if (!message) fail(`no message${values.to ? ` to ${values.to}` : ''} in ${directory}`);
     const token = invitationTokenOf(message);
     console.log(JSON.stringify({ file: message.file, to: message.to, subject: message.subject, date: message.date, links: message.links, ...(token ? { token } : {}) }));
+  } else if (group === 'mail' && command === 'bounce') {
+    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
+    const [address] = positionals;
+    if (!address || !/^[^@\s]+@[^@\s]+$/.test(address)) fail('give the e-mail address that bounced');
+    const { recordSuppression } = await import('#store/mailSuppressions.ts');
+    const suppression = {
+      email: address.toLowerCase(),
+      reason: values.reason ?? 'permanent bounce (recorded by an operator)',
+      suppressedAt: new Date().toISOString(),
+      source: 'operator' as const,
+    };
+    await recordSuppression(suppression);
+    console.log(JSON.stringify(suppression));
   } else if (group === 'chain-deposit' && command === 'simulate') {
     const { values, positionals } = parseArgs({
       args: rest,

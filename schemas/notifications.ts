@@ -34,3 +34,17 @@ export const VerificationSent = z
   })
   .meta({ id: 'VerificationSent' });
 export type VerificationSent = z.infer<typeof VerificationSent>;
+
+/** The e-mailed links (verification, unsubscribe) carry their credential as `?token=`: the only input of those pages. */
+export const NotificationLinkQuery = z.object({
+  token: z.string().min(1).max(512).meta({ description: 'The credential of the e-mailed link, exactly as it is in the link.' }),
+});
+export type NotificationLinkQuery = z.infer<typeof NotificationLinkQuery>;
+
+/** The verification page's form: nothing but the link's own token (in the query) is needed; other fields are ignored. */
+export const VerifyEmailForm = z.object({}).meta({ id: 'VerifyEmailForm', description: 'Empty; the token is in the query, as in the link.' });
+
+/** RFC 8058 one-click unsubscribe: a mail client POSTs exactly this to the `List-Unsubscribe` link. */
+export const UnsubscribeForm = z
+  .object({ 'List-Unsubscribe': z.literal('One-Click') })
+  .meta({ id: 'UnsubscribeForm', description: 'RFC 8058: `List-Unsubscribe=One-Click`; the token is in the query, as in the header\'s link.' });

@@ -8,6 +8,7 @@
  * forwarder (functions/events/outboxForwarder.ts: the stream's Lambda in AWS, fed by
  * lib/local/streamPoller.ts here; docs/decisions/021). Delivery is at least once: targets dedupe on the event id.
  */
+import { EventType } from '#schemas/webhooks.ts';
 import { workflows, type OperationWorkflowName, type WorkflowName } from './workflows.ts';
 
 /** The workflows of money-moving operations, each started by its `startedBy` events (functions/events/operationStarter.ts). */
@@ -26,6 +27,8 @@ export interface EventRule {
   target: string;
   /** Workflows the target starts (granted states:StartExecution on those state machines only, in AWS). */
   starts?: WorkflowName[];
+  /** The target e-mails through the mail port: in AWS it may send as the stage's SES identity. */
+  sendsMail?: true;
 }
 
 export const eventRules: EventRule[] = [
@@ -41,6 +44,13 @@ export const eventRules: EventRule[] = [
     pattern: { source: [eventSource], 'detail-type': operationWorkflows.flatMap((workflow) => [...workflows[workflow].operation.startedBy]) },
     target: 'functions/events/operationStarter.ts',
     starts: operationWorkflows,
+  },
+  {
+    name: 'notificationMailer',
+    description: 'The contract\'s seven events are e-mailed to each verified member who chose them (docs/decisions/094).',
+    pattern: { source: [eventSource], 'detail-type': [...EventType.options] },
+    target: 'functions/events/notificationMailer.ts',
+    sendsMail: true,
   },
 ];
 

@@ -36,7 +36,7 @@ export const features = {
   team: { status: 'live', reason: "Members, invitations e-mailed with a single-use link (an .eml outbox in simulated, Amazon SES elsewhere), role changes and removal, bounded by the caller's own role." },
   'api-keys': { status: 'live', reason: 'Member and organization keys rotate at once: the old key is refused on the very next request; the ops CLI issues a new organization key when one is lost.' },
   webhooks: { status: 'planned', reason: 'Webhook registration and delivery are not built yet.' },
-  notifications: { status: 'planned', reason: 'E-mail notifications are not built yet.' },
+  notifications: { status: 'live', reason: "Per-member e-mail of the seven events, to an address verified by a single-use link, with one-click unsubscribe (RFC 8058); bounces and complaints suppress the address until it is verified again. Sent as an .eml outbox in simulated, through Amazon SES elsewhere; `verificationAvailable` is false on a stack with no mail transport (docs/decisions/094)." },
   statements: { status: 'planned', reason: 'Statements are not configured: they read realized fees from the ledger.' },
   sandbox: {
     status: 'simulated',

@@ -143,15 +143,16 @@ function errorCodesOf(definition: RouteDefinition): ErrorCode[] {
     if (!(code in errorCodeStatus)) throw new Error(`${definition.operationId}: unknown error code ${code}`);
     codes.add(code as ErrorCode);
   }
-  const { body, query, params } = definition.request ?? {};
+  const { body, form, query, params } = definition.request ?? {};
   if (definition.auth === 'key') codes.add('unauthorized').add('rate_limited');
   if (definition.permission || definition.ownerOnly) codes.add('forbidden');
   if (definition.kyb) codes.add('kyb_required');
   // A malformed path parameter is refused by the same check (its issues start at `params`).
-  if (body || query || params || takesNoBody(definition)) codes.add('validation');
+  if (body || form || query || params || takesNoBody(definition)) codes.add('validation');
   // Refusals of the raw body come before validation (content type, size, JSON syntax); a row that takes
   // no body refuses one it cannot read the same way.
   if (body || takesNoBody(definition)) codes.add('invalid_json').add('bad_request').add('payload_too_large').add('unsupported_media_type');
+  if (form) codes.add('bad_request').add('payload_too_large').add('unsupported_media_type');
   if (params) codes.add('not_found');
   if (!alwaysWired.has(definition.feature)) codes.add('not_implemented');
   codes.add('internal').add('unavailable');
@@ -227,13 +228,14 @@ function errorResponses(
 }
 
 function operationOf(definition: RouteDefinition, sharedResponses: Map<string, ResponseObject>): RouteConfig {
-  const { body, query, params } = definition.request ?? {};
+  const { body, form, query, params } = definition.request ?? {};
   const successResponses: Record<string, ResponseConfig> = {};
   for (const [status, response] of Object.entries(definition.responses)) {
     successResponses[status] = {
       description: response.description,
       ...(definition.auth === 'key' ? { headers: rateLimitHeaders } : {}),
       ...(response.schema ? { content: { 'application/json': { schema: response.schema } } } : {}),
+      ...(response.html ? { content: { 'text/html': { schema: z.string() } } } : {}),
     };
   }
   return {
@@ -251,6 +253,7 @@ function operationOf(definition: RouteDefinition, sharedResponses: Map<string, R
       ...(params ? { params: params as z.ZodObject } : {}),
       ...(query ? { query: query as z.ZodObject } : {}),
       ...(body ? { body: { required: true, content: { 'application/json': { schema: body } } } } : {}),
+      ...(form ? { body: { required: false, content: { 'application/x-www-form-urlencoded': { schema: form } } } } : {}),
       ...(takesNoBody(definition) ? { body: noBody } : {}),
     },
     responses: { ...successResponses, ...errorResponses(definition, sharedResponses) },

@@ -28,7 +28,9 @@ import {
   RotatedMemberKey, RotatedOrganizationKey, UpdateMemberBody, UpdatedMember,
 } from '#schemas/team.ts';
 import { DeletedWebhookEndpoint, PutWebhookEndpointBody, RegisteredWebhookEndpoint, WebhookEndpoint } from '#schemas/webhooks.ts';
-import { NotificationPreferences, PutNotificationPreferencesBody, VerificationSent } from '#schemas/notifications.ts';
+import {
+  NotificationLinkQuery, NotificationPreferences, PutNotificationPreferencesBody, UnsubscribeForm, VerificationSent, VerifyEmailForm,
+} from '#schemas/notifications.ts';
 import { Statement, StatementQuery } from '#schemas/statements.ts';
 import {
   EurcTopUp, SandboxPrefill, SimulateOnRampPaymentParams, SimulateWireBody, SimulatedOnRampPayment, SimulatedWire, TopUpEurcBody,
@@ -48,6 +50,11 @@ export const notImplementedHandler = 'functions/api/notImplemented.ts';
 
 export interface RouteRequest {
   body?: z.ZodType;
+  /**
+   * A body sent as `application/x-www-form-urlencoded` instead of JSON: only pages a person or a mail
+   * client posts to (the verification link's form, RFC 8058 one-click unsubscribe; docs/decisions/094).
+   */
+  form?: z.ZodType;
   query?: z.ZodType;
   params?: z.ZodType;
 }
@@ -55,6 +62,8 @@ export interface RouteRequest {
 export interface RouteResponse {
   description: string;
   schema?: z.ZodType;
+  /** A page for a person (`text/html`) rather than JSON: the links e-mailed to members open these. */
+  html?: true;
 }
 
 export interface RouteDefinition<R extends RouteRequest = RouteRequest> {
@@ -94,6 +103,8 @@ export interface RouteDefinition<R extends RouteRequest = RouteRequest> {
   sandboxOnly?: boolean;
   /** Provider ports the endpoint needs: checked before the handler runs (501 naming the feature where one is not wired). */
   needs?: ProviderNeed[];
+  /** The handler e-mails through the mail port: in AWS it may send as the stage's SES identity (lib/aws/apiStack.ts). */
+  sendsMail?: true;
 }
 
 export type TableAccess = 'none' | 'read' | 'write';
@@ -129,7 +140,7 @@ export function bucketOf(definition: RouteDefinition): Bucket {
  * whatever is sent, and their body is not defined yet.
  */
 export function takesNoBody(definition: RouteDefinition): boolean {
-  return definition.method !== 'GET' && !definition.request?.body && definition.handler !== notImplementedHandler;
+  return definition.method !== 'GET' && !definition.request?.body && !definition.request?.form && definition.handler !== notImplementedHandler;
 }
 
 /** `GET /me` */
@@ -359,11 +370,11 @@ export const listMembers = route({
 });
 export const inviteMember = route({
   operationId: 'inviteMember', method: 'POST', path: '/members/invitations', handler: 'functions/api/team/inviteMember.ts', auth: 'key',
-  permission: 'member.invite', kyb: false, feature: 'team', summary: 'Invite a member by e-mail.', request: { body: InviteMemberBody }, responses: { 201: { ...created[201], schema: InvitationResult } }, errors: ['validation', 'forbidden', 'conflict'],
+  permission: 'member.invite', kyb: false, feature: 'team', sendsMail: true, summary: 'Invite a member by e-mail.', request: { body: InviteMemberBody }, responses: { 201: { ...created[201], schema: InvitationResult } }, errors: ['validation', 'forbidden', 'conflict'],
 });
 export const resendInvitation = route({
   operationId: 'resendInvitation', method: 'POST', path: '/members/{memberId}/invitations', handler: 'functions/api/team/resendInvitation.ts', auth: 'key',
-  permission: 'member.invite', kyb: false, feature: 'team', summary: 'Re-send an invitation with a fresh link.', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: InvitationResult } }, errors: ['forbidden', 'not_found', 'conflict'],
+  permission: 'member.invite', kyb: false, feature: 'team', sendsMail: true, summary: 'Re-send an invitation with a fresh link.', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: InvitationResult } }, errors: ['forbidden', 'not_found', 'conflict'],
 });
 export const acceptInvitation = route({
   operationId: 'acceptInvitation', method: 'POST', path: '/invitations/accept', handler: 'functions/api/team/acceptInvitation.ts', auth: 'open',
@@ -401,16 +412,38 @@ export const deleteWebhookEndpoint = route({
   permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Stop webhook delivery.', responses: { 200: { ...ok[200], schema: DeletedWebhookEndpoint } }, errors: ['forbidden'],
 });
 export const getNotificationPreferences = route({
-  operationId: 'getNotificationPreferences', method: 'GET', path: '/notifications/preferences', handler: planned, auth: 'key',
+  operationId: 'getNotificationPreferences', method: 'GET', path: '/notifications/preferences', handler: 'functions/api/notifications/getPreferences.ts', auth: 'key',
   kyb: false, feature: 'notifications', summary: "The calling member's e-mail preferences.", responses: { 200: { ...ok[200], schema: NotificationPreferences } }, errors: ['member_required'],
 });
 export const putNotificationPreferences = route({
-  operationId: 'putNotificationPreferences', method: 'PUT', path: '/notifications/preferences', handler: planned, auth: 'key',
+  operationId: 'putNotificationPreferences', method: 'PUT', path: '/notifications/preferences', handler: 'functions/api/notifications/putPreferences.ts', auth: 'key',
   kyb: false, feature: 'notifications', summary: 'Choose which events are e-mailed.', request: { body: PutNotificationPreferencesBody }, responses: { 200: { ...ok[200], schema: NotificationPreferences } }, errors: ['validation', 'member_required'],
 });
 export const sendEmailVerification = route({
-  operationId: 'sendEmailVerification', method: 'POST', path: '/notifications/verify/send', handler: planned, auth: 'key',
-  kyb: false, feature: 'notifications', summary: "E-mail a verification link to the caller's address.", responses: { 202: { ...accepted[202], schema: VerificationSent } }, errors: ['member_required', 'no_member_email'],
+  operationId: 'sendEmailVerification', method: 'POST', path: '/notifications/verify/send', handler: 'functions/api/notifications/sendVerification.ts', auth: 'key',
+  kyb: false, feature: 'notifications', sendsMail: true, summary: "E-mail a verification link to the caller's address.", responses: { 202: { ...accepted[202], schema: VerificationSent } }, errors: ['member_required', 'no_member_email'],
+});
+/** The pages the e-mailed links open: open routes whose token is the credential, answering a page for a person (docs/decisions/094). */
+const linkPage = (description: string) => ({ 200: { description, html: true as const }, 410: { description: 'The link is unknown, used, replaced or expired: a page saying so.', html: true as const } });
+export const verifyEmail = route({
+  operationId: 'verifyEmail', method: 'GET', path: '/notifications/verify', handler: 'functions/api/notifications/verifyEmail.ts', auth: 'open', table: 'write',
+  kyb: false, feature: 'notifications', summary: "The verification link: verifies the member's address and shows a page saying so (or why not).", request: { query: NotificationLinkQuery },
+  responses: linkPage('The address is verified: a page saying so.'), errors: ['validation'],
+});
+export const verifyEmailByForm = route({
+  operationId: 'verifyEmailByForm', method: 'POST', path: '/notifications/verify', handler: 'functions/api/notifications/verifyEmailByForm.ts', auth: 'open',
+  kyb: false, feature: 'notifications', summary: 'The same verification, posted as a form.', request: { query: NotificationLinkQuery, form: VerifyEmailForm },
+  responses: linkPage('The address is verified: a page saying so.'), errors: ['validation'],
+});
+export const unsubscribePage = route({
+  operationId: 'unsubscribePage', method: 'GET', path: '/notifications/unsubscribe', handler: 'functions/api/notifications/unsubscribePage.ts', auth: 'open', table: 'read',
+  kyb: false, feature: 'notifications', summary: 'The unsubscribe link: a page with one button; a GET changes nothing (link scanners follow links).', request: { query: NotificationLinkQuery },
+  responses: linkPage('A page asking to confirm.'), errors: ['validation'],
+});
+export const unsubscribe = route({
+  operationId: 'unsubscribe', method: 'POST', path: '/notifications/unsubscribe', handler: 'functions/api/notifications/unsubscribe.ts', auth: 'open',
+  kyb: false, feature: 'notifications', summary: "One-click unsubscribe (RFC 8058): removes the e-mail's event type from the member's preferences.", request: { query: NotificationLinkQuery, form: UnsubscribeForm },
+  responses: linkPage('Unsubscribed: a page saying so.'), errors: ['validation'],
 });
 
 // ---- Statements --------------------------------------------------------------------------
@@ -453,7 +486,7 @@ export const routes: RouteDefinition[] = [
   listRecipients, createRecipient, updateRecipient, deleteRecipient,
   listMembers, inviteMember, resendInvitation, acceptInvitation, updateMember, removeMember, rotateMemberKey, rotateOrganizationKey,
   getWebhookEndpoint, putWebhookEndpoint, deleteWebhookEndpoint,
-  getNotificationPreferences, putNotificationPreferences, sendEmailVerification,
+  getNotificationPreferences, putNotificationPreferences, sendEmailVerification, verifyEmail, verifyEmailByForm, unsubscribePage, unsubscribe,
   getStatement,
   simulateOnRampPayment, simulateWire, getSandboxPrefill, topUpEurc,
 ];

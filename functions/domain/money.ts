@@ -86,6 +86,22 @@ export function formatDecimal(minor: bigint, scale: number): string {
   return negative ? `-${text}` : text;
 }
 
+/**
+ * A money object as people read it in an e-mail: `4,579.00 MXN`, digits grouped by three, every
+ * decimal of its scale kept (exact: formatDecimal's string, never a float). The scale is the object's,
+ * or the currency's where a nested object omits it; an amount that is not an integer string is shown
+ * as given rather than guessed at.
+ */
+export function formatMoney(value: { amount: string; currency: string; scale?: number }): string {
+  const scale = value.scale ?? scaleOf(value.currency);
+  if (scale === undefined || !/^-?\d+$/.test(value.amount)) return `${value.amount} ${value.currency}`;
+  const text = formatDecimal(BigInt(value.amount), scale);
+  const [whole, fractionDigits] = text.split('.');
+  const sign = whole!.startsWith('-') ? '-' : '';
+  const grouped = whole!.replace('-', '').replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${sign}${grouped}${fractionDigits === undefined ? '' : `.${fractionDigits}`} ${value.currency}`;
+}
+
 /** The contract's money object. */
 export function money(minor: bigint, currency: string): Money {
   const scale = scaleOf(currency);

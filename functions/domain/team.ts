@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { roleRank, type Role } from '#domain/permissions.ts';
+import { escapeHtml, oneLine } from './html.ts';
 
 /**
  * The rules of the team (contract: Team and API keys, Authentication; docs/decisions/051):
@@ -60,10 +61,6 @@ export interface InvitationEmail {
   html: string;
 }
 
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-}
-
 /** The invitation e-mail. Names come from callers, so the HTML part escapes them. */
 export function invitationEmail(input: {
   organizationName: string;
@@ -99,7 +96,6 @@ export function invitationEmail(input: {
     `<p>The link works once and expires at ${escapeHtml(expires)}. Accepting it shows your API key once: store it safely.</p>`,
     '<p>If you did not expect this invitation, ignore this e-mail.</p>',
   ].join('\n');
-  // A header is one line: control characters in a name would fold it into something else.
-  const subject = `Invitation to join ${input.organizationName}`.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  const subject = oneLine(`Invitation to join ${input.organizationName}`);
   return { subject, text, html };
 }

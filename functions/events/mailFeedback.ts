@@ -1,19 +1,17 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { logger } from '#platform/logger.ts';
 import { queueConsumer } from '#platform/queueConsumer.ts';
-import { dynamo, tableName } from '#store/client.ts';
-import { keys } from '#store/keys.ts';
+import { recordSuppression } from '#store/mailSuppressions.ts';
 
 /**
  * SES bounce and complaint events (the stage's configuration set → the default event bus → the
  * mail-feedback queue, lib/aws/apiStack.ts and eventsStack.ts) recorded as a suppression of the
  * address: a permanent bounce or a complaint. A transient bounce (mailbox full, greylisting) is
- * logged only. Members carry no suppression fields yet, so the record is an item of its own per
- * address (`MAIL#<address> / SUPPRESSION`, the latest event wins), for the mail sender to consult.
- * A message that cannot be parsed or written is reported back and finally dead-lettered.
+ * logged only. The record is an item of its own per address (functions/store/mailSuppressions.ts,
+ * the latest event wins), which the notification mailer consults before every message and
+ * GET /notifications/preferences shows. A message that cannot be parsed or written is reported back
+ * and finally dead-lettered.
  */
-export const mailSuppressionEntity = 'mailSuppression';
 
 const recipients = z.array(z.object({ emailAddress: z.string().min(3) })).min(1);
 
@@ -43,17 +41,6 @@ async function record({ id, time, detail }: z.infer<typeof sesEventSchema>): Pro
     return;
   }
   for (const { emailAddress } of suppression.addresses) {
-    await dynamo().send(new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.mailSuppression(emailAddress),
-        entity: mailSuppressionEntity,
-        email: emailAddress.toLowerCase(),
-        reason: suppression.reason,
-        sesMessageId: detail.mail.messageId,
-        eventId: id,
-        suppressedAt: time,
-      },
-    }));
+    await recordSuppression({ email: emailAddress, reason: suppression.reason, sesMessageId: detail.mail.messageId, eventId: id, suppressedAt: time, source: 'ses' });
   }
 }

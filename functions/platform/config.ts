@@ -38,9 +38,10 @@ const environmentSchema = z.object({
   /**
    * Where e-mail goes (functions/providers/mail.ts): `outbox` writes each message as an `.eml` file
    * into MAIL_OUTBOX_DIR; `ses` sends it through Amazon SES v2. Default: `outbox` in `simulated`,
-   * `ses` elsewhere; the AWS stacks set `ses` on every stage (docs/decisions/051-team-and-keys.md).
+   * `ses` elsewhere; the AWS stacks set `ses` on every stage with a sender identity and `none` on a
+   * `simulated` stack without one, where nothing can be e-mailed (docs/decisions/051, 094).
    */
-  MAIL_TRANSPORT: z.enum(['outbox', 'ses']).optional(),
+  MAIL_TRANSPORT: z.enum(['outbox', 'ses', 'none']).optional(),
   /** The outbox folder; default `.local/outbox/` in the project root. */
   MAIL_OUTBOX_DIR: z.string().min(1).optional(),
   /** Sender of every e-mail; with SES it must be a verified identity. */
@@ -50,6 +51,8 @@ const environmentSchema = z.object({
    * local service sets it to the address it listens on when it is not given.
    */
   PUBLIC_BASE_URL: z.url().optional(),
+  /** How long an e-mail verification link works (default 24 hours). */
+  EMAIL_VERIFICATION_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
   /** How long an invitation link works (default 7 days). */
   INVITATION_TTL_SECONDS: z.coerce.number().int().min(60).max(90 * 24 * 3600).default(7 * 24 * 3600),
   SERVICE_VERSION: z.string().default('0.1.0'),

@@ -15,7 +15,7 @@ import { logger } from './logger.ts';
 import { ProviderNotConfigured } from './providerErrors.ts';
 import { requireProvider } from './providerPorts.ts';
 import { requireSandbox } from './sandbox.ts';
-import { parseBody, parseNoBody, parseParams, parseQuery } from './request.ts';
+import { parseBody, parseForm, parseNoBody, parseParams, parseQuery } from './request.ts';
 
 /**
  * Every API handler is `endpoint(route, fn)`: a plain async function wrapped by middy in a
@@ -30,6 +30,8 @@ import { parseBody, parseNoBody, parseParams, parseQuery } from './request.ts';
 export interface ApiResponse {
   status: number;
   body?: unknown;
+  /** A page for a person instead of a JSON body: the rows whose response says `html` (docs/decisions/094). */
+  html?: string;
   headers?: Record<string, string>;
 }
 
@@ -42,7 +44,8 @@ export interface ApiRequest<R extends RouteRequest> {
   caller: R extends unknown ? Caller : never;
   /** The caller's organization as read while authenticating (no second read needed). */
   organization: OrganizationItem;
-  body: Infer<R['body']>;
+  /** The JSON body, or the form of a row that takes one. */
+  body: R['body'] extends z.ZodType ? Infer<R['body']> : Infer<R['form']>;
   query: Infer<R['query']>;
   params: Infer<R['params']>;
 }
@@ -77,12 +80,16 @@ export function ok(body: unknown, status = 200, headers?: Record<string, string>
   return { status, body, ...(headers ? { headers } : {}) };
 }
 
+export function page(html: string, status = 200): ApiResponse {
+  return { status, html };
+}
+
 function lifecycle(definition: RouteDefinition): ApiMiddleware {
   const finish = (request: Request<ApiEvent, ApiResult, Error, Context>, reply: ApiResponse) => {
     const state = states.get(request.event);
     const requestId = state?.requestId ?? randomUUID();
     const headers: Record<string, string> = {
-      'content-type': 'application/json',
+      'content-type': reply.html === undefined ? 'application/json' : 'text/html; charset=utf-8',
       'cache-control': 'no-store',
       'x-request-id': requestId,
       ...state?.headers,
@@ -91,7 +98,7 @@ function lifecycle(definition: RouteDefinition): ApiMiddleware {
     request.response = {
       statusCode: reply.status,
       headers,
-      body: reply.body === undefined ? '' : JSON.stringify(reply.body),
+      body: reply.html ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)),
     };
     logger.info('request', {
       route: `${definition.method} ${definition.path}`,
@@ -180,10 +187,11 @@ function input(definition: RouteDefinition): ApiMiddleware {
   return {
     before: async (request) => {
       const state = stateOf(request);
-      const { body, query, params } = definition.request ?? {};
+      const { body, form, query, params } = definition.request ?? {};
       if (params) state.params = parseParams(params, request.event);
       if (query) state.query = parseQuery(query, request.event);
       if (body) state.body = parseBody(body, request.event);
+      else if (form) state.body = parseForm(form, request.event);
       else if (takesNoBody(definition)) parseNoBody(request.event);
       // What the row says the route needs, checked once here rather than at the top of each handler.
       if (definition.sandboxOnly) requireSandbox();
@@ -213,7 +221,7 @@ export function endpoint<R extends RouteRequest>(
         event,
         caller: state.caller as never,
         organization: state.organization as OrganizationItem,
-        body: state.body as Infer<R['body']>,
+        body: state.body as ApiRequest<R>['body'],
         query: state.query as Infer<R['query']>,
         params: state.params as Infer<R['params']>,
       });

@@ -31,23 +31,33 @@ function bodyBytes(event: APIGatewayProxyEventV2): Buffer {
   return raw === undefined || raw === null ? Buffer.alloc(0) : Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8');
 }
 
-/** The body as JSON: content type, size, encoding and syntax checked in that order. */
-export function readJsonBody(event: APIGatewayProxyEventV2): unknown {
-  const bytes = bodyBytes(event);
+function tooLarge(bytes: Buffer): void {
   if (bytes.length > maxBodyBytes) {
     throw new ApiError('payload_too_large', `The request body is larger than ${maxBodyBytes} bytes.`, { limitBytes: maxBodyBytes });
   }
-  if (bytes.length === 0) throw new ApiError('bad_request', 'A JSON request body is required.');
-  const contentType = (event.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (contentType !== 'application/json') {
-    throw new ApiError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
-  }
-  let text: string;
+}
+
+function contentTypeOf(event: APIGatewayProxyEventV2): string {
+  return (event.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function utf8(bytes: Buffer): string {
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw new ApiError('bad_request', 'The request body is not valid UTF-8.');
   }
+}
+
+/** The body as JSON: content type, size, encoding and syntax checked in that order. */
+export function readJsonBody(event: APIGatewayProxyEventV2): unknown {
+  const bytes = bodyBytes(event);
+  tooLarge(bytes);
+  if (bytes.length === 0) throw new ApiError('bad_request', 'A JSON request body is required.');
+  if (contentTypeOf(event) !== 'application/json') {
+    throw new ApiError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+  }
+  const text = utf8(bytes);
   try {
     return JSON.parse(text);
   } catch {
@@ -57,6 +67,24 @@ export function readJsonBody(event: APIGatewayProxyEventV2): unknown {
 
 export function parseBody<T extends z.ZodType>(schema: T, event: APIGatewayProxyEventV2): z.infer<T> {
   return validate(schema, readJsonBody(event), 'body');
+}
+
+/**
+ * A form as a browser or a mail client posts it (`application/x-www-form-urlencoded`), on the few
+ * routes that take one (a row's `request.form`; docs/decisions/094). An empty body is an empty form,
+ * as a form with no fields is sent. A repeated field keeps its first value.
+ */
+export function parseForm<T extends z.ZodType>(schema: T, event: APIGatewayProxyEventV2): z.infer<T> {
+  const bytes = bodyBytes(event);
+  tooLarge(bytes);
+  const fields: Record<string, string> = {};
+  if (bytes.length > 0) {
+    if (contentTypeOf(event) !== 'application/x-www-form-urlencoded') {
+      throw new ApiError('unsupported_media_type', 'Send the form with Content-Type: application/x-www-form-urlencoded.');
+    }
+    for (const [name, value] of new URLSearchParams(utf8(bytes))) if (!(name in fields)) fields[name] = value;
+  }
+  return validate(schema, fields, 'body');
 }
 
 /**

@@ -23,6 +23,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** Extra header lines (List-Unsubscribe on notifications); one line each. */
+  headers?: Record<string, string>;
 }
 
 export type MailResult = { delivered: true; messageId: string } | { delivered: false; error: string };
@@ -77,13 +79,27 @@ export function useMailTransport(transport: MailTransport | undefined): void {
   installed = transport;
 }
 
-export function mailTransportName(): 'outbox' | 'ses' {
+export function mailTransportName(): 'outbox' | 'ses' | 'none' {
   const { MAIL_TRANSPORT, SERVICE_ENVIRONMENT } = config();
   return MAIL_TRANSPORT ?? (SERVICE_ENVIRONMENT === 'simulated' ? 'outbox' : 'ses');
 }
 
+/** False where nothing can be e-mailed (an AWS `simulated` stack without a sender identity): GET /notifications/preferences says so. */
+export function mailConfigured(): boolean {
+  return installed !== undefined || mailTransportName() !== 'none';
+}
+
+/** Where no transport is configured: every message is refused, and the caller says so. */
+class NoMailTransport implements MailTransport {
+  readonly name = 'none';
+  async send(): Promise<{ messageId: string }> {
+    throw new Error('No mail transport is configured on this environment (no sender identity).');
+  }
+}
+
 function transport(): MailTransport {
   if (installed) return installed;
+  if (mailTransportName() === 'none') return new NoMailTransport();
   // The outbox adapter reads MAIL_OUTBOX_DIR on every message, so a reloaded configuration is obeyed.
   installed = mailTransportName() === 'ses' ? new SesMailTransport() : new OutboxMailTransport();
   return installed;

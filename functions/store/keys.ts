@@ -10,6 +10,15 @@ export const keys = {
   member: (organizationId: string, memberId: string) => ({ pk: `ORG#${organizationId}`, sk: `MEMBER#${memberId}` }),
   /** One per address on the team (lowercased): its Put guarded by attribute_not_exists makes the address unique. */
   memberEmail: (organizationId: string, email: string) => ({ pk: `ORG#${organizationId}`, sk: `MEMBER_EMAIL#${email.toLowerCase()}` }),
+  /**
+   * A member's choice of one event type for e-mail (functions/store/notifications.ts): the mailer queries
+   * `NOTIFY#<type>#` for the members who chose it instead of reading the whole team.
+   */
+  notificationSubscription: (organizationId: string, eventType: string, memberId: string) => ({ pk: `ORG#${organizationId}`, sk: `NOTIFY#${eventType}#${memberId}` }),
+  /** An e-mail verification link's token, found by its SHA-256 (the token itself is never stored). */
+  emailVerification: (tokenHash: string) => ({ pk: `EMAILVERIFY#${tokenHash}`, sk: 'EMAILVERIFY' }),
+  /** The once-per-member-and-event marker of a notification e-mail (`sending`, then `sent`). */
+  notificationMail: (eventId: string, memberId: string) => ({ pk: `NOTIFYMAIL#${eventId}`, sk: `MEMBER#${memberId}` }),
   /** An invitation token, found by the SHA-256 of the token (the token itself is never stored). */
   invitation: (tokenHash: string) => ({ pk: `INVITE#${tokenHash}`, sk: 'INVITE' }),
   balance: (organizationId: string, currency: string) => ({ pk: `ORG#${organizationId}`, sk: `BALANCE#${currency}` }),

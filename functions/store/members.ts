@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { issueApiKey, type KeyEnvironment } from '#domain/apiKeys.ts';
 import { emailKey, hashInvitationToken, invitationExpiry, newInvitationToken, type MemberRole, type MemberStatus } from '#domain/team.ts';
+import { notificationEventTypes } from '#domain/notifications.ts';
 import type { Member } from '#schemas/team.ts';
 import { cancellationReasons, dynamo, queryAll, tableName, transactWrite, type TransactItem } from './client.ts';
 import { ApiError, notFound } from '#platform/errors.ts';
@@ -46,6 +47,20 @@ export interface MemberItem {
   inviteTokenHash?: string;
   /** The id of the member's key item, while active. */
   keyId?: string;
+  // E-mail notifications (functions/store/notifications.ts, docs/decisions/094).
+  /** The event types the member chose, in the contract's order. */
+  notifyEvents?: string[];
+  /** Bumped by every change of `notifyEvents`: the condition of the next change. */
+  notifyVersion?: number;
+  notificationsUpdatedAt?: string;
+  /** When the address was last verified; a suppression recorded after it stops mail again. */
+  emailVerifiedAt?: string;
+  /** The token of the link that verified it (a second click of it says "already verified"). */
+  verifiedTokenHash?: string;
+  /** SHA-256 of the pending verification link's token. */
+  verifyTokenHash?: string;
+  /** The member's HMAC key for unsubscribe links, made at its first verification. */
+  notifyKey?: string;
 }
 
 export interface InvitationItem {
@@ -122,7 +137,7 @@ async function getInvitation(tokenHash: string): Promise<InvitationItem | undefi
 // ---- Writing -----------------------------------------------------------------------------
 
 /** All or nothing; `stale` when a condition failed (the state the write was decided on moved). */
-async function transact(items: TransactItem[]): Promise<true | Stale> {
+export async function transact(items: TransactItem[]): Promise<true | Stale> {
   try {
     await transactWrite(items);
     return true;
@@ -338,6 +353,11 @@ export async function removeMember(member: MemberItem): Promise<true | Stale> {
     { Delete: { TableName: tableName(), Key: keys.memberEmail(member.organizationId, member.emailKey) } },
   ];
   if (member.inviteTokenHash) items.push({ Delete: { TableName: tableName(), Key: keys.invitation(member.inviteTokenHash) } });
+  // Its e-mail choices and pending verification link go with it (the mailer also checks the member is still there).
+  for (const eventType of notificationEventTypes) {
+    items.push({ Delete: { TableName: tableName(), Key: keys.notificationSubscription(member.organizationId, eventType, member.id) } });
+  }
+  if (member.verifyTokenHash) items.push({ Delete: { TableName: tableName(), Key: keys.emailVerification(member.verifyTokenHash) } });
   if (member.keyId) {
     // No condition: the member's condition above already names this key.
     items.push({ Delete: { TableName: tableName(), Key: keys.apiKey(member.organizationId, member.keyId) } });

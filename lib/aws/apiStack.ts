@@ -8,10 +8,10 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ConfigurationSet, ConfigurationSetEventDestination, EmailIdentity, EmailSendingEvent, EventDestination, Identity } from 'aws-cdk-lib/aws-ses';
 import { EventBus } from 'aws-cdk-lib/aws-events';
-import { getHealth, inviteMember, resendInvitation, routeNeeds, routes, type RouteDefinition, type TableAccess } from '#contract/routes.ts';
+import { getHealth, routeNeeds, routes, type RouteDefinition, type TableAccess } from '#contract/routes.ts';
 import { workflows } from '#contract/workflows.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
-import { mailConfigurationSetName, stateMachineArn } from './environment.ts';
+import { grantMailSending, mailConfigurationSetName, stateMachineArn } from './environment.ts';
 import { entryName, unmatchedHandler } from './handlers.ts';
 import { ServiceFunction, type FunctionContext } from './serviceFunction.ts';
 
@@ -30,6 +30,8 @@ export interface ApiStackProps extends StackProps {
 export class ApiStack extends Stack {
   readonly api: HttpApi;
   readonly functions = new Map<string, ServiceFunction>();
+  /** Base of links in e-mails: this API, unless `-c publicBaseUrl=...` names another address. */
+  readonly publicBaseUrl: string;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -111,7 +113,8 @@ export class ApiStack extends Stack {
       // GET /health answers 503 when the workflow engine cannot be reached; describing the state machines is the probe.
       new PolicyStatement({ actions: ['states:DescribeStateMachine'], resources: stateMachineArns }),
     );
-    this.addMail(settings, [inviteMember.handler, resendInvitation.handler]);
+    this.publicBaseUrl = (this.node.tryGetContext('publicBaseUrl') as string | undefined) ?? this.api.apiEndpoint;
+    this.addMail(settings, [...new Set(routes.filter((row) => row.sendsMail).map((row) => row.handler))]);
 
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: settings.logRetention, removalPolicy: settings.logRemovalPolicy });
     const stage = new HttpStage(this, 'DefaultStage', {
@@ -155,20 +158,17 @@ export class ApiStack extends Stack {
   }
 
   /**
-   * Invitations are e-mailed through Amazon SES v2 (functions/providers/mail.ts; docs/decisions/051).
-   * The sender identity (`-c senderIdentity=`, a domain or an address) is part of the stack, with a
-   * configuration set as its default: every message carries it, and its bounces and complaints go
-   * to the default event bus, where the events stack's mail-feedback rule takes them. Only the two
-   * handlers that send may send, and only as that identity through that set (no wildcard). The
-   * accept link points at this API unless `-c publicBaseUrl=...` names another address. A
-   * `simulated` stack without an identity sends no mail: invitations answer emailDelivered false.
+   * Invitations and verification links are e-mailed through Amazon SES v2 (functions/providers/mail.ts;
+   * docs/decisions/051, 094). The sender identity (`-c senderIdentity=`, a domain or an address) is part
+   * of the stack, with a configuration set as its default: every message carries it, and its bounces
+   * and complaints go to the default event bus, where the events stack's mail-feedback rule takes them.
+   * Only the handlers whose row `sendsMail` may send, and only as that identity through that set (no
+   * wildcard; lib/aws/environment.ts grantMailSending). Links point at this API unless
+   * `-c publicBaseUrl=...` names another address. A `simulated` stack without an identity sends no
+   * mail: every function has MAIL_TRANSPORT `none`, invitations answer emailDelivered false.
    */
   private addMail(settings: FunctionContext['settings'], mailers: string[]): void {
-    const publicBaseUrl = this.node.tryGetContext('publicBaseUrl') as string | undefined;
     const identity = settings.senderIdentity;
-    const mailFrom = (this.node.tryGetContext('mailFrom') as string | undefined)
-      ?? (identity ? `"Payments" <${identity.kind === 'address' ? identity.address : `no-reply@${identity.domain}`}>` : undefined);
-    let grant: ((fn: ServiceFunction) => void) | undefined;
     if (identity) {
       const configurationSet = new ConfigurationSet(this, 'MailConfigurationSet', { configurationSetName: mailConfigurationSetName(settings) });
       new ConfigurationSetEventDestination(this, 'MailFeedback', {
@@ -176,23 +176,14 @@ export class ApiStack extends Stack {
         destination: EventDestination.eventBus(EventBus.fromEventBusName(this, 'DefaultBus', 'default')),
         events: [EmailSendingEvent.BOUNCE, EmailSendingEvent.COMPLAINT],
       });
-      const emailIdentity = new EmailIdentity(this, 'MailIdentity', {
+      new EmailIdentity(this, 'MailIdentity', {
         identity: identity.kind === 'domain' ? Identity.domain(identity.domain) : Identity.email(identity.address),
         configurationSet,
       });
-      const configurationSetArn = this.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: configurationSet.configurationSetName });
-      grant = (fn) => fn.function.addToRolePolicy(new PolicyStatement({
-        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-        resources: [emailIdentity.emailIdentityArn, configurationSetArn],
-      }));
     }
     for (const handler of mailers) {
       const mailer = this.functions.get(handler);
-      if (!mailer) continue;
-      mailer.function.addEnvironment('MAIL_TRANSPORT', 'ses');
-      mailer.function.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl ?? this.api.apiEndpoint);
-      if (mailFrom) mailer.function.addEnvironment('MAIL_FROM', mailFrom);
-      grant?.(mailer);
+      if (mailer) grantMailSending(mailer.function, settings, this.publicBaseUrl);
     }
   }
 }

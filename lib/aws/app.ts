@@ -47,7 +47,7 @@ export function buildPaymentsApp(app: App, bundles: LambdaBundle[]): PaymentsSta
   const context = { settings, table: data.table, cursorSecret: data.cursorSecret };
   const workflows = new WorkflowStack(app, `${settings.prefix}-workflows`, { env, context, bundleOf, description: `Payments ${settings.environment}: state machines and task functions` });
   const api = new ApiStack(app, `${settings.prefix}-api`, { env, context, bundleOf, description: `Payments ${settings.environment}: HTTP API and endpoint functions` });
-  const events = new EventsStack(app, `${settings.prefix}-events`, { env, context, bundleOf, description: `Payments ${settings.environment}: outbox forwarder, bus, rules and targets` });
+  const events = new EventsStack(app, `${settings.prefix}-events`, { env, context, bundleOf, publicBaseUrl: api.publicBaseUrl, description: `Payments ${settings.environment}: outbox forwarder, bus, rules and targets` });
   const alarms = new AlarmsStack(app, `${settings.prefix}-alarms`, { env, settings, description: `Payments ${settings.environment}: alarms on parked operations, dead letters and failed workflows` });
   // The API names the state machines instead of referencing them (no export to pin), so the
   // order is stated: on a first deploy the machines exist before any function can start one.

@@ -1,4 +1,6 @@
 import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { HouseAccountList } from '../../functions/domain/houseAccounts.ts';
@@ -43,6 +45,34 @@ export interface StageSettings {
 /** The SES configuration set every message of a stage is sent through: its bounces and complaints reach the service. */
 export function mailConfigurationSetName(settings: StageSettings): string {
   return settings.prefix;
+}
+
+/** What every function is told about mail: `ses` with a sender identity, `none` (nothing can be e-mailed) without one. */
+export function mailTransportOf(settings: StageSettings): 'ses' | 'none' {
+  return settings.senderIdentity ? 'ses' : 'none';
+}
+
+/**
+ * What a function that e-mails gets (a route row or event rule that `sendsMail`): ses:SendEmail as the
+ * stage's identity through its configuration set only, named by ARN (the API stack makes both; the
+ * events stack's mailer is granted the same names), the sender address and the base of links.
+ * Nothing without an identity: such a stack sends no mail.
+ */
+export function grantMailSending(fn: LambdaFunction, settings: StageSettings, publicBaseUrl: string): void {
+  const identity = settings.senderIdentity;
+  if (!identity) return;
+  const stack = Stack.of(fn);
+  const mailFrom = (stack.node.tryGetContext('mailFrom') as string | undefined)
+    ?? `"Payments" <${identity.kind === 'address' ? identity.address : `no-reply@${identity.domain}`}>`;
+  fn.addToRolePolicy(new PolicyStatement({
+    actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+    resources: [
+      stack.formatArn({ service: 'ses', resource: 'identity', resourceName: identity.kind === 'domain' ? identity.domain : identity.address }),
+      stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: mailConfigurationSetName(settings) }),
+    ],
+  }));
+  fn.addEnvironment('MAIL_FROM', mailFrom);
+  fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
 }
 
 /**

@@ -11,13 +11,15 @@ import { eventRules, mailFeedbackRule, type EventPattern } from '#contract/event
 import { outboxEntity } from '#store/outbox.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import { workflows, type WorkflowName } from '#contract/workflows.ts';
-import { mailConfigurationSetName, stateMachineArn, type StageSettings } from './environment.ts';
+import { grantMailSending, mailConfigurationSetName, stateMachineArn, type StageSettings } from './environment.ts';
 import { entryName, outboxForwarderHandler } from './handlers.ts';
 import { ServiceFunction, type FunctionContext } from './serviceFunction.ts';
 
 export interface EventsStackProps extends StackProps {
   context: FunctionContext & { table: ITable };
   bundleOf: (entry: string) => LambdaBundle;
+  /** Base of the links the notification mailer puts in e-mails (the API's address, or `-c publicBaseUrl`). */
+  publicBaseUrl: string;
 }
 
 /** How long a queue consumer may run; the queue hides a message six times that (AWS's advice for Lambda consumers). */
@@ -74,7 +76,7 @@ export class EventsStack extends Stack {
 
     const targets = new Map<string, ServiceFunction>();
     /** A rule → its queue (with a dead-letter queue) → the target Lambda, which may be shared by several rules. */
-    const route = (rule: { name: string; description: string; target: string; starts?: readonly WorkflowName[] }, eventBus: IEventBus, eventPattern: CdkEventPattern) => {
+    const route = (rule: { name: string; description: string; target: string; starts?: readonly WorkflowName[]; sendsMail?: true }, eventBus: IEventBus, eventPattern: CdkEventPattern) => {
       const deadLetters = secureQueue(this, `${rule.name}DeadLetters`, ruleDeadLetterQueueName(settings, rule.name));
       acknowledgeLastStop(deadLetters, 'A dead-letter queue is the last stop of its rule queue; what lands here is alarmed on and redriven by hand.');
       const queue = secureQueue(this, `${rule.name}Queue`, `${settings.prefix}-${rule.name}`, {
@@ -102,6 +104,7 @@ export class EventsStack extends Stack {
           const arns = rule.starts.map((workflow) => stateMachineArn(this, settings, workflows[workflow].name));
           target.function.addToRolePolicy(new PolicyStatement({ actions: ['states:StartExecution'], resources: arns }));
         }
+        if (rule.sendsMail) grantMailSending(target.function, settings, props.publicBaseUrl);
       }
       // Targets answer batchItemFailures: one bad message is redelivered (and finally dead-lettered) alone.
       target.function.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }));

@@ -9,7 +9,7 @@ import { metricsNamespace, metricsService } from '#contract/metrics.ts';
 import type { TableAccess } from '#contract/routes.ts';
 import { table as tableDefinition } from '#contract/table.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
-import { workflowArnPrefix, type StageSettings } from './environment.ts';
+import { mailTransportOf, workflowArnPrefix, type StageSettings } from './environment.ts';
 
 /**
  * Item actions per level of table access (TransactWriteItems and TransactGetItems are authorized
@@ -93,6 +93,8 @@ export class ServiceFunction extends Construct {
         WORKFLOW_ARN_PREFIX: workflowArnPrefix(this, settings),
         CURSOR_SECRET_ARN: cursorSecret.secretArn,
         ...(settings.houseAccounts ? { HOUSE_ACCOUNTS: settings.houseAccounts } : {}),
+        // Stage-wide, so a function that only reports it (GET /notifications/preferences' verificationAvailable) knows too.
+        MAIL_TRANSPORT: mailTransportOf(settings),
         // Powertools Metrics' namespace and `service` dimension: what the alarms read (functions/contract/metrics.ts).
         POWERTOOLS_SERVICE_NAME: metricsService,
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,

@@ -15,7 +15,11 @@ export interface OutboxMessage {
   subject: string;
   date: string | null;
   text: string;
+  /** The HTML part, when the message has one. */
+  html: string | null;
   links: string[];
+  /** Header lines by lowercased name, unfolded (List-Unsubscribe and the like, as a mail client reads them). */
+  headers: Record<string, string>;
 }
 
 function addresses(field: AddressObject | AddressObject[] | undefined): string[] {
@@ -33,7 +37,9 @@ export async function readMessage(file: string): Promise<OutboxMessage> {
     subject: parsed.subject ?? '',
     date: parsed.date ? parsed.date.toISOString() : null,
     text,
+    html: typeof parsed.html === 'string' ? parsed.html : null,
     links: [...text.matchAll(/https?:\/\/[^\s<>"']+/g)].map((match) => match[0]),
+    headers: Object.fromEntries(parsed.headerLines.map(({ key, line }) => [key, line.slice(line.indexOf(':') + 1).replace(/\r?\n(?=[ \t])/g, '').trim()])),
   };
 }
 

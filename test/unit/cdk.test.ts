@@ -8,7 +8,7 @@ import { buildPaymentsApp, type PaymentsStacks } from '../../lib/aws/app.ts';
 import { sweeperHandler } from '../../lib/aws/sweeperSchedule.ts';
 import { lambdaEntries, outboxForwarderHandler, unmatchedHandler } from '../../lib/aws/handlers.ts';
 import { bundleLambdas, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
-import { getHealth, inviteMember, resendInvitation, routeKey, routeNeeds, routes, type RouteDefinition } from '#contract/routes.ts';
+import { getHealth, inviteMember, resendInvitation, routeKey, sendEmailVerification, routeNeeds, routes, type RouteDefinition } from '#contract/routes.ts';
 import { workflows } from '#contract/workflows.ts';
 import { eventRules, mailFeedbackRule } from '#contract/events.ts';
 import { parkableOperations, parkedStatuses } from '#contract/metrics.ts';
@@ -338,17 +338,23 @@ describe('api stack', () => {
       }),
     });
     expect(JSON.stringify(api.findResources('AWS::SES::ConfigurationSetEventDestination'))).toMatch(/:event-bus\/default"/);
-    for (const [entry, fn] of functionsByEntry(api)) {
-      const mails = entry === inviteMember.handler || entry === resendInvitation.handler;
-      const sends = statementsOf(api, fn).filter((statement) => statement.actions.some((action) => action.startsWith('ses:')));
-      expect(sends.length > 0, entry).toBe(mails);
-      for (const statement of sends) for (const resource of statement.resources) expect(resource, entry).not.toContain('*');
-      expect(fn.Properties.Environment.Variables.MAIL_TRANSPORT, entry).toBe(mails ? 'ses' : undefined);
-      if (mails) {
-        expect(JSON.stringify(fn.Properties.Environment.Variables.PUBLIC_BASE_URL)).toContain('ApiEndpoint');
-        expect(fn.Properties.Environment.Variables.MAIL_FROM).toBe('"Payments" <no-reply@payments.example.com>');
+    const mailers = new Set([...routes.filter((row) => row.sendsMail).map((row) => row.handler), ...eventRules.filter((rule) => rule.sendsMail).map((rule) => rule.target)]);
+    expect(mailers).toEqual(new Set([inviteMember.handler, resendInvitation.handler, sendEmailVerification.handler, 'functions/events/notificationMailer.ts']));
+    for (const template of [api, production.templates.events]) {
+      for (const [entry, fn] of functionsByEntry(template)) {
+        const mails = mailers.has(entry);
+        const sends = statementsOf(template, fn).filter((statement) => statement.actions.some((action) => action.startsWith('ses:')));
+        expect(sends.length > 0, entry).toBe(mails);
+        for (const statement of sends) for (const resource of statement.resources) expect(JSON.stringify(resource), entry).not.toContain('*');
+        // Every function knows the stage's transport (verificationAvailable); only the mailers may send.
+        expect(fn.Properties.Environment.Variables.MAIL_TRANSPORT, entry).toBe('ses');
+        if (mails) {
+          expect(JSON.stringify(fn.Properties.Environment.Variables.PUBLIC_BASE_URL)).toContain('ApiEndpoint');
+          expect(fn.Properties.Environment.Variables.MAIL_FROM).toBe('"Payments" <no-reply@payments.example.com>');
+        }
       }
     }
+    for (const fn of functionsByEntry(simulated.templates.api).values()) expect(fn.Properties.Environment.Variables.MAIL_TRANSPORT).toBe('none');
     const events = production.templates.events;
     events.hasResourceProperties('AWS::Events::Rule', {
       Name: 'payments-production-mailFeedback',

@@ -1,0 +1,19 @@
+import { unsubscribePage } from '#contract/routes.ts';
+import { linkPage, unsubscribeLink } from '#domain/notifications.ts';
+import { publicBaseUrl } from '#platform/config.ts';
+import { endpoint, page } from '#platform/endpoint.ts';
+import { unsubscribeTarget } from '#store/notifications.ts';
+
+/**
+ * GET /notifications/unsubscribe?token=… (open): a page with one button. A GET changes nothing, as
+ * RFC 8058 asks, because link scanners and previews open links no person clicked.
+ */
+export const handler = endpoint(unsubscribePage, async ({ query }) => {
+  const target = await unsubscribeTarget(query.token);
+  if (!target) return page(linkPage({ title: 'Link not valid', message: 'This unsubscribe link is not valid, or its member was removed.' }), 410);
+  return page(linkPage({
+    title: 'Stop these e-mails?',
+    message: `${target.member.email} will no longer receive e-mails about ${target.claims.eventType}. Choose again at any time with PUT /notifications/preferences.`,
+    form: { action: unsubscribeLink(publicBaseUrl(), query.token), button: 'Unsubscribe', fields: { 'List-Unsubscribe': 'One-Click' } },
+  }));
+});
