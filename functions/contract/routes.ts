@@ -29,7 +29,7 @@ import {
 } from '#schemas/team.ts';
 import { DeletedWebhookEndpoint, PutWebhookEndpointBody, RegisteredWebhookEndpoint, WebhookEndpoint } from '#schemas/webhooks.ts';
 import { NotificationPreferences, PutNotificationPreferencesBody, VerificationSent } from '#schemas/notifications.ts';
-import { Statement, StatementQuery } from '#schemas/statements.ts';
+import { Statement, StatementQuery, statementCsvDescription } from '#schemas/statements.ts';
 import {
   EurcTopUp, SandboxPrefill, SimulateOnRampPaymentParams, SimulateWireBody, SimulatedOnRampPayment, SimulatedWire, TopUpEurcBody,
 } from '#schemas/sandbox.ts';
@@ -55,6 +55,8 @@ export interface RouteRequest {
 export interface RouteResponse {
   description: string;
   schema?: z.ZodType;
+  /** The same answer in another media type the caller may ask for with Accept (a statement as CSV): a text body. */
+  alsoAs?: { mediaType: string; description: string };
 }
 
 export interface RouteDefinition<R extends RouteRequest = RouteRequest> {
@@ -416,8 +418,14 @@ export const sendEmailVerification = route({
 // ---- Statements --------------------------------------------------------------------------
 
 export const getStatement = route({
-  operationId: 'getStatement', method: 'GET', path: '/statements', handler: planned, auth: 'key',
-  kyb: false, feature: 'statements', summary: 'Realized fees and volume for a period.', request: { query: StatementQuery }, responses: { 200: { ...ok[200], schema: Statement } }, errors: ['invalid_period', 'invalid_query', 'validation'],
+  operationId: 'getStatement', method: 'GET', path: '/statements', handler: 'functions/api/statements/getStatement.ts', auth: 'key',
+  kyb: false, feature: 'statements', summary: 'Realized fees and volume for a period.', request: { query: StatementQuery }, responses: {
+    200: {
+      ...ok[200], schema: Statement,
+      alsoAs: { mediaType: 'text/csv', description: statementCsvDescription },
+    },
+  },
+  errors: ['invalid_period', 'invalid_query', 'validation'],
 });
 
 // ---- Sandbox tools -----------------------------------------------------------------------

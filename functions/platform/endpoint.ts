@@ -30,6 +30,8 @@ import { parseBody, parseNoBody, parseParams, parseQuery } from './request.ts';
 export interface ApiResponse {
   status: number;
   body?: unknown;
+  /** A body sent as it is, not as JSON (a statement as CSV); its content type is in `headers`. */
+  text?: string;
   headers?: Record<string, string>;
 }
 
@@ -77,6 +79,11 @@ export function ok(body: unknown, status = 200, headers?: Record<string, string>
   return { status, body, ...(headers ? { headers } : {}) };
 }
 
+/** 200 with a body that is not JSON, in this media type. */
+export function okText(text: string, contentType: string, headers?: Record<string, string>): ApiResponse {
+  return { status: 200, text, headers: { ...headers, 'content-type': contentType } };
+}
+
 function lifecycle(definition: RouteDefinition): ApiMiddleware {
   const finish = (request: Request<ApiEvent, ApiResult, Error, Context>, reply: ApiResponse) => {
     const state = states.get(request.event);
@@ -91,7 +98,7 @@ function lifecycle(definition: RouteDefinition): ApiMiddleware {
     request.response = {
       statusCode: reply.status,
       headers,
-      body: reply.body === undefined ? '' : JSON.stringify(reply.body),
+      body: reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)),
     };
     logger.info('request', {
       route: `${definition.method} ${definition.path}`,
@@ -182,7 +189,8 @@ function input(definition: RouteDefinition): ApiMiddleware {
       const state = stateOf(request);
       const { body, query, params } = definition.request ?? {};
       if (params) state.params = parseParams(params, request.event);
-      if (query) state.query = parseQuery(query, request.event);
+      // Only a row that documents `invalid_query` refuses parameters it does not know; the others ignore them.
+      if (query) state.query = parseQuery(query, request.event, { refuseUnknown: definition.errors?.includes('invalid_query') ?? false });
       if (body) state.body = parseBody(body, request.event);
       else if (takesNoBody(definition)) parseNoBody(request.event);
       // What the row says the route needs, checked once here rather than at the top of each handler.

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
-import { cancellationReasons, dynamo, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
+import { cancellationReasons, dynamo, queryAll, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
 import { keys, listSortKey, startingIndex } from './keys.ts';
 import type { StoredPrice } from './quotes.ts';
 import { readPage } from './cursors.ts';
@@ -9,6 +9,7 @@ import { newOutboxEvent, outboxPut } from './outbox.ts';
 import { operationMoved } from '#platform/metrics.ts';
 import { money } from '#domain/money.ts';
 import { isRunning, type PaymentState } from '#domain/paymentStates.ts';
+import type { StatementRow } from '#domain/statements.ts';
 import type { Beneficiary, Originator, TransactionListItem, TransactionStatus } from '#schemas/transactions.ts';
 
 /**
@@ -242,6 +243,25 @@ export async function listTransactions(
     'transactionId, corridor, send, recipientReference, createdAt',
   );
   return { rows: items.map((item) => listItemView(item as unknown as TransactionRecord)), nextCursor };
+}
+
+/**
+ * The payments initiated in `[from, to)` (ISO instants in UTC with milliseconds), oldest first: one
+ * range of the list index, whose sort key `<createdAt>#<id>` orders as time does (createdAt is always
+ * `toISOString()`, 24 characters). `BETWEEN from AND to` is the half-open window: a payment stamped
+ * exactly `to` sorts as `to#…`, after `to`, and one stamped `from` as `from#…`, inside. What it reads
+ * grows with the window's payments, never with the organization's others (docs/decisions/096).
+ */
+export async function statementRows(organizationId: string, period: { from: string; to: string }): Promise<StatementRow[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :list AND gsi1sk BETWEEN :from AND :to',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':list': listKey(organizationId), ':from': period.from, ':to': period.to },
+    ProjectionExpression: 'transactionId, corridor, send, fee, #state, recipientReference, createdAt',
+  });
+  return items as unknown as StatementRow[];
 }
 
 /**
