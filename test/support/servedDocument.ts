@@ -106,7 +106,7 @@ export function servedDocument(document: OpenApiDocument): ServedDocument {
       }
       const schema = response?.content?.[mediaType]?.schema;
       if (!schema) return undefined;
-      const validate = validatorOf(where, schema);
+      const validate = validatorOf(mediaType === 'application/json' ? where : `${where} ${mediaType}`, schema);
       return validate(body) ? undefined : `${where}: ${describe(validate.errors)}`;
     },
   };
