@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, TransactGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { cancellationReasons, dynamo, queryAll, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
 import { keys, listSortKey, startingIndex } from './keys.ts';
 import type { StoredPrice } from './quotes.ts';
@@ -14,7 +14,7 @@ import type { Beneficiary, Originator, TransactionListItem, TransactionStatus } 
 
 /**
  * Payment items: `ORG#<org> / TX#<transactionId>`, listed newest first through gsi1
- * (`ORG#<org>#TX`, `<createdAt>#<transactionId>`). Every change of state is one conditional
+ * (`ORG#<org>#TX`, `<createdAt>#<transactionId>`), and on gsi3 with the same keys for statements. Every change of state is one conditional
  * update on the state it expects (so a task delivered twice changes nothing the second time),
  * appends to the timeline, and writes its outbox event in the same transaction.
  */
@@ -113,6 +113,7 @@ export function createTransactionItems(tx: TransactionRecord) {
           ...tx,
           gsi1pk: listKey(tx.organizationId),
           gsi1sk: listSortKey(tx.createdAt, tx.transactionId),
+          ...statementIndexKeys(tx),
           // Until its workflow moves it out of FUNDED (transitionItems), the sweeper can find it.
           ...(tx.state === 'FUNDED' ? { gsi2pk: startingIndex.pk, gsi2sk: startingIndex.sk(tx.createdAt, 'payment', tx.organizationId, tx.transactionId) } : {}),
         },
@@ -156,7 +157,7 @@ export async function getTransactionAndHold(
 }
 
 function fromItem(item: Record<string, unknown>): TransactionRecord {
-  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, ...record } = item;
+  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, gsi3pk: _g5, gsi3sk: _g6, ...record } = item;
   return record as unknown as TransactionRecord;
 }
 
@@ -246,22 +247,67 @@ export async function listTransactions(
 }
 
 /**
+ * A payment's place on the statement index (gsi3, docs/decisions/096): the same partition and sort key
+ * as its list row, on an index that projects only a statement line's fields.
+ */
+function statementIndexKeys(tx: Pick<TransactionRecord, 'organizationId' | 'transactionId' | 'createdAt'>) {
+  return { gsi3pk: listKey(tx.organizationId), gsi3sk: listSortKey(tx.createdAt, tx.transactionId) };
+}
+
+/**
  * The payments initiated in `[from, to)` (ISO instants in UTC with milliseconds), oldest first: one
- * range of the list index, whose sort key `<createdAt>#<id>` orders as time does (createdAt is always
- * `toISOString()`, 24 characters). `BETWEEN from AND to` is the half-open window: a payment stamped
- * exactly `to` sorts as `to#…`, after `to`, and one stamped `from` as `from#…`, inside. What it reads
- * grows with the window's payments, never with the organization's others (docs/decisions/096).
+ * range of the statement index, whose sort key `<createdAt>#<id>` orders as time does (createdAt is
+ * always `toISOString()`, 24 characters). `BETWEEN from AND to` is the half-open window: a payment
+ * stamped exactly `to` sorts as `to#…`, after `to`, and one stamped `from` as `from#…`, inside. What it
+ * reads grows with the window's payments, never with the organization's others.
  */
 export async function statementRows(organizationId: string, period: { from: string; to: string }): Promise<StatementRow[]> {
   const items = await queryAll({
     TableName: tableName(),
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :list AND gsi1sk BETWEEN :from AND :to',
+    IndexName: 'gsi3',
+    KeyConditionExpression: 'gsi3pk = :list AND gsi3sk BETWEEN :from AND :to',
     ExpressionAttributeNames: { '#state': 'state' },
     ExpressionAttributeValues: { ':list': listKey(organizationId), ':from': period.from, ':to': period.to },
     ProjectionExpression: 'transactionId, corridor, send, fee, #state, recipientReference, createdAt',
   });
   return items as unknown as StatementRow[];
+}
+
+/**
+ * Once, for a table written before the statement index: puts every payment on it (ops CLI
+ * `statements backfill`, `npm start` with DATA_DIR). A migration, so a scan; running it again
+ * finds nothing to do. A payment created meanwhile already carries its keys.
+ */
+export async function backfillStatementIndex(): Promise<{ payments: number }> {
+  let payments = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'entity = :transaction AND attribute_not_exists(gsi3pk)',
+        ExpressionAttributeValues: { ':transaction': transactionEntity },
+        ProjectionExpression: 'organizationId, transactionId, createdAt',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const tx = item as Pick<TransactionRecord, 'organizationId' | 'transactionId' | 'createdAt'>;
+      const index = statementIndexKeys(tx);
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.transaction(tx.organizationId, tx.transactionId),
+          UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':pk': index.gsi3pk, ':sk': index.gsi3sk },
+        }),
+      );
+      payments += 1;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return { payments };
 }
 
 /**

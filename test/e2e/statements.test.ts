@@ -4,7 +4,7 @@ import { call, createTestOrganization, startTestService, type TestOrganization, 
 import { until } from '../support/eventually.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { batchPutAll } from '#store/client.ts';
-import { createTransactionItems, getTransaction, type TransactionRecord } from '#store/transactions.ts';
+import { backfillStatementIndex, createTransactionItems, getTransaction, type TransactionRecord } from '#store/transactions.ts';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { statementCsvColumns } from '#schemas/statements.ts';
@@ -232,6 +232,19 @@ describe('GET /statements', () => {
     // A window with nothing in it is an empty statement, not an error.
     const empty = await statement(org, '?from=2025-01-01T00:00:00Z&to=2025-01-02T00:00:00Z');
     expect(empty.body).toMatchObject({ lines: [], totals: { transactionCount: 0, initiatedVolume: [], feesEarned: [] } });
+  });
+
+  it('puts payments from before the statement index on it with the backfill, once', async () => {
+    const template = (await getTransaction(org.organizationId, ids.reconciled!))!;
+    const createdAt = '2026-04-01T12:00:00.000Z';
+    const { gsi3pk: _pk, gsi3sk: _sk, ...old } = createTransactionItems({ ...template, transactionId: `old-${seq}`, createdAt, updatedAt: createdAt })[0]!.Put.Item as Record<string, unknown>;
+    await batchPutAll([old]);
+    const query = '?from=2026-04-01T00:00:00Z&to=2026-04-02T00:00:00Z';
+    expect((await statement(org, query)).body.lines).toEqual([]);
+    expect((await backfillStatementIndex()).payments).toBeGreaterThanOrEqual(1);
+    const { body } = await until(() => statement(org, query), (answer) => answer.body.lines.length > 0, { what: 'the backfilled payment on the statement' });
+    expect(body.lines).toEqual([expect.objectContaining({ transactionId: `old-${seq}`, initiatedAt: createdAt, fee: [{ amount: template.fee, currency: 'USDC', scale: 6 }] })]);
+    expect((await backfillStatementIndex()).payments).toBe(0);
   });
 
   it('refuses a period that is not one, an unknown parameter and a malformed date', async () => {
