@@ -58,7 +58,7 @@ const usage = `usage (add --stage simulated|sandbox|production to reach a deploy
   admin org limits <organizationId> <initiate|write|read> --burst N --per-second N   (or --default)
   admin org rotate-key <organizationId>      (a new organization key; the old one stops at once)
   admin org migrate-keys                     (once, for a table from before key items: decision 077)
-  admin statements backfill                  (once, for a table from before the statement index: decision 096)
+  admin statements backfill                  (once, for a table from before statement lines: decision 096)
   admin mail latest [--to <address>]         (the newest message in the local mail outbox)
   admin chain-deposit simulate <organizationId> --network <network> --amount <USDC> [--tx-hash <hash>]
                                              (USDC arriving on chain, as a custodian would report it; simulated only)
@@ -172,9 +172,9 @@ try {
     if (!replaced) fail(`no organization ${organizationId}`);
     console.log(JSON.stringify({ organizationId, apiKey: replaced.apiKey.apiKey, role: 'owner', revokedKeys: replaced.revokedKeyIds.length }));
   } else if (group === 'statements' && command === 'backfill') {
-    // Once, after the deploy that adds the statement index (decision 096); running it again puts nothing.
-    const { backfillStatementIndex } = await import('#store/transactions.ts');
-    console.log(JSON.stringify(await backfillStatementIndex()));
+    // Once, for payments written before statement lines (decision 096); running it again writes nothing.
+    const { backfillFeeLines } = await import('#store/transactions.ts');
+    console.log(JSON.stringify(await backfillFeeLines()));
   } else if (group === 'org' && command === 'migrate-keys') {
     // Once, for a table written before key items (decision 077); running it again moves nothing.
     console.log(JSON.stringify(await moveAllLegacyKeys()));

@@ -13,38 +13,12 @@ export const table = {
     { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
     // Lookups by an external handle (wallet externalId, deposit reference, quote id): gsi2pk = <kind>#<handle>.
     { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
-    // Statement lines (docs/decisions/096): payments only, gsi3pk = ORG#<id>#TX, gsi3sk = <createdAt>#<id>,
-    // carrying only what a line needs, so a statement of 10,000 payments reads about 2.5 MB, not 17.
-    {
-      name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk',
-      include: ['transactionId', 'corridor', 'send', 'fee', 'state', 'recipientReference', 'createdAt'],
-    },
   ],
   /** Epoch seconds; DynamoDB deletes expired quotes and rate records on its own schedule. */
   timeToLiveAttribute: 'ttl',
   /** The outbox rides the stream: NEW_IMAGE is all the event forwarder needs. */
   streamViewType: 'NEW_IMAGE',
 } as const;
-
-export interface GlobalIndex {
-  name: string;
-  partitionKey: string;
-  sortKey: string;
-  /** Attributes projected besides the keys; every attribute when absent. */
-  include?: readonly string[];
-}
-
-/** The index as CreateTable and UpdateTable take it. */
-export function globalIndexInput(index: GlobalIndex) {
-  return {
-    IndexName: index.name,
-    KeySchema: [
-      { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
-      { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
-    ],
-    Projection: index.include ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.include] } : { ProjectionType: 'ALL' as const },
-  };
-}
 
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const keyAttributes = [
@@ -60,7 +34,14 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
       { AttributeName: table.partitionKey, KeyType: 'HASH' },
       { AttributeName: table.sortKey, KeyType: 'RANGE' },
     ],
-    GlobalSecondaryIndexes: (table.globalIndexes as readonly GlobalIndex[]).map(globalIndexInput),
+    GlobalSecondaryIndexes: table.globalIndexes.map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
     StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamViewType },
   };
 }

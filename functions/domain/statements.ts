@@ -4,7 +4,6 @@
  */
 import type { Money } from '#schemas/common.ts';
 import { statementCsvColumns, type Statement, type StatementLine } from '#schemas/statements.ts';
-import type { PaymentState } from './paymentStates.ts';
 import { formatDecimal, money } from './money.ts';
 
 /** The contract's default window: `from` is this long before `to`. */
@@ -46,19 +45,20 @@ export interface StatementRow {
   corridor: { from: string; to: string; destinationCountry: string };
   /** Minor units of `corridor.from`, as are `fee`. */
   send: string;
+  /** The fee priced for the payment; realized only once `feeRealized`. */
   fee: string;
-  state: PaymentState;
+  /**
+   * Set in the transaction that reaches RECONCILED, the one whose ledger capture credits this fee
+   * to `revenue:fees`; never set for a payment that failed, was refunded or is still running.
+   */
+  feeRealized: boolean;
   recipientReference: string;
   createdAt: string;
 }
 
-/**
- * The fee a payment has realized: its whole fee once RECONCILED (the state is written in the same
- * transaction as the ledger's capture, whose `revenue:fees` leg is this fee), nothing in any other
- * state: failed, refunded, or still running.
- */
+/** The fee a payment has realized: its whole fee once reconciled, nothing before or otherwise. */
 export function realizedFee(row: StatementRow): Money[] {
-  return row.state === 'RECONCILED' ? [money(BigInt(row.fee), row.corridor.from)] : [];
+  return row.feeRealized ? [money(BigInt(row.fee), row.corridor.from)] : [];
 }
 
 function addTo(sums: Map<string, bigint>, amount: Money): void {

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, ScanCommand, TransactGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { cancellationReasons, dynamo, queryAll, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
 import { keys, listSortKey, startingIndex } from './keys.ts';
 import type { StoredPrice } from './quotes.ts';
@@ -14,7 +14,7 @@ import type { Beneficiary, Originator, TransactionListItem, TransactionStatus } 
 
 /**
  * Payment items: `ORG#<org> / TX#<transactionId>`, listed newest first through gsi1
- * (`ORG#<org>#TX`, `<createdAt>#<transactionId>`), and on gsi3 with the same keys for statements. Every change of state is one conditional
+ * (`ORG#<org>#TX`, `<createdAt>#<transactionId>`); each with its statement line (`feeLinePut`). Every change of state is one conditional
  * update on the state it expects (so a task delivered twice changes nothing the second time),
  * appends to the timeline, and writes its outbox event in the same transaction.
  */
@@ -113,13 +113,13 @@ export function createTransactionItems(tx: TransactionRecord) {
           ...tx,
           gsi1pk: listKey(tx.organizationId),
           gsi1sk: listSortKey(tx.createdAt, tx.transactionId),
-          ...statementIndexKeys(tx),
           // Until its workflow moves it out of FUNDED (transitionItems), the sweeper can find it.
           ...(tx.state === 'FUNDED' ? { gsi2pk: startingIndex.pk, gsi2sk: startingIndex.sk(tx.createdAt, 'payment', tx.organizationId, tx.transactionId) } : {}),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
+    feeLinePut(tx),
     outboxPut(event),
   ];
 }
@@ -157,7 +157,7 @@ export async function getTransactionAndHold(
 }
 
 function fromItem(item: Record<string, unknown>): TransactionRecord {
-  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, gsi3pk: _g5, gsi3sk: _g6, ...record } = item;
+  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, ...record } = item;
   return record as unknown as TransactionRecord;
 }
 
@@ -208,6 +208,8 @@ export function transitionItems(tx: TransactionRecord, transition: Transition) {
   ];
   // A batch's item moves its batch's count with it, so the batch's counts are exact at every read.
   if (tx.batchId !== undefined && tx.batchShard !== undefined) items.push(batchCountMove(tx.organizationId, tx.batchId, tx.batchShard, tx.state, transition.to));
+  // The fee is realized with the capture this transition travels with (functions/operations/payment/progress.ts).
+  if (transition.to === 'RECONCILED') items.push(feeLinePut(next));
   const eventType = announcedStates[transition.to];
   if (eventType) items.push(outboxPut(newOutboxEvent(eventType, tx.organizationId, statusView(next), now)));
   return { items, next };
@@ -247,67 +249,67 @@ export async function listTransactions(
 }
 
 /**
- * A payment's place on the statement index (gsi3, docs/decisions/096): the same partition and sort key
- * as its list row, on an index that projects only a statement line's fields.
+ * A payment's statement line (decision 096): `ORG#<org> / FEELINE#<createdAt>#<transactionId>`, the
+ * few fields a line shows, written with the payment and written again, whole, in the transaction that
+ * captures its hold at RECONCILED (`feeRealized`). Whole rather than updated: a payment from before
+ * lines existed gets its line there too, and the backfill's conditional Put then leaves it alone.
  */
-function statementIndexKeys(tx: Pick<TransactionRecord, 'organizationId' | 'transactionId' | 'createdAt'>) {
-  return { gsi3pk: listKey(tx.organizationId), gsi3sk: listSortKey(tx.createdAt, tx.transactionId) };
+export const feeLineEntity = 'feeLine';
+
+function feeLinePut(tx: TransactionRecord) {
+  const line: StatementRow = {
+    transactionId: tx.transactionId,
+    corridor: tx.corridor,
+    send: tx.send,
+    fee: tx.fee,
+    feeRealized: tx.state === 'RECONCILED',
+    recipientReference: tx.recipientReference,
+    createdAt: tx.createdAt,
+  };
+  return { Put: { TableName: tableName(), Item: { ...keys.feeLine(tx.organizationId, tx.createdAt, tx.transactionId), entity: feeLineEntity, ...line } } };
 }
 
 /**
- * The payments initiated in `[from, to)` (ISO instants in UTC with milliseconds), oldest first: one
- * range of the statement index, whose sort key `<createdAt>#<id>` orders as time does (createdAt is
- * always `toISOString()`, 24 characters). `BETWEEN from AND to` is the half-open window: a payment
- * stamped exactly `to` sorts as `to#…`, after `to`, and one stamped `from` as `from#…`, inside. What it
- * reads grows with the window's payments, never with the organization's others.
+ * The lines of the payments initiated in `[from, to)` (ISO instants in UTC with milliseconds), oldest
+ * first: one key range of the organization's partition. createdAt is always `toISOString()` (24
+ * characters), so string order is time order, and `BETWEEN FEELINE#<from> AND FEELINE#<to>` is the
+ * half-open window: a line stamped exactly `to` sorts as `…<to>#<id>`, after the upper bound, one
+ * stamped `from` inside. What it reads grows with the window's payments, never with the others.
  */
 export async function statementRows(organizationId: string, period: { from: string; to: string }): Promise<StatementRow[]> {
+  const { pk } = keys.organization(organizationId);
   const items = await queryAll({
     TableName: tableName(),
-    IndexName: 'gsi3',
-    KeyConditionExpression: 'gsi3pk = :list AND gsi3sk BETWEEN :from AND :to',
-    ExpressionAttributeNames: { '#state': 'state' },
-    ExpressionAttributeValues: { ':list': listKey(organizationId), ':from': period.from, ':to': period.to },
-    ProjectionExpression: 'transactionId, corridor, send, fee, #state, recipientReference, createdAt',
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': pk, ':from': `FEELINE#${period.from}`, ':to': `FEELINE#${period.to}` },
+    ProjectionExpression: 'transactionId, corridor, send, fee, feeRealized, recipientReference, createdAt',
   });
   return items as unknown as StatementRow[];
 }
 
 /**
- * Once, for a table written before the statement index: puts every payment on it (ops CLI
- * `statements backfill`, `npm start` with DATA_DIR). A migration, so a scan; running it again
- * finds nothing to do. A payment created meanwhile already carries its keys.
+ * Once, for a table written before statement lines: a line for every payment that has none (ops CLI
+ * `statements backfill`, `npm start` with DATA_DIR). A migration, so a scan; a line already there
+ * (written meanwhile by a reconciliation) is left alone, and running it again writes nothing.
  */
-export async function backfillStatementIndex(): Promise<{ payments: number }> {
-  let payments = 0;
+export async function backfillFeeLines(): Promise<{ lines: number }> {
+  let lines = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await dynamo().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'entity = :transaction AND attribute_not_exists(gsi3pk)',
-        ExpressionAttributeValues: { ':transaction': transactionEntity },
-        ProjectionExpression: 'organizationId, transactionId, createdAt',
-        ExclusiveStartKey: startKey,
-      }),
+      new ScanCommand({ TableName: tableName(), FilterExpression: 'entity = :transaction', ExpressionAttributeValues: { ':transaction': transactionEntity }, ExclusiveStartKey: startKey }),
     );
     for (const item of page.Items ?? []) {
-      const tx = item as Pick<TransactionRecord, 'organizationId' | 'transactionId' | 'createdAt'>;
-      const index = statementIndexKeys(tx);
-      await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.transaction(tx.organizationId, tx.transactionId),
-          UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':pk': index.gsi3pk, ':sk': index.gsi3sk },
-        }),
-      );
-      payments += 1;
+      try {
+        await dynamo().send(new PutCommand({ ...feeLinePut(fromItem(item)).Put, ConditionExpression: 'attribute_not_exists(pk)' }));
+        lines += 1;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  return { payments };
+  return { lines };
 }
 
 /**

