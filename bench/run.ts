@@ -13,10 +13,12 @@
  *   AWS list-price cost per 1,000 payments.
  * - batches (bench/batches.ts): a 1,000-item batch, its 202 and the time until every item ended,
  *   calls, capacity and transitions per item, and the cost per 1,000 batch items;
+ * - statements (bench/statements.ts): GET /statements of 10,000 payments, JSON and CSV, p50/p99, its
+ *   DynamoDB calls and read units, and the same after 20,000 more payments outside its window;
  * - treasury (bench/treasury.ts): a simulated wire deposit to DELIVERED, a withdrawal to SENT and an
  *   off-ramp to PAID, with DynamoDB calls and workflow transitions per operation.
  * BENCH_SECONDS (default 5) sets each autocannon run's duration. BENCH_ONLY (a comma-separated list
- * of sections: http, teamSize, payments, treasury, batches, lambdas) runs only those, for a figure
+ * of sections: http, teamSize, payments, treasury, batches, statements, lambdas) runs only those, for a figure
  * re-measured on its own; the whole bench is the default.
  */
 export {};
@@ -39,6 +41,7 @@ const { lambdaBundleFigures } = await import('./lambdaFigures.ts');
 const { paymentFigures } = await import('./payments.ts');
 const { treasuryFigures } = await import('./treasury.ts');
 const { batchFigures } = await import('./batches.ts');
+const { statementFigures } = await import('./statements.ts');
 const { teamSizeFigures } = await import('./teamSize.ts');
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -205,6 +208,7 @@ try {
   const payments = await section('payments', () => paymentFigures({ service, seconds, log }));
   const treasury = await section('treasury', () => treasuryFigures({ service, seconds, log }));
   const batches = await section('batches', () => batchFigures({ service, log }));
+  const statements = await section('statements', () => statementFigures({ service, log }));
 
   const lambdas = await section('lambdas', () => {
     log('bundling Lambda entry points and timing cold imports');
@@ -223,6 +227,7 @@ try {
     payments,
     treasury,
     batches,
+    statements,
   };
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 } finally {

@@ -5,6 +5,7 @@
  *   npm run --silent admin -- org limits <organizationId> <initiate|write|read> --burst N --per-second N  (or --default)
  *   npm run --silent admin -- org rotate-key <organizationId>
  *   npm run --silent admin -- org migrate-keys
+ *   npm run --silent admin -- statements backfill
  *   npm run --silent admin -- mail latest [--to <address>]
  *   npm run --silent admin -- mail bounce <address> [--reason "<text>"]
  *   npm run --silent admin -- chain-deposit simulate <organizationId> --network <network> --amount <USDC> [--tx-hash <hash>]
@@ -58,6 +59,7 @@ const usage = `usage (add --stage simulated|sandbox|production to reach a deploy
   admin org limits <organizationId> <initiate|write|read> --burst N --per-second N   (or --default)
   admin org rotate-key <organizationId>      (a new organization key; the old one stops at once)
   admin org migrate-keys                     (once, for a table from before key items: decision 077)
+  admin statements backfill                  (once, for a table from before statement lines: decision 096)
   admin mail latest [--to <address>]         (the newest message in the local mail outbox)
   admin mail bounce <address> [--reason "<text>"]
                                              (records a permanent bounce of the address, as SES's feedback does:
@@ -173,6 +175,10 @@ try {
     const replaced = await replaceOrganizationKeys(organizationId, config().SERVICE_ENVIRONMENT);
     if (!replaced) fail(`no organization ${organizationId}`);
     console.log(JSON.stringify({ organizationId, apiKey: replaced.apiKey.apiKey, role: 'owner', revokedKeys: replaced.revokedKeyIds.length }));
+  } else if (group === 'statements' && command === 'backfill') {
+    // Once, for payments written before statement lines (decision 096); running it again writes nothing.
+    const { backfillFeeLines } = await import('#store/transactions.ts');
+    console.log(JSON.stringify(await backfillFeeLines()));
   } else if (group === 'org' && command === 'migrate-keys') {
     // Once, for a table written before key items (decision 077); running it again moves nothing.
     console.log(JSON.stringify(await moveAllLegacyKeys()));

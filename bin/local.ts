@@ -14,6 +14,7 @@ const path = await import('node:path');
 const { startLocalService } = await import('../lib/local/service.ts');
 const { onboardOrganization } = await import('../lib/ops/onboarding.ts');
 const { getApiKey, moveAllLegacyKeys } = await import('#store/organizations.ts');
+const { backfillFeeLines } = await import('#store/transactions.ts');
 const { parseApiKey } = await import('#domain/apiKeys.ts');
 const { config } = await import('#platform/config.ts');
 
@@ -77,6 +78,8 @@ async function demoOrganization(): Promise<Demo> {
 
 // Data kept from before key items (decision 077): its keys move out of the organization items once.
 if (dataDir) await moveAllLegacyKeys();
+// Payments kept from before statement lines (decision 096) get theirs once.
+if (dataDir) await backfillFeeLines();
 const demo = await demoOrganization();
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 console.log(`

@@ -42,3 +42,14 @@ export const Statement = z
       'A recomputed snapshot, not an invoice: fees are realized fees, and figures can change when a payment in the window later reconciles or refunds.',
   });
 export type Statement = z.infer<typeof Statement>;
+
+/** The columns of a statement as CSV (`Accept: text/csv`), in order. */
+export const statementCsvColumns = [
+  'transactionId', 'initiatedAt', 'fromCurrency', 'toCurrency', 'destinationCountry', 'sendAmount', 'recipientReference', 'fee', 'feeCurrency',
+] as const;
+
+export const statementCsvDescription =
+  `With \`Accept: text/csv\`: the same statement as CSV (RFC 4180, CRLF line ends, UTF-8). A header row \`${statementCsvColumns.join(',')}\`, ` +
+  "then one row per line in the same order. Amounts are decimal strings in their currency's scale (`250.000000`); `fee` and `feeCurrency` " +
+  'are the realized fee (a payment realizes at most one, in its send currency), empty where nothing was realized. A field a spreadsheet ' +
+  "would read as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is prefixed with `'`. Totals are not repeated: sum the columns.";

@@ -37,7 +37,7 @@ export const features = {
   'api-keys': { status: 'live', reason: 'Member and organization keys rotate at once: the old key is refused on the very next request; the ops CLI issues a new organization key when one is lost.' },
   webhooks: { status: 'planned', reason: 'Webhook registration and delivery are not built yet.' },
   notifications: { status: 'live', reason: "Per-member e-mail of the seven events, to an address verified by a single-use link, with one-click unsubscribe (RFC 8058); bounces and complaints suppress the address until it is verified again. Sent as an .eml outbox in simulated, through Amazon SES elsewhere; `verificationAvailable` is false on a stack with no mail transport (docs/decisions/094)." },
-  statements: { status: 'planned', reason: 'Statements are not configured: they read realized fees from the ledger.' },
+  statements: { status: 'live', reason: "Realized fees and initiated volume of the organization's payments (batch items included) in a half-open period, as JSON or CSV (Accept: text/csv), recomputed at each read from the line each payment keeps (its fee realized with the capture at RECONCILED): the same read on every environment, needing nothing but the service's own table (docs/decisions/096)." },
   sandbox: {
     status: 'simulated',
     reason: 'Tools that fake only the payer or a balance (simulate-wire, simulate-payment, topup-eurc) and ready-to-send inputs with the outcome bands (sandbox-prefill). Never on production (docs/decisions/062).',

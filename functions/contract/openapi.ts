@@ -234,7 +234,14 @@ function operationOf(definition: RouteDefinition, sharedResponses: Map<string, R
     successResponses[status] = {
       description: response.description,
       ...(definition.auth === 'key' ? { headers: rateLimitHeaders } : {}),
-      ...(response.schema ? { content: { 'application/json': { schema: response.schema } } } : {}),
+      ...(response.schema
+        ? {
+            content: {
+              'application/json': { schema: response.schema },
+              ...(response.alsoAs ? { [response.alsoAs.mediaType]: { schema: z.string().meta({ description: response.alsoAs.description }) } } : {}),
+            },
+          }
+        : {}),
       ...(response.html ? { content: { 'text/html': { schema: z.string() } } } : {}),
     };
   }

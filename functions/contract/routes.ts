@@ -31,7 +31,7 @@ import { DeletedWebhookEndpoint, PutWebhookEndpointBody, RegisteredWebhookEndpoi
 import {
   NotificationLinkQuery, NotificationPreferences, PutNotificationPreferencesBody, UnsubscribeForm, VerificationSent, VerifyEmailForm,
 } from '#schemas/notifications.ts';
-import { Statement, StatementQuery } from '#schemas/statements.ts';
+import { Statement, StatementQuery, statementCsvDescription } from '#schemas/statements.ts';
 import {
   EurcTopUp, SandboxPrefill, SimulateOnRampPaymentParams, SimulateWireBody, SimulatedOnRampPayment, SimulatedWire, TopUpEurcBody,
 } from '#schemas/sandbox.ts';
@@ -64,6 +64,8 @@ export interface RouteResponse {
   schema?: z.ZodType;
   /** A page for a person (`text/html`) rather than JSON: the links e-mailed to members open these. */
   html?: true;
+  /** The same answer in another media type the caller may ask for with Accept (a statement as CSV): a text body. */
+  alsoAs?: { mediaType: string; description: string };
 }
 
 export interface RouteDefinition<R extends RouteRequest = RouteRequest> {
@@ -449,8 +451,14 @@ export const unsubscribe = route({
 // ---- Statements --------------------------------------------------------------------------
 
 export const getStatement = route({
-  operationId: 'getStatement', method: 'GET', path: '/statements', handler: planned, auth: 'key',
-  kyb: false, feature: 'statements', summary: 'Realized fees and volume for a period.', request: { query: StatementQuery }, responses: { 200: { ...ok[200], schema: Statement } }, errors: ['invalid_period', 'invalid_query', 'validation'],
+  operationId: 'getStatement', method: 'GET', path: '/statements', handler: 'functions/api/statements/getStatement.ts', auth: 'key',
+  kyb: false, feature: 'statements', summary: 'Realized fees and volume for a period.', request: { query: StatementQuery }, responses: {
+    200: {
+      ...ok[200], schema: Statement,
+      alsoAs: { mediaType: 'text/csv', description: statementCsvDescription },
+    },
+  },
+  errors: ['invalid_period', 'invalid_query', 'validation'],
 });
 
 // ---- Sandbox tools -----------------------------------------------------------------------

@@ -30,8 +30,11 @@ import { parseBody, parseForm, parseNoBody, parseParams, parseQuery } from './re
 export interface ApiResponse {
   status: number;
   body?: unknown;
-  /** A page for a person instead of a JSON body: the rows whose response says `html` (docs/decisions/094). */
-  html?: string;
+  /**
+   * A body sent as it is, not as JSON, its content type in `headers`: a statement as CSV (096), a
+   * page for a person on the rows whose response says `html` (094).
+   */
+  text?: string;
   headers?: Record<string, string>;
 }
 
@@ -80,8 +83,14 @@ export function ok(body: unknown, status = 200, headers?: Record<string, string>
   return { status, body, ...(headers ? { headers } : {}) };
 }
 
+/** A body that is not JSON, in this media type. */
+export function okText(text: string, contentType: string, headers?: Record<string, string>, status = 200): ApiResponse {
+  return { status, text, headers: { ...headers, 'content-type': contentType } };
+}
+
+/** A page for a person (the links e-mailed to members open these). */
 export function page(html: string, status = 200): ApiResponse {
-  return { status, html };
+  return okText(html, 'text/html; charset=utf-8', undefined, status);
 }
 
 function lifecycle(definition: RouteDefinition): ApiMiddleware {
@@ -89,7 +98,7 @@ function lifecycle(definition: RouteDefinition): ApiMiddleware {
     const state = states.get(request.event);
     const requestId = state?.requestId ?? randomUUID();
     const headers: Record<string, string> = {
-      'content-type': reply.html === undefined ? 'application/json' : 'text/html; charset=utf-8',
+      'content-type': 'application/json',
       'cache-control': 'no-store',
       'x-request-id': requestId,
       ...state?.headers,
@@ -98,7 +107,7 @@ function lifecycle(definition: RouteDefinition): ApiMiddleware {
     request.response = {
       statusCode: reply.status,
       headers,
-      body: reply.html ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)),
+      body: reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)),
     };
     logger.info('request', {
       route: `${definition.method} ${definition.path}`,
@@ -189,7 +198,8 @@ function input(definition: RouteDefinition): ApiMiddleware {
       const state = stateOf(request);
       const { body, form, query, params } = definition.request ?? {};
       if (params) state.params = parseParams(params, request.event);
-      if (query) state.query = parseQuery(query, request.event);
+      // Only a row that documents `invalid_query` refuses parameters it does not know; the others ignore them.
+      if (query) state.query = parseQuery(query, request.event, { refuseUnknown: definition.errors?.includes('invalid_query') ?? false });
       if (body) state.body = parseBody(body, request.event);
       else if (form) state.body = parseForm(form, request.event);
       else if (takesNoBody(definition)) parseNoBody(request.event);

@@ -97,8 +97,20 @@ export function parseNoBody(event: APIGatewayProxyEventV2): void {
   validate(z.strictObject({}), readJsonBody(event), 'body');
 }
 
-export function parseQuery<T extends z.ZodType>(schema: T, event: APIGatewayProxyEventV2): z.infer<T> {
-  return validate(schema, event.queryStringParameters ?? {}, 'query');
+/** The query, validated; with `refuseUnknown`, a parameter the schema does not name is 400 `invalid_query` first. */
+export function parseQuery<T extends z.ZodType>(schema: T, event: APIGatewayProxyEventV2, options: { refuseUnknown?: boolean } = {}): z.infer<T> {
+  const query = event.queryStringParameters ?? {};
+  if (options.refuseUnknown && schema instanceof z.ZodObject) {
+    const known = Object.keys(schema.shape);
+    const unknown = Object.keys(query).filter((name) => !known.includes(name));
+    if (unknown.length > 0) {
+      throw new ApiError(
+        'invalid_query',
+        `Unknown query parameter${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 5).map((name) => `\`${name.slice(0, 64)}\``).join(', ')}${unknown.length > 5 ? ', …' : ''}; this endpoint takes only ${known.map((name) => `\`${name}\``).join(', ')}.`,
+      );
+    }
+  }
+  return validate(schema, query, 'query');
 }
 
 export function parseParams<T extends z.ZodType>(schema: T, event: APIGatewayProxyEventV2): z.infer<T> {

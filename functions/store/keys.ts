@@ -25,6 +25,8 @@ export const keys = {
   journalEntry: (organizationId: string, entryId: string) => ({ pk: `ORG#${organizationId}`, sk: `JOURNAL#${entryId}` }),
   quote: (organizationId: string, quoteId: string) => ({ pk: `ORG#${organizationId}`, sk: `QUOTE#${quoteId}` }),
   transaction: (organizationId: string, transactionId: string) => ({ pk: `ORG#${organizationId}`, sk: `TX#${transactionId}` }),
+  /** A payment's statement line (decision 096): beside it, sorted by when it was initiated, so a period is one key range. */
+  feeLine: (organizationId: string, createdAt: string, transactionId: string) => ({ pk: `ORG#${organizationId}`, sk: `FEELINE#${createdAt}#${transactionId}` }),
   /** A batch payout (functions/store/batches.ts): the batch as accepted, with its one funding transfer. */
   batch: (organizationId: string, batchId: string) => ({ pk: `ORG#${organizationId}`, sk: `BATCH#${batchId}` }),
   /**

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
-import { cancellationReasons, dynamo, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
+import { GetCommand, PutCommand, ScanCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
+import { cancellationReasons, dynamo, queryAll, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
 import { keys, listSortKey, startingIndex } from './keys.ts';
 import type { StoredPrice } from './quotes.ts';
 import { readPage } from './cursors.ts';
@@ -9,11 +9,12 @@ import { newOutboxEvent, outboxPut } from './outbox.ts';
 import { operationMoved } from '#platform/metrics.ts';
 import { money } from '#domain/money.ts';
 import { isRunning, type PaymentState } from '#domain/paymentStates.ts';
+import type { StatementRow } from '#domain/statements.ts';
 import type { Beneficiary, Originator, TransactionListItem, TransactionStatus } from '#schemas/transactions.ts';
 
 /**
  * Payment items: `ORG#<org> / TX#<transactionId>`, listed newest first through gsi1
- * (`ORG#<org>#TX`, `<createdAt>#<transactionId>`). Every change of state is one conditional
+ * (`ORG#<org>#TX`, `<createdAt>#<transactionId>`); each with its statement line (`feeLinePut`). Every change of state is one conditional
  * update on the state it expects (so a task delivered twice changes nothing the second time),
  * appends to the timeline, and writes its outbox event in the same transaction.
  */
@@ -118,6 +119,7 @@ export function createTransactionItems(tx: TransactionRecord) {
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
+    feeLinePut(tx),
     outboxPut(event),
   ];
 }
@@ -206,6 +208,8 @@ export function transitionItems(tx: TransactionRecord, transition: Transition) {
   ];
   // A batch's item moves its batch's count with it, so the batch's counts are exact at every read.
   if (tx.batchId !== undefined && tx.batchShard !== undefined) items.push(batchCountMove(tx.organizationId, tx.batchId, tx.batchShard, tx.state, transition.to));
+  // The fee is realized with the capture this transition travels with (functions/operations/payment/progress.ts).
+  if (transition.to === 'RECONCILED') items.push(feeLinePut(next));
   const eventType = announcedStates[transition.to];
   if (eventType) items.push(outboxPut(newOutboxEvent(eventType, tx.organizationId, statusView(next), now)));
   return { items, next };
@@ -242,6 +246,70 @@ export async function listTransactions(
     'transactionId, corridor, send, recipientReference, createdAt',
   );
   return { rows: items.map((item) => listItemView(item as unknown as TransactionRecord)), nextCursor };
+}
+
+/**
+ * A payment's statement line (decision 096): `ORG#<org> / FEELINE#<createdAt>#<transactionId>`, the
+ * few fields a line shows, written with the payment and written again, whole, in the transaction that
+ * captures its hold at RECONCILED (`feeRealized`). Whole rather than updated: a payment from before
+ * lines existed gets its line there too, and the backfill's conditional Put then leaves it alone.
+ */
+export const feeLineEntity = 'feeLine';
+
+function feeLinePut(tx: TransactionRecord) {
+  const line: StatementRow = {
+    transactionId: tx.transactionId,
+    corridor: tx.corridor,
+    send: tx.send,
+    fee: tx.fee,
+    feeRealized: tx.state === 'RECONCILED',
+    recipientReference: tx.recipientReference,
+    createdAt: tx.createdAt,
+  };
+  return { Put: { TableName: tableName(), Item: { ...keys.feeLine(tx.organizationId, tx.createdAt, tx.transactionId), entity: feeLineEntity, ...line } } };
+}
+
+/**
+ * The lines of the payments initiated in `[from, to)` (ISO instants in UTC with milliseconds), oldest
+ * first: one key range of the organization's partition. createdAt is always `toISOString()` (24
+ * characters), so string order is time order, and `BETWEEN FEELINE#<from> AND FEELINE#<to>` is the
+ * half-open window: a line stamped exactly `to` sorts as `…<to>#<id>`, after the upper bound, one
+ * stamped `from` inside. What it reads grows with the window's payments, never with the others.
+ */
+export async function statementRows(organizationId: string, period: { from: string; to: string }): Promise<StatementRow[]> {
+  const { pk } = keys.organization(organizationId);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': pk, ':from': `FEELINE#${period.from}`, ':to': `FEELINE#${period.to}` },
+    ProjectionExpression: 'transactionId, corridor, send, fee, feeRealized, recipientReference, createdAt',
+  });
+  return items as unknown as StatementRow[];
+}
+
+/**
+ * Once, for a table written before statement lines: a line for every payment that has none (ops CLI
+ * `statements backfill`, `npm start` with DATA_DIR). A migration, so a scan; a line already there
+ * (written meanwhile by a reconciliation) is left alone, and running it again writes nothing.
+ */
+export async function backfillFeeLines(): Promise<{ lines: number }> {
+  let lines = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new ScanCommand({ TableName: tableName(), FilterExpression: 'entity = :transaction', ExpressionAttributeValues: { ':transaction': transactionEntity }, ExclusiveStartKey: startKey }),
+    );
+    for (const item of page.Items ?? []) {
+      try {
+        await dynamo().send(new PutCommand({ ...feeLinePut(fromItem(item)).Put, ConditionExpression: 'attribute_not_exists(pk)' }));
+        lines += 1;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return { lines };
 }
 
 /**

@@ -61,6 +61,10 @@ describe('answers against the served OpenAPI document', () => {
     expect(document.mismatch('GET', '/me', 200, { id: 7 })).toMatch(/GET \/me 200/);
     expect(document.mismatch('POST', '/quotes', 200, undefined)).toMatch(/POST \/quotes 200/);
     expect(document.mismatch('GET', '/members/mem_1/invitations', 200, {})).toMatch(/no operation/);
+    // Another media type must be one the response declares, its text held against that type's schema.
+    expect(document.mismatch('GET', '/me', 200, 'id,name', 'text/csv')).toMatch(/answered text\/csv, declared only application\/json/);
+    expect(document.mismatch('GET', '/statements', 200, 'transactionId\r\n', 'text/csv')).toBeUndefined();
+    expect(document.mismatch('GET', '/statements', 200, { lines: [] }, 'text/csv')).toMatch(/GET \/statements 200/);
     // Deliberately outside the document, in the error shape: an unmatched path or method, node's 431.
     expect(document.mismatch('GET', '/no/such/path', 404, { error: 'not_found', message: 'No such endpoint.' })).toBeUndefined();
     expect(document.mismatch('DELETE', '/balance', 405, { error: 'method_not_allowed', message: 'No.' })).toBeUndefined();

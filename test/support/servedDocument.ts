@@ -6,7 +6,9 @@ import addFormats from 'ajv-formats';
  * (GET /openapi.json, not the zod schemas it is generated from), as a client generated from that
  * document would read it: the operation is found by method and path template, the status must be
  * one the operation declares, and the body must match that response's schema under a JSON Schema
- * 2020-12 validator. A mismatch fails the test that made the request.
+ * 2020-12 validator. A mismatch fails the test that made the request. An answer in another media
+ * type than JSON (a statement as CSV) must be one the response declares, and its text is held
+ * against that media type's schema (a string).
  *
  * Deliberately outside the document, and checked against its `Error` schema instead:
  * - 404 `not_found` / 405 `method_not_allowed` of a path or method no operation has (the
@@ -33,7 +35,8 @@ interface Template {
 
 export interface ServedDocument {
   /** Undefined when the answer fits the document; else what a client would reject, in words. */
-  mismatch(method: string, path: string, status: number, body: unknown): string | undefined;
+  /** `mediaType`: the answer's content type without parameters; JSON unless said. */
+  mismatch(method: string, path: string, status: number, body: unknown, mediaType?: string): string | undefined;
 }
 
 /** `#/components/...` inside a schema points into the document, which the validator holds under `base`. */
@@ -83,7 +86,7 @@ export function servedDocument(document: OpenApiDocument): ServedDocument {
   };
 
   return {
-    mismatch(method, rawPath, status, body) {
+    mismatch(method, rawPath, status, body, mediaType = 'application/json') {
       const path = rawPath.split('?')[0]!;
       const verb = method.toLowerCase();
       const template = templates.find((candidate) => candidate.regex.test(path) && document.paths[candidate.path]![verb]);
@@ -98,9 +101,12 @@ export function servedDocument(document: OpenApiDocument): ServedDocument {
       const where = `${method} ${template.path} ${status}`;
       if (!response) return `${where}: status not declared (declared: ${Object.keys(operation.responses).join(', ')})`;
       if (response.$ref) response = document.components.responses?.[response.$ref.split('/').pop()!];
-      const schema = response?.content?.['application/json']?.schema;
+      if (response?.content && mediaType !== 'application/json' && !response.content[mediaType]) {
+        return `${where}: answered ${mediaType}, declared only ${Object.keys(response.content).join(', ')}`;
+      }
+      const schema = response?.content?.[mediaType]?.schema;
       if (!schema) return undefined;
-      const validate = validatorOf(where, schema);
+      const validate = validatorOf(mediaType === 'application/json' ? where : `${where} ${mediaType}`, schema);
       return validate(body) ? undefined : `${where}: ${describe(validate.errors)}`;
     },
   };

@@ -53,7 +53,8 @@ function documentOf(service: LocalService): Promise<ServedDocument> {
 }
 
 /**
- * fetch against the service, returning status, headers and the parsed JSON body. Every answer is
+ * fetch against the service, returning status, headers and the parsed JSON body (a body in another
+ * media type, as text). Every answer is
  * held against the OpenAPI document the service serves; one that does not fit it fails the test.
  */
 export async function call(
@@ -71,13 +72,17 @@ export async function call(
   }
   const response = await fetch(`${service.url}${path}`, { method, headers, body });
   const text = await response.text();
+  // Anything but JSON (a statement as CSV) is read, and checked against the document, as text.
+  const mediaType = (response.headers.get('content-type') ?? 'application/json').split(';')[0]!.trim().toLowerCase();
   let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    // Left as text: the assertion will show it.
+  if (mediaType === 'application/json') {
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Left as text: the assertion will show it.
+    }
   }
-  const mismatch = (await documentOf(service)).mismatch(method, path, response.status, parsed);
+  const mismatch = (await documentOf(service)).mismatch(method, path, response.status, parsed, mediaType);
   if (mismatch) throw new Error(`The answer does not fit the served OpenAPI document: ${mismatch}\nbody: ${text.slice(0, 1500)}`);
   return { status: response.status, headers: response.headers, body: parsed };
 }
