@@ -38,7 +38,8 @@ export async function readMessage(file: string): Promise<OutboxMessage> {
     date: parsed.date ? parsed.date.toISOString() : null,
     text,
     html: typeof parsed.html === 'string' ? parsed.html : null,
-    links: [...text.matchAll(/https?:\/\/[^\s<>"']+/g)].map((match) => match[0]),
+    // A link closing a sentence or a parenthesis in prose ("(https://…/tx-1).") ends before that punctuation.
+    links: [...text.matchAll(/https?:\/\/[^\s<>"']+/g)].map((match) => match[0].replace(/[).,;:!?]+$/, '')),
     headers: Object.fromEntries(parsed.headerLines.map(({ key, line }) => [key, line.slice(line.indexOf(':') + 1).replace(/\r?\n(?=[ \t])/g, '').trim()])),
   };
 }
