@@ -8,6 +8,7 @@
  * forwarder (functions/events/outboxForwarder.ts: the stream's Lambda in AWS, fed by
  * lib/local/streamPoller.ts here; docs/decisions/021). Delivery is at least once: targets dedupe on the event id.
  */
+import { eventTypes } from '#schemas/webhooks.ts';
 import { workflows, type OperationWorkflowName, type WorkflowName } from './workflows.ts';
 
 /** The workflows of money-moving operations, each started by its `startedBy` events (functions/events/operationStarter.ts). */
@@ -41,6 +42,13 @@ export const eventRules: EventRule[] = [
     pattern: { source: [eventSource], 'detail-type': operationWorkflows.flatMap((workflow) => [...workflows[workflow].operation.startedBy]) },
     target: 'functions/events/operationStarter.ts',
     starts: operationWorkflows,
+  },
+  {
+    name: 'webhookDelivery',
+    description: "The seven event types an integrator receives are kept for GET /events and delivered to the organization's webhook endpoint; internal events never match.",
+    pattern: { source: [eventSource], 'detail-type': [...eventTypes] },
+    target: 'functions/events/webhookStarter.ts',
+    starts: ['webhookDelivery'],
   },
 ];
 

@@ -35,7 +35,7 @@ export const features = {
   recipients: { status: 'live', reason: "Saved bank and wallet recipients, kept in the service's own table: the same on every environment, no provider involved." },
   team: { status: 'live', reason: "Members, invitations e-mailed with a single-use link (an .eml outbox in simulated, Amazon SES elsewhere), role changes and removal, bounded by the caller's own role." },
   'api-keys': { status: 'live', reason: 'Member and organization keys rotate at once: the old key is refused on the very next request; the ops CLI issues a new organization key when one is lost.' },
-  webhooks: { status: 'planned', reason: 'Webhook registration and delivery are not built yet.' },
+  webhooks: { status: 'live', reason: "One endpoint per organization, signed as Standard Webhooks (rotation keeps the old secret signing for 24 hours), retried on the Standard Webhooks schedule by a workflow per delivery, disabled by 410 Gone or five days of failures; GET /events lists what was sent with every attempt for 30 days, and an event can be redelivered. Outside `simulated` only https URLs resolving to public addresses (docs/decisions/091, 092, 093)." },
   notifications: { status: 'planned', reason: 'E-mail notifications are not built yet.' },
   statements: { status: 'planned', reason: 'Statements are not configured: they read realized fees from the ledger.' },
   sandbox: {

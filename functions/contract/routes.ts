@@ -27,7 +27,10 @@ import {
   AcceptInvitationBody, AcceptedInvitation, InvitationResult, InviteMemberBody, MemberList, MemberParams, RemovedMember,
   RotatedMemberKey, RotatedOrganizationKey, UpdateMemberBody, UpdatedMember,
 } from '#schemas/team.ts';
-import { DeletedWebhookEndpoint, PutWebhookEndpointBody, RegisteredWebhookEndpoint, WebhookEndpoint } from '#schemas/webhooks.ts';
+import {
+  DeletedWebhookEndpoint, EventDetail, EventList, EventParams, ListEventsQuery, PutWebhookEndpointBody, RedeliveryAccepted, RegisteredWebhookEndpoint,
+  WebhookEndpoint,
+} from '#schemas/webhooks.ts';
 import { NotificationPreferences, PutNotificationPreferencesBody, VerificationSent } from '#schemas/notifications.ts';
 import { Statement, StatementQuery } from '#schemas/statements.ts';
 import {
@@ -389,16 +392,28 @@ export const rotateOrganizationKey = route({
 // ---- Webhooks and e-mail notifications ---------------------------------------------------
 
 export const getWebhookEndpoint = route({
-  operationId: 'getWebhookEndpoint', method: 'GET', path: '/webhooks/endpoint', handler: planned, auth: 'key',
-  kyb: false, feature: 'webhooks', summary: 'The registered webhook URL.', responses: { 200: { ...ok[200], schema: WebhookEndpoint } },
+  operationId: 'getWebhookEndpoint', method: 'GET', path: '/webhooks/endpoint', handler: 'functions/api/webhooks/getWebhookEndpoint.ts', auth: 'key',
+  kyb: false, feature: 'webhooks', summary: 'The registered webhook endpoint (404 when none is).', responses: { 200: { ...ok[200], schema: WebhookEndpoint } }, errors: ['not_found'],
 });
 export const putWebhookEndpoint = route({
-  operationId: 'putWebhookEndpoint', method: 'PUT', path: '/webhooks/endpoint', handler: planned, auth: 'key',
-  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Register or replace the webhook URL.', request: { body: PutWebhookEndpointBody }, responses: { 200: { ...ok[200], schema: RegisteredWebhookEndpoint } }, errors: ['validation', 'forbidden'],
+  operationId: 'putWebhookEndpoint', method: 'PUT', path: '/webhooks/endpoint', handler: 'functions/api/webhooks/putWebhookEndpoint.ts', auth: 'key',
+  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Register or replace the webhook endpoint; issue or rotate its signing secret.', request: { body: PutWebhookEndpointBody }, responses: { 200: { ...ok[200], schema: RegisteredWebhookEndpoint } }, errors: ['validation', 'forbidden', 'conflict'],
 });
 export const deleteWebhookEndpoint = route({
-  operationId: 'deleteWebhookEndpoint', method: 'DELETE', path: '/webhooks/endpoint', handler: planned, auth: 'key',
-  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Stop webhook delivery.', responses: { 200: { ...ok[200], schema: DeletedWebhookEndpoint } }, errors: ['forbidden'],
+  operationId: 'deleteWebhookEndpoint', method: 'DELETE', path: '/webhooks/endpoint', handler: 'functions/api/webhooks/deleteWebhookEndpoint.ts', auth: 'key',
+  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Stop webhook delivery at once.', responses: { 200: { ...ok[200], schema: DeletedWebhookEndpoint } }, errors: ['forbidden', 'not_found'],
+});
+export const listEvents = route({
+  operationId: 'listEvents', method: 'GET', path: '/events', handler: 'functions/api/webhooks/listEvents.ts', auth: 'key',
+  kyb: false, feature: 'webhooks', summary: 'Events of the seven webhook types, newest first, kept 30 days.', request: { query: ListEventsQuery }, responses: { 200: { ...ok[200], schema: EventList } }, errors: ['invalid_cursor', 'validation'],
+});
+export const getEvent = route({
+  operationId: 'getEvent', method: 'GET', path: '/events/{eventId}', handler: 'functions/api/webhooks/getEvent.ts', auth: 'key',
+  kyb: false, feature: 'webhooks', summary: 'One event as delivered, with its delivery attempts.', request: { params: EventParams }, responses: { 200: { ...ok[200], schema: EventDetail } }, errors: ['not_found'],
+});
+export const redeliverEvent = route({
+  operationId: 'redeliverEvent', method: 'POST', path: '/events/{eventId}/redeliver', handler: 'functions/api/webhooks/redeliverEvent.ts', auth: 'key', starts: ['webhookDelivery'],
+  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Send the event again now, with the same webhook-id.', request: { params: EventParams }, responses: { 202: { ...accepted[202], schema: RedeliveryAccepted } }, errors: ['forbidden', 'not_found', 'conflict'],
 });
 export const getNotificationPreferences = route({
   operationId: 'getNotificationPreferences', method: 'GET', path: '/notifications/preferences', handler: planned, auth: 'key',
@@ -452,7 +467,7 @@ export const routes: RouteDefinition[] = [
   createBeneficiary, listBeneficiaries, getOffRampQuote, createOffRamp, listOffRamps, getOffRamp,
   listRecipients, createRecipient, updateRecipient, deleteRecipient,
   listMembers, inviteMember, resendInvitation, acceptInvitation, updateMember, removeMember, rotateMemberKey, rotateOrganizationKey,
-  getWebhookEndpoint, putWebhookEndpoint, deleteWebhookEndpoint,
+  getWebhookEndpoint, putWebhookEndpoint, deleteWebhookEndpoint, listEvents, getEvent, redeliverEvent,
   getNotificationPreferences, putNotificationPreferences, sendEmailVerification,
   getStatement,
   simulateOnRampPayment, simulateWire, getSandboxPrefill, topUpEurc,

@@ -98,6 +98,19 @@ export const workflows = {
       ChainDepositStep: { handler: 'functions/tasks/chainDeposit/chainDepositStep.ts' },
     },
   },
+  /**
+   * One delivery of one event to the organization's webhook endpoint (docs/decisions/091): not a
+   * money-moving operation, so no intake and no sweeper; started by the webhook event rule
+   * (functions/events/webhookStarter.ts) and by POST /events/{eventId}/redeliver. Each attempt is a
+   * Task of the history support staff read; the retry schedule's waits are its Wait states.
+   */
+  webhookDelivery: {
+    name: 'webhookDelivery',
+    definition: 'statemachines/webhook-delivery.asl.json',
+    tasks: {
+      DeliveryStep: { handler: 'functions/tasks/webhookDelivery/deliveryStep.ts' },
+    },
+  },
 } as const satisfies Record<string, WorkflowDefinition>;
 
 /** The workflows of money-moving operations. */
