@@ -97,6 +97,8 @@ export interface RouteDefinition<R extends RouteRequest = RouteRequest> {
   sandboxOnly?: boolean;
   /** Provider ports the endpoint needs: checked before the handler runs (501 naming the feature where one is not wired). */
   needs?: ProviderNeed[];
+  /** Seals webhook signing secrets: granted kms:GenerateDataKey on the secrets key in AWS, and not Decrypt (docs/decisions/092). */
+  sealsWebhookSecrets?: boolean;
 }
 
 export type TableAccess = 'none' | 'read' | 'write';
@@ -107,14 +109,17 @@ export interface RouteNeeds {
   starts: WorkflowName[];
   /** Signs or checks pagination cursors (the cursor key): every list that documents invalid_cursor. */
   cursors: boolean;
+  /** Seals webhook signing secrets (the KMS key's GenerateDataKey). */
+  sealsWebhookSecrets: boolean;
 }
 
 export function routeNeeds(definition: RouteDefinition): RouteNeeds {
-  if (definition.handler === notImplementedHandler) return { table: 'read', starts: [], cursors: false };
+  if (definition.handler === notImplementedHandler) return { table: 'read', starts: [], cursors: false, sealsWebhookSecrets: false };
   return {
     table: definition.table ?? (definition.method !== 'GET' ? 'write' : definition.auth === 'open' ? 'none' : 'read'),
     starts: definition.starts ?? [],
     cursors: definition.errors?.includes('invalid_cursor') ?? false,
+    sealsWebhookSecrets: definition.sealsWebhookSecrets ?? false,
   };
 }
 
@@ -396,7 +401,7 @@ export const getWebhookEndpoint = route({
   kyb: false, feature: 'webhooks', summary: 'The registered webhook endpoint (404 when none is).', responses: { 200: { ...ok[200], schema: WebhookEndpoint } }, errors: ['not_found'],
 });
 export const putWebhookEndpoint = route({
-  operationId: 'putWebhookEndpoint', method: 'PUT', path: '/webhooks/endpoint', handler: 'functions/api/webhooks/putWebhookEndpoint.ts', auth: 'key',
+  operationId: 'putWebhookEndpoint', method: 'PUT', path: '/webhooks/endpoint', handler: 'functions/api/webhooks/putWebhookEndpoint.ts', auth: 'key', sealsWebhookSecrets: true,
   permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Register or replace the webhook endpoint; issue or rotate its signing secret.', request: { body: PutWebhookEndpointBody }, responses: { 200: { ...ok[200], schema: RegisteredWebhookEndpoint } }, errors: ['validation', 'forbidden', 'conflict'],
 });
 export const deleteWebhookEndpoint = route({
