@@ -1,9 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '#platform/config.ts';
-import { dynamo, tableName } from './client.ts';
-import { keys } from './keys.ts';
+import { tableName } from './client.ts';
+import { generatedKey } from './settings.ts';
 
 /**
  * Envelope encryption of webhook signing secrets (docs/decisions/092). In AWS each secret is sealed
@@ -29,28 +27,11 @@ function localKey(): Promise<Buffer> {
   const table = tableName();
   let loaded = localKeys.get(table);
   if (!loaded) {
-    loaded = loadLocalKey();
+    loaded = generatedKey('webhookSecretKey');
     loaded.catch(() => localKeys.delete(table));
     localKeys.set(table, loaded);
   }
   return loaded;
-}
-
-async function loadLocalKey(): Promise<Buffer> {
-  const setting = keys.setting('webhookSecretKey');
-  try {
-    await dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...setting, entity: 'setting', value: randomBytes(32).toString('base64') },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
-  const stored = await dynamo().send(new GetCommand({ TableName: tableName(), Key: setting, ConsistentRead: true }));
-  return Buffer.from(String(stored.Item?.value), 'base64');
 }
 
 async function kms() {
