@@ -15,6 +15,9 @@
  *   calls, capacity and transitions per item, and the cost per 1,000 batch items;
  * - treasury (bench/treasury.ts): a simulated wire deposit to DELIVERED, a withdrawal to SENT and an
  *   off-ramp to PAID, with DynamoDB calls and workflow transitions per operation.
+ * - webhooks (bench/webhooks.ts): event committed → first attempt received (p50, p99), and
+ *   WEBHOOK_BENCH_PAYMENTS payments (default 1,000) whose receiver fails every event's first two
+ *   attempts: all delivered, none lost, transitions, calls and cost per delivered event.
  * BENCH_SECONDS (default 5) sets each autocannon run's duration.
  */
 export {};
@@ -38,6 +41,7 @@ const { paymentFigures } = await import('./payments.ts');
 const { treasuryFigures } = await import('./treasury.ts');
 const { batchFigures } = await import('./batches.ts');
 const { teamSizeFigures } = await import('./teamSize.ts');
+const { webhookFigures } = await import('./webhooks.ts');
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -187,6 +191,7 @@ try {
   const payments = await paymentFigures({ service, seconds, log });
   const treasury = await treasuryFigures({ service, seconds, log });
   const batches = await batchFigures({ service, log });
+  const webhooks = await webhookFigures({ service, log });
 
   log('bundling Lambda entry points and timing cold imports');
   const lambdas = await lambdaBundleFigures();
@@ -212,6 +217,7 @@ try {
     payments,
     treasury,
     batches,
+    webhooks,
   };
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 } finally {

@@ -1,6 +1,6 @@
 import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import { AccountRootPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { AccountRootPrincipal, AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -78,15 +78,16 @@ export class DataStack extends Stack {
             actions: [
               'kms:Describe*', 'kms:List*', 'kms:Get*', 'kms:Enable*', 'kms:Disable*', 'kms:Put*', 'kms:Update*', 'kms:Revoke*',
               'kms:CreateAlias', 'kms:DeleteAlias', 'kms:TagResource', 'kms:UntagResource', 'kms:ScheduleKeyDeletion', 'kms:CancelKeyDeletion',
-              'kms:Encrypt', 'kms:Decrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*',
+              'kms:Encrypt', 'kms:Decrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:CreateGrant',
             ],
             resources: ['*'],
           }),
           new PolicyStatement({
-            principals: [new AccountRootPrincipal()],
+            effect: Effect.DENY,
+            principals: [new AnyPrincipal()],
             actions: ['kms:CreateGrant'],
             resources: ['*'],
-            conditions: { Bool: { 'kms:GrantIsForAWSResource': 'true' } },
+            conditions: { BoolIfExists: { 'kms:GrantIsForAWSResource': 'false', 'aws:PrincipalIsAWSService': 'false' } },
           }),
         ],
       }),
