@@ -174,7 +174,7 @@ export const EventDetail = z
   .object({
     ...EventSummary.shape,
     payload: WebhookPayload,
-    attempts: z.array(DeliveryAttempt).meta({ description: 'Oldest first; at most the last 50.' }),
+    attempts: z.array(DeliveryAttempt).meta({ description: 'Oldest first: at most 10 scheduled attempts and one per redelivery (at most 40).' }),
     expiresAt: Timestamp.meta({ description: 'Events are kept 30 days.' }),
   })
   .meta({ id: 'EventDetail', description: 'The event as delivered (the same bytes every attempt signs) and its delivery attempts.' });
