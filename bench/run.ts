@@ -17,8 +17,11 @@
  *   DynamoDB calls and read units, and the same after 20,000 more payments outside its window;
  * - treasury (bench/treasury.ts): a simulated wire deposit to DELIVERED, a withdrawal to SENT and an
  *   off-ramp to PAID, with DynamoDB calls and workflow transitions per operation.
+ * - webhooks (bench/webhooks.ts): event committed → first attempt received (p50, p99), and
+ *   WEBHOOK_BENCH_PAYMENTS payments (default 1,000) whose receiver fails every event's first two
+ *   attempts: all delivered, none lost, transitions, calls and cost per delivered event.
  * BENCH_SECONDS (default 5) sets each autocannon run's duration. BENCH_ONLY (a comma-separated list
- * of sections: http, teamSize, payments, treasury, batches, statements, lambdas) runs only those, for a figure
+ * of sections: http, teamSize, payments, treasury, batches, statements, webhooks, lambdas) runs only those, for a figure
  * re-measured on its own; the whole bench is the default.
  */
 export {};
@@ -43,6 +46,7 @@ const { treasuryFigures } = await import('./treasury.ts');
 const { batchFigures } = await import('./batches.ts');
 const { statementFigures } = await import('./statements.ts');
 const { teamSizeFigures } = await import('./teamSize.ts');
+const { webhookFigures } = await import('./webhooks.ts');
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim()).filter(Boolean);
@@ -209,6 +213,7 @@ try {
   const treasury = await section('treasury', () => treasuryFigures({ service, seconds, log }));
   const batches = await section('batches', () => batchFigures({ service, log }));
   const statements = await section('statements', () => statementFigures({ service, log }));
+  const webhooks = await section('webhooks', () => webhookFigures({ service, log }));
 
   const lambdas = await section('lambdas', () => {
     log('bundling Lambda entry points and timing cold imports');
@@ -228,6 +233,7 @@ try {
     treasury,
     batches,
     statements,
+    webhooks,
   };
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 } finally {

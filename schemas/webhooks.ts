@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { Timestamp } from './common.ts';
+import { PageFields, PathId, Timestamp, pageQuery } from './common.ts';
 import { OffRampStatus } from './offramps.ts';
 import { OnRampStatus } from './deposits.ts';
 import { TransactionStatus } from './transactions.ts';
 
 /**
- * Everything about the webhook endpoint except that it exists is "not shown" by the contract. The shapes
- * here follow docs/DESIGN.md (Standard Webhooks) and are recorded in docs/decisions/030.
+ * The webhook endpoint, the events an organization receives and their deliveries. The contract shows
+ * only that the three endpoint routes exist; every shape here is our choice (docs/decisions/091,
+ * which supersedes decision 030's webhook rows). Signing is Standard Webhooks.
  */
 
 export const EventType = z
@@ -22,87 +23,179 @@ export const EventType = z
   .meta({ id: 'EventType' });
 export type EventType = z.infer<typeof EventType>;
 
-/** The same URL rules for every environment at the schema level; the sender adds the address checks. */
+export const eventTypes = EventType.options;
+
+/**
+ * The URL rules a schema can check. The sender adds the rest: `https` outside `simulated`, and the
+ * resolved addresses (no loopback, private, link-local, unique-local, multicast or metadata address).
+ */
 const WebhookUrl = z
   .url({ protocol: /^https?$/ })
   .max(2048)
+  .refine((url) => {
+    try {
+      const parsed = new URL(url);
+      return parsed.username === '' && parsed.password === '';
+    } catch {
+      return false;
+    }
+  }, 'must not carry credentials (user:password@)')
   .meta({
     description:
-      'Where events are POSTed. Outside `simulated` the sender refuses URLs that resolve to loopback, private, link-local or metadata addresses.',
+      'Where events are POSTed, at most 2,048 characters, no credentials in it. `https` outside `simulated`; the addresses its host resolves to must be public (checked at registration and again at every connection).',
   });
+
+const EndpointStatus = z.enum(['enabled', 'disabled']).meta({ description: '`disabled` after a 410 Gone or five days of failures; a PUT enables it again.' });
+
+const endpointFields = {
+  url: WebhookUrl,
+  events: z.array(EventType).meta({ description: 'The event types delivered to this endpoint.' }),
+  status: EndpointStatus,
+  disabledReason: z.string().nullable().meta({ description: 'Why delivery stopped by itself; null while enabled.' }),
+  previousSecretExpiresAt: Timestamp.nullable().meta({
+    description: 'After a rotation, the old secret signs too (a second `v1,` signature) until this time; null when only one secret signs.',
+  }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+};
 
 export const WebhookEndpoint = z
   .object({
-    url: WebhookUrl.nullable().meta({ description: 'The registered URL; null when none is registered.' }),
-    updatedAt: Timestamp.nullable().meta({ description: 'When the URL was last registered; null when none is.' }),
+    ...endpointFields,
+    secretHint: z.string().meta({ description: 'The end of the current signing secret, to tell which one a receiver holds.' }),
   })
-  .meta({
-    id: 'WebhookEndpoint',
-    description: 'Not shown by the contract; this shape is our choice (docs/decisions/030). No registration is `url: null`, not 404.',
-  });
+  .meta({ id: 'WebhookEndpoint', description: 'The registered endpoint. The secret itself is shown only when issued.' });
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
 
 /** PUT /webhooks/endpoint: strict, like the other configuration body (PUT /notifications/preferences). */
 export const PutWebhookEndpointBody = z
-  .object({ url: WebhookUrl })
+  .object({
+    url: WebhookUrl,
+    events: z
+      .array(EventType)
+      .min(1)
+      .max(7)
+      .optional()
+      .meta({ description: 'A subset of the seven event types; all of them when absent. To receive none, DELETE the endpoint.' }),
+    rotateSecret: z.boolean().optional().meta({
+      description: 'Issue a new signing secret; the old one keeps signing too for 24 hours, so receivers can switch without losing a message.',
+    }),
+  })
   .strict()
   .meta({
     id: 'PutWebhookEndpointRequest',
-    description: 'Not shown by the contract; this shape is our choice (docs/decisions/030). Registers or replaces the one URL.',
+    description: 'Registers or replaces the one endpoint. Replacing the URL keeps the secret; the first registration and `rotateSecret: true` issue one.',
   });
 export type PutWebhookEndpointBody = z.infer<typeof PutWebhookEndpointBody>;
 
 export const RegisteredWebhookEndpoint = z
   .object({
-    url: WebhookUrl,
+    ...endpointFields,
     secret: z
       .string()
       .regex(/^whsec_[A-Za-z0-9+/=]+$/)
-      .meta({ description: 'Standard Webhooks signing secret. Shown once; every PUT issues a new one.' }),
-    updatedAt: Timestamp,
+      .optional()
+      .meta({ description: 'Standard Webhooks signing secret (`whsec_` + base64): present only when this request issued it, and shown only once.' }),
   })
-  .meta({
-    id: 'RegisteredWebhookEndpoint',
-    description: 'Not shown by the contract; this shape is our choice (docs/decisions/030).',
-  });
+  .meta({ id: 'RegisteredWebhookEndpoint' });
 export type RegisteredWebhookEndpoint = z.infer<typeof RegisteredWebhookEndpoint>;
 
 export const DeletedWebhookEndpoint = z
   .object({
-    deleted: z.boolean().meta({ description: 'False when no URL was registered (deleting twice is harmless).' }),
-    url: WebhookUrl.nullable().meta({ description: 'The URL that stopped receiving events; null when none was registered.' }),
+    deleted: z.literal(true),
+    url: WebhookUrl,
+    events: z.array(EventType),
+    deletedAt: Timestamp,
   })
-  .meta({
-    id: 'DeletedWebhookEndpoint',
-    description: 'Not shown by the contract; this shape is our choice (docs/decisions/030).',
-  });
+  .meta({ id: 'DeletedWebhookEndpoint', description: 'What stopped receiving events. Deliveries in flight stop at their next attempt.' });
 export type DeletedWebhookEndpoint = z.infer<typeof DeletedWebhookEndpoint>;
 
+// ---- The payload POSTed, and the events as the API lists them ----------------------------
+
 /**
- * The payload POSTed to the registered URL: `{id, type, createdAt, data}`, `data` being what the matching
- * GET returns at the moment of the event. A transaction event is sent when the payment reaches the state
- * of the same name (`transaction.paid_out` at PAID_OUT, ...).
+ * Standard Webhooks' payload: `{type, timestamp, data}`; the event id is the `webhook-id` header.
+ * `data` is what the matching GET answered when the event happened, with its timeline: events are
+ * not ordered, so a receiver keeps the state whose timeline is the longer (or its `updatedAt` the later).
  */
-function eventOf<T extends z.ZodType>(types: [EventType, ...EventType[]], data: T, id: string, dataIs: string) {
+function payloadOf<T extends z.ZodType>(types: [EventType, ...EventType[]], data: T, id: string, dataIs: string) {
   return z
     .object({
-      id: z.string().meta({ description: 'Unique per event; receivers dedupe on it (delivery is at least once).' }),
       type: z.enum(types),
-      createdAt: Timestamp,
-      data: data.meta({ description: `What ${dataIs} returns at the moment of the event.` }),
+      timestamp: Timestamp.meta({ description: 'When the event happened (not when this attempt was sent).' }),
+      data: data.meta({ description: `What ${dataIs} answered at the moment of the event.` }),
     })
     .meta({ id });
 }
 
-export const TransactionEvent = eventOf(
+export const TransactionEvent = payloadOf(
   ['transaction.paid_out', 'transaction.reconciled', 'transaction.refunded', 'transaction.in_doubt'],
   TransactionStatus,
   'TransactionEvent',
   'GET /transactions/{transactionId}',
 );
-export const OnRampEvent = eventOf(['onramp.delivered', 'onramp.refunded'], OnRampStatus, 'OnRampEvent', 'GET /treasury/onramp/{onRampId}');
-export const OffRampEvent = eventOf(['offramp.paid'], OffRampStatus, 'OffRampEvent', 'GET /treasury/offramp/{offRampId}');
+export const OnRampEvent = payloadOf(['onramp.delivered', 'onramp.refunded'], OnRampStatus, 'OnRampEvent', 'GET /treasury/onramp/{onRampId}');
+export const OffRampEvent = payloadOf(['offramp.paid'], OffRampStatus, 'OffRampEvent', 'GET /treasury/offramp/{offRampId}');
 
-/** Any event payload, for senders and receivers in code; the document lists the three webhooks instead. */
-export const WebhookEvent = z.union([TransactionEvent, OnRampEvent, OffRampEvent]);
-export type WebhookEvent = z.infer<typeof WebhookEvent>;
+export const WebhookPayload = z
+  .object({ type: EventType, timestamp: Timestamp, data: z.record(z.string(), z.unknown()) })
+  .meta({ id: 'WebhookPayload', description: 'The body POSTed, byte for byte as signed: one of TransactionEvent, OnRampEvent, OffRampEvent.' });
+export type WebhookPayload = z.infer<typeof WebhookPayload>;
+
+const DeliveryStatus = z.enum(['pending', 'delivering', 'delivered', 'failed', 'stopped', 'not_sent']).meta({
+  description:
+    '`not_sent`: no endpoint was registered for this type when the event happened. `pending`/`delivering`: attempts go on. `delivered`: a 2xx came back. `failed`: every scheduled attempt failed. `stopped`: the endpoint was deleted or disabled before an attempt succeeded.',
+});
+
+export const EventSummary = z
+  .object({
+    id: z.string().meta({ description: 'The `webhook-id` of every attempt.' }),
+    type: EventType,
+    createdAt: Timestamp,
+    deliveryStatus: DeliveryStatus,
+  })
+  .meta({ id: 'EventSummary' });
+export type EventSummary = z.infer<typeof EventSummary>;
+
+export const DeliveryAttempt = z
+  .object({
+    attemptedAt: Timestamp,
+    redelivery: z.number().int().min(0).meta({ description: '0 for the scheduled delivery; n for the n-th POST /events/{eventId}/redeliver.' }),
+    attempt: z.number().int().min(1).meta({ description: 'The attempt within its delivery (1 to 10).' }),
+    url: z.string(),
+    httpStatus: z.number().int().nullable().meta({ description: "The receiver's answer; null when none came (refused address, connection error, 10 s timeout)." }),
+    error: z.string().nullable(),
+    latencyMs: z.number().int().min(0),
+    nextAttemptAt: Timestamp.nullable().meta({ description: 'When the next attempt is due; null when this one ended the delivery.' }),
+  })
+  .meta({ id: 'DeliveryAttempt' });
+export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
+
+export const EventDetail = z
+  .object({
+    ...EventSummary.shape,
+    payload: WebhookPayload,
+    attempts: z.array(DeliveryAttempt).meta({ description: 'Oldest first: at most 10 scheduled attempts and one per redelivery (at most 40).' }),
+    expiresAt: Timestamp.meta({ description: 'Events are kept 30 days.' }),
+  })
+  .meta({ id: 'EventDetail', description: 'The event as delivered (the same bytes every attempt signs) and its delivery attempts.' });
+export type EventDetail = z.infer<typeof EventDetail>;
+
+export const ListEventsQuery = pageQuery(500).extend({
+  type: EventType.optional().meta({ description: 'Only events of this type.' }),
+});
+export type ListEventsQuery = z.infer<typeof ListEventsQuery>;
+
+export const EventList = z.object({ events: z.array(EventSummary), ...PageFields }).meta({ id: 'EventList' });
+export type EventList = z.infer<typeof EventList>;
+
+export const EventParams = z.object({ eventId: PathId });
+export type EventParams = z.infer<typeof EventParams>;
+
+export const RedeliveryAccepted = z
+  .object({
+    eventId: z.string(),
+    redelivery: z.number().int().min(1).meta({ description: 'Its number among the redeliveries of the event; attempts show it.' }),
+    url: z.string(),
+  })
+  .meta({ id: 'RedeliveryAccepted', description: 'One new attempt starts now, with the same `webhook-id`.' });
+export type RedeliveryAccepted = z.infer<typeof RedeliveryAccepted>;

@@ -8,7 +8,7 @@
  * forwarder (functions/events/outboxForwarder.ts: the stream's Lambda in AWS, fed by
  * lib/local/streamPoller.ts here; docs/decisions/021). Delivery is at least once: targets dedupe on the event id.
  */
-import { EventType } from '#schemas/webhooks.ts';
+import { eventTypes } from '#schemas/webhooks.ts';
 import { workflows, type OperationWorkflowName, type WorkflowName } from './workflows.ts';
 
 /** The workflows of money-moving operations, each started by its `startedBy` events (functions/events/operationStarter.ts). */
@@ -48,9 +48,16 @@ export const eventRules: EventRule[] = [
   {
     name: 'notificationMailer',
     description: 'The contract\'s seven events are e-mailed to each verified member who chose them (docs/decisions/094).',
-    pattern: { source: [eventSource], 'detail-type': [...EventType.options] },
+    pattern: { source: [eventSource], 'detail-type': [...eventTypes] },
     target: 'functions/events/notificationMailer.ts',
     sendsMail: true,
+  },
+  {
+    name: 'webhookDelivery',
+    description: "The seven event types an integrator receives are kept for GET /events and delivered to the organization's webhook endpoint; internal events never match.",
+    pattern: { source: [eventSource], 'detail-type': [...eventTypes] },
+    target: 'functions/events/webhookStarter.ts',
+    starts: ['webhookDelivery'],
   },
 ];
 

@@ -77,7 +77,7 @@ const tagDescriptions: Record<Feature, string> = {
   recipients: 'Saved recipients, usable by batch items.',
   team: 'Members, roles and invitations.',
   'api-keys': 'Rotating the organization key and member keys.',
-  webhooks: 'The one webhook URL for signed event notifications.',
+  webhooks: 'The one webhook endpoint for signed event notifications, and the events sent to it with their delivery attempts.',
   notifications: 'Per-member choice of e-mailed events.',
   statements: 'Realized fees and volume for a period.',
   sandbox: 'Tools that only a sandbox (or the simulated environment) answers.',
@@ -285,7 +285,7 @@ function accessNote(definition: RouteDefinition): string {
 
 function registerWebhooks(registry: OpenAPIRegistry): void {
   const headers = z.object({
-    'webhook-id': z.string().meta({ description: 'The event id; the same on every retry of one event.' }),
+    'webhook-id': z.string().meta({ description: 'The event id (`evt_…`, as GET /events/{eventId} names it); the same on every attempt and redelivery of one event.' }),
     'webhook-timestamp': z.string().regex(/^\d+$/).meta({ description: 'Unix seconds when this attempt was signed.' }),
     'webhook-signature': z.string().meta({
       description:
@@ -308,7 +308,7 @@ function registerWebhooks(registry: OpenAPIRegistry): void {
       operationId: event.name,
       summary: event.summary,
       description:
-        'POSTed to the registered webhook URL, at least once: dedupe on `id`. Retries follow the Standard Webhooks schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, with jitter), honour `Retry-After`, and time out after 15 s. Shapes, signature and schedule are our choice (docs/decisions/030).',
+        'POSTed to the registered endpoint, at least once: the `webhook-id` header is the event id, the same on every attempt and redelivery; dedupe on it. Only a 2xx within 10 s acknowledges; 3xx is a failure and is never followed. Retries follow the Standard Webhooks schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h), a longer `Retry-After` is honoured; 410 Gone disables the endpoint, and so do five days of failures. Events are not ordered: `data` carries the resource\'s state and timeline, so an older state can be recognised and ignored. Shapes and schedule: docs/decisions/091.',
       tags: ['webhooks'],
       security: [],
       request: { headers, body: { required: true, content: { 'application/json': { schema: event.schema } } } },

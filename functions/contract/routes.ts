@@ -27,7 +27,10 @@ import {
   AcceptInvitationBody, AcceptedInvitation, InvitationResult, InviteMemberBody, MemberList, MemberParams, RemovedMember,
   RotatedMemberKey, RotatedOrganizationKey, UpdateMemberBody, UpdatedMember,
 } from '#schemas/team.ts';
-import { DeletedWebhookEndpoint, PutWebhookEndpointBody, RegisteredWebhookEndpoint, WebhookEndpoint } from '#schemas/webhooks.ts';
+import {
+  DeletedWebhookEndpoint, EventDetail, EventList, EventParams, ListEventsQuery, PutWebhookEndpointBody, RedeliveryAccepted, RegisteredWebhookEndpoint,
+  WebhookEndpoint,
+} from '#schemas/webhooks.ts';
 import {
   NotificationLinkQuery, NotificationPreferences, PutNotificationPreferencesBody, UnsubscribeForm, VerificationSent, VerifyEmailForm,
 } from '#schemas/notifications.ts';
@@ -107,6 +110,8 @@ export interface RouteDefinition<R extends RouteRequest = RouteRequest> {
   needs?: ProviderNeed[];
   /** The handler e-mails through the mail port: in AWS it may send as the stage's SES identity (lib/aws/apiStack.ts). */
   sendsMail?: true;
+  /** Seals webhook signing secrets: granted kms:GenerateDataKey on the secrets key in AWS, and not Decrypt (docs/decisions/092). */
+  sealsWebhookSecrets?: boolean;
 }
 
 export type TableAccess = 'none' | 'read' | 'write';
@@ -117,14 +122,17 @@ export interface RouteNeeds {
   starts: WorkflowName[];
   /** Signs or checks pagination cursors (the cursor key): every list that documents invalid_cursor. */
   cursors: boolean;
+  /** Seals webhook signing secrets (the KMS key's GenerateDataKey). */
+  sealsWebhookSecrets: boolean;
 }
 
 export function routeNeeds(definition: RouteDefinition): RouteNeeds {
-  if (definition.handler === notImplementedHandler) return { table: 'read', starts: [], cursors: false };
+  if (definition.handler === notImplementedHandler) return { table: 'read', starts: [], cursors: false, sealsWebhookSecrets: false };
   return {
     table: definition.table ?? (definition.method !== 'GET' ? 'write' : definition.auth === 'open' ? 'none' : 'read'),
     starts: definition.starts ?? [],
     cursors: definition.errors?.includes('invalid_cursor') ?? false,
+    sealsWebhookSecrets: definition.sealsWebhookSecrets ?? false,
   };
 }
 
@@ -402,16 +410,28 @@ export const rotateOrganizationKey = route({
 // ---- Webhooks and e-mail notifications ---------------------------------------------------
 
 export const getWebhookEndpoint = route({
-  operationId: 'getWebhookEndpoint', method: 'GET', path: '/webhooks/endpoint', handler: planned, auth: 'key',
-  kyb: false, feature: 'webhooks', summary: 'The registered webhook URL.', responses: { 200: { ...ok[200], schema: WebhookEndpoint } },
+  operationId: 'getWebhookEndpoint', method: 'GET', path: '/webhooks/endpoint', handler: 'functions/api/webhooks/getWebhookEndpoint.ts', auth: 'key',
+  kyb: false, feature: 'webhooks', summary: 'The registered webhook endpoint (404 when none is).', responses: { 200: { ...ok[200], schema: WebhookEndpoint } }, errors: ['not_found'],
 });
 export const putWebhookEndpoint = route({
-  operationId: 'putWebhookEndpoint', method: 'PUT', path: '/webhooks/endpoint', handler: planned, auth: 'key',
-  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Register or replace the webhook URL.', request: { body: PutWebhookEndpointBody }, responses: { 200: { ...ok[200], schema: RegisteredWebhookEndpoint } }, errors: ['validation', 'forbidden'],
+  operationId: 'putWebhookEndpoint', method: 'PUT', path: '/webhooks/endpoint', handler: 'functions/api/webhooks/putWebhookEndpoint.ts', auth: 'key', sealsWebhookSecrets: true,
+  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Register or replace the webhook endpoint; issue or rotate its signing secret.', request: { body: PutWebhookEndpointBody }, responses: { 200: { ...ok[200], schema: RegisteredWebhookEndpoint } }, errors: ['validation', 'forbidden', 'conflict'],
 });
 export const deleteWebhookEndpoint = route({
-  operationId: 'deleteWebhookEndpoint', method: 'DELETE', path: '/webhooks/endpoint', handler: planned, auth: 'key',
-  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Stop webhook delivery.', responses: { 200: { ...ok[200], schema: DeletedWebhookEndpoint } }, errors: ['forbidden'],
+  operationId: 'deleteWebhookEndpoint', method: 'DELETE', path: '/webhooks/endpoint', handler: 'functions/api/webhooks/deleteWebhookEndpoint.ts', auth: 'key',
+  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Stop webhook delivery at once.', responses: { 200: { ...ok[200], schema: DeletedWebhookEndpoint } }, errors: ['forbidden', 'not_found'],
+});
+export const listEvents = route({
+  operationId: 'listEvents', method: 'GET', path: '/events', handler: 'functions/api/webhooks/listEvents.ts', auth: 'key',
+  kyb: false, feature: 'webhooks', summary: 'Events of the seven webhook types, newest first, kept 30 days.', request: { query: ListEventsQuery }, responses: { 200: { ...ok[200], schema: EventList } }, errors: ['invalid_cursor', 'validation'],
+});
+export const getEvent = route({
+  operationId: 'getEvent', method: 'GET', path: '/events/{eventId}', handler: 'functions/api/webhooks/getEvent.ts', auth: 'key',
+  kyb: false, feature: 'webhooks', summary: 'One event as delivered, with its delivery attempts.', request: { params: EventParams }, responses: { 200: { ...ok[200], schema: EventDetail } }, errors: ['not_found'],
+});
+export const redeliverEvent = route({
+  operationId: 'redeliverEvent', method: 'POST', path: '/events/{eventId}/redeliver', handler: 'functions/api/webhooks/redeliverEvent.ts', auth: 'key', starts: ['webhookDelivery'],
+  permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Send the event again now, with the same webhook-id.', request: { params: EventParams }, responses: { 202: { ...accepted[202], schema: RedeliveryAccepted } }, errors: ['forbidden', 'not_found', 'conflict'],
 });
 export const getNotificationPreferences = route({
   operationId: 'getNotificationPreferences', method: 'GET', path: '/notifications/preferences', handler: 'functions/api/notifications/getPreferences.ts', auth: 'key',
@@ -493,7 +513,7 @@ export const routes: RouteDefinition[] = [
   createBeneficiary, listBeneficiaries, getOffRampQuote, createOffRamp, listOffRamps, getOffRamp,
   listRecipients, createRecipient, updateRecipient, deleteRecipient,
   listMembers, inviteMember, resendInvitation, acceptInvitation, updateMember, removeMember, rotateMemberKey, rotateOrganizationKey,
-  getWebhookEndpoint, putWebhookEndpoint, deleteWebhookEndpoint,
+  getWebhookEndpoint, putWebhookEndpoint, deleteWebhookEndpoint, listEvents, getEvent, redeliverEvent,
   getNotificationPreferences, putNotificationPreferences, sendEmailVerification, verifyEmail, verifyEmailByForm, unsubscribePage, unsubscribe,
   getStatement,
   simulateOnRampPayment, simulateWire, getSandboxPrefill, topUpEurc,

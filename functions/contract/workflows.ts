@@ -15,6 +15,8 @@ export interface TaskDefinition {
   handler: string;
   /** Workflows the task starts (states:StartExecution on those state machines only, in AWS): a batch starts its items' payments. */
   starts?: readonly string[];
+  /** Opens webhook signing secrets: the only function granted kms:Decrypt on the secrets key in AWS (docs/decisions/092). */
+  opensWebhookSecrets?: boolean;
 }
 
 export interface WorkflowDefinition {
@@ -96,6 +98,19 @@ export const workflows = {
     definition: 'statemachines/chain-deposit.asl.json',
     tasks: {
       ChainDepositStep: { handler: 'functions/tasks/chainDeposit/chainDepositStep.ts' },
+    },
+  },
+  /**
+   * One delivery of one event to the organization's webhook endpoint (docs/decisions/091): not a
+   * money-moving operation, so no intake and no sweeper; started by the webhook event rule
+   * (functions/events/webhookStarter.ts) and by POST /events/{eventId}/redeliver. Each attempt is a
+   * Task of the history support staff read; the retry schedule's waits are its Wait states.
+   */
+  webhookDelivery: {
+    name: 'webhookDelivery',
+    definition: 'statemachines/webhook-delivery.asl.json',
+    tasks: {
+      DeliveryStep: { handler: 'functions/tasks/webhookDelivery/deliveryStep.ts', opensWebhookSecrets: true },
     },
   },
 } as const satisfies Record<string, WorkflowDefinition>;

@@ -55,6 +55,13 @@ const environmentSchema = z.object({
   EMAIL_VERIFICATION_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
   /** How long an invitation link works (default 7 days). */
   INVITATION_TTL_SECONDS: z.coerce.number().int().min(60).max(90 * 24 * 3600).default(7 * 24 * 3600),
+  /**
+   * AWS only: the KMS key whose data keys encrypt webhook signing secrets (docs/decisions/092).
+   * Unset locally: a local AES-256-GCM key kept in the table seals them instead.
+   */
+  WEBHOOK_KMS_KEY_ID: z.string().min(1).optional(),
+  /** An endpoint whose every attempt failed this long is disabled (default five days; a test shortens it). */
+  WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).default(5 * 24 * 3600),
   SERVICE_VERSION: z.string().default('0.1.0'),
   /**
    * The house bank accounts deposits are wired to: a JSON array of `{currency (USD or EUR),

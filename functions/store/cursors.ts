@@ -1,11 +1,11 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '#platform/errors.ts';
 import { config } from '#platform/config.ts';
 import { CursorMaxLength } from '#schemas/common.ts';
 import { dynamo, tableName } from './client.ts';
-import { idOfListSortKey, keys, type ItemKey } from './keys.ts';
+import { generatedKey } from './settings.ts';
+import { idOfListSortKey, type ItemKey } from './keys.ts';
 
 /**
  * Opaque pagination cursors and the one page reader every list uses (docs/data-model.md,
@@ -43,20 +43,7 @@ async function loadSecret(): Promise<Buffer> {
     if (!result.SecretString) throw new Error('cursor secret is empty');
     return Buffer.from(result.SecretString, 'utf8');
   }
-  const setting = keys.setting('cursorSecret');
-  try {
-    await dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...setting, entity: 'setting', value: randomBytes(32).toString('base64') },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
-  const stored = await dynamo().send(new GetCommand({ TableName: tableName(), Key: setting, ConsistentRead: true }));
-  return Buffer.from(String(stored.Item?.value), 'base64');
+  return generatedKey('cursorSecret');
 }
 
 /** Bound to the list and the organization, which the cursor does not carry. Version 2: the sort key alone. */

@@ -46,6 +46,10 @@ export const keys = {
     pk: `ORG#${organizationId}`,
     sk: operation === 'payment' ? `COMPLIANCE#${transactionId}` : `COMPLIANCE#${operation}#${transactionId}`,
   }),
+  /** The organization's one webhook endpoint (functions/store/webhooks.ts): apart from the organization item, which every request reads, so its sealed secrets are read only where they are used. */
+  webhookEndpoint: (organizationId: string) => ({ pk: `ORG#${organizationId}`, sk: 'WEBHOOK_ENDPOINT' }),
+  /** An event the organization can receive, as delivered, with its attempts; kept 30 days. */
+  webhookEvent: (organizationId: string, eventId: string) => ({ pk: `ORG#${organizationId}`, sk: `WEBHOOK_EVENT#${eventId}` }),
   recipient: (organizationId: string, recipientId: string) => ({ pk: `ORG#${organizationId}`, sk: `RECIPIENT#${recipientId}` }),
   /** A treasury operation (functions/store/operations.ts): on-ramp, withdrawal, off-ramp, on-chain deposit. */
   operation: (organizationId: string, kind: string, id: string) => ({ pk: `ORG#${organizationId}`, sk: `OP#${kind}#${id}` }),

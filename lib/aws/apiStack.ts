@@ -108,6 +108,7 @@ export class ApiStack extends Stack {
         }));
       }
       if (rows.some((row) => routeNeeds(row).cursors)) props.context.cursorSecret.grantRead(built.function);
+      if (rows.some((row) => routeNeeds(row).sealsWebhookSecrets)) props.context.webhookSecretKey.grant(built.function, 'kms:GenerateDataKey');
     }
     this.functions.get(getHealth.handler)?.function.addToRolePolicy(
       // GET /health answers 503 when the workflow engine cannot be reached; describing the state machines is the probe.

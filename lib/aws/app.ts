@@ -44,7 +44,7 @@ export function buildPaymentsApp(app: App, bundles: LambdaBundle[]): PaymentsSta
   const env = targetFromContext(app);
 
   const data = new DataStack(app, `${settings.prefix}-data`, { env, settings, description: `Payments ${settings.environment}: table and cursor key` });
-  const context = { settings, table: data.table, cursorSecret: data.cursorSecret };
+  const context = { settings, table: data.table, cursorSecret: data.cursorSecret, webhookSecretKey: data.webhookSecretKey };
   const workflows = new WorkflowStack(app, `${settings.prefix}-workflows`, { env, context, bundleOf, description: `Payments ${settings.environment}: state machines and task functions` });
   const api = new ApiStack(app, `${settings.prefix}-api`, { env, context, bundleOf, description: `Payments ${settings.environment}: HTTP API and endpoint functions` });
   const events = new EventsStack(app, `${settings.prefix}-events`, { env, context, bundleOf, publicBaseUrl: api.publicBaseUrl, description: `Payments ${settings.environment}: outbox forwarder, bus, rules and targets` });

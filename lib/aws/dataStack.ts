@@ -1,5 +1,7 @@
 import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AccountRootPrincipal, AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { table as tableDefinition } from '#contract/table.ts';
@@ -17,6 +19,7 @@ export interface DataStackProps extends StackProps {
 export class DataStack extends Stack {
   readonly table: Table;
   readonly cursorSecret: Secret;
+  readonly webhookSecretKey: Key;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     super(scope, id, props);
@@ -58,6 +61,36 @@ export class DataStack extends Stack {
       id: 'AwsSolutions-SMG4',
       reason: 'Rotating the cursor key invalidates every cursor in flight (clients get 400 invalid_cursor mid-listing); '
         + 'it is rotated by hand when needed (docs/deployment.md), not on a schedule.',
+    });
+
+    // Webhook signing secrets are sealed under data keys of this key (functions/store/secretBox.ts):
+    // only the endpoint handler may make data keys and only the delivery task may open them.
+    this.webhookSecretKey = new Key(this, 'WebhookSecretsKey', {
+      description: 'Seals webhook signing secrets (envelope encryption, one data key per secret)',
+      enableKeyRotation: true,
+      removalPolicy: settings.stateful.removalPolicy,
+      // The account administers the key and lets IAM policies grant its use (the two functions'
+      // roles); grants may be made only for AWS services, so no principal can grant itself Decrypt.
+      policy: new PolicyDocument({
+        statements: [
+          new PolicyStatement({
+            principals: [new AccountRootPrincipal()],
+            actions: [
+              'kms:Describe*', 'kms:List*', 'kms:Get*', 'kms:Enable*', 'kms:Disable*', 'kms:Put*', 'kms:Update*', 'kms:Revoke*',
+              'kms:CreateAlias', 'kms:DeleteAlias', 'kms:TagResource', 'kms:UntagResource', 'kms:ScheduleKeyDeletion', 'kms:CancelKeyDeletion',
+              'kms:Encrypt', 'kms:Decrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:CreateGrant',
+            ],
+            resources: ['*'],
+          }),
+          new PolicyStatement({
+            effect: Effect.DENY,
+            principals: [new AnyPrincipal()],
+            actions: ['kms:CreateGrant'],
+            resources: ['*'],
+            conditions: { BoolIfExists: { 'kms:GrantIsForAWSResource': 'false', 'aws:PrincipalIsAWSService': 'false' } },
+          }),
+        ],
+      }),
     });
 
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

@@ -3,6 +3,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { metricsNamespace, metricsService } from '#contract/metrics.ts';
@@ -32,6 +33,8 @@ export interface FunctionContext {
   settings: StageSettings;
   table: ITable;
   cursorSecret: ISecret;
+  /** Seals webhook signing secrets; each function is granted on it only what its row or task says. */
+  webhookSecretKey: IKey;
 }
 
 export interface ServiceFunctionProps {
@@ -63,7 +66,7 @@ export class ServiceFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
-    const { settings, table, cursorSecret } = props.context;
+    const { settings, table, cursorSecret, webhookSecretKey } = props.context;
 
     const logGroup = new LogGroup(this, 'Logs', {
       retention: settings.logRetention,
@@ -92,6 +95,7 @@ export class ServiceFunction extends Construct {
         SERVICE_ENVIRONMENT: settings.environment,
         WORKFLOW_ARN_PREFIX: workflowArnPrefix(this, settings),
         CURSOR_SECRET_ARN: cursorSecret.secretArn,
+        WEBHOOK_KMS_KEY_ID: webhookSecretKey.keyArn,
         ...(settings.houseAccounts ? { HOUSE_ACCOUNTS: settings.houseAccounts } : {}),
         // Stage-wide, so a function that only reports it (GET /notifications/preferences' verificationAvailable) knows too.
         MAIL_TRANSPORT: mailTransportOf(settings),

@@ -62,7 +62,8 @@ describe('a route that takes no body', () => {
   });
 
   it('refuses every body it cannot read or that has content, and nothing changes', async () => {
-    const samples: Record<string, string> = { memberId: member.memberId, recipientId, onRampId };
+    // A body is refused before the handler reads the path, so an event id that names nothing will do.
+    const samples: Record<string, string> = { memberId: member.memberId, recipientId, onRampId, eventId: 'evt_bodyless' };
     const onRampBefore = await call(service, 'GET', `/treasury/onramp/${onRampId}`, { apiKey: org.apiKey });
     expect(onRampBefore.status).toBe(200);
     for (const definition of bodyless) {

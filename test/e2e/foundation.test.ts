@@ -288,7 +288,7 @@ describe('the OpenAPI document matches what the service answers', () => {
     exact(getMe.responses[200]!.schema, (await call(service, 'GET', '/me', { apiKey: org.apiKey })).body);
     expect(getTransaction.path).toBe('/transactions/{transactionId}');
     exact(ErrorBody, (await call(service, 'GET', '/transactions/tx-12345678', { apiKey: org.apiKey })).body);
-    exact(NotImplementedBody, (await call(service, 'GET', '/webhooks/endpoint', { apiKey: org.apiKey })).body);
+    exact(NotImplementedBody, (await call(service, 'POST', '/banking/wire-transfers', { apiKey: org.apiKey, body: {} })).body);
     exact(ValidationErrorBody, (await call(service, 'POST', '/quotes', { apiKey: org.apiKey, body: {} })).body);
     exact(ErrorBody, (await call(service, 'GET', '/me')).body);
     const limited = await createTestOrganization(service, 'approved', 'Doc Org');

@@ -6,6 +6,7 @@ import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { notImplementedHandler, routes, routeKey, type RouteDefinition } from '#contract/routes.ts';
+import { until } from '../support/eventually.ts';
 
 /**
  * Every route with an id in its path, asked by organization B for organization A's resource: 404
@@ -142,6 +143,13 @@ beforeAll(async () => {
     expect(pix.status, JSON.stringify(pix.body)).toBe(202);
     expect((await call(service, 'POST', `/treasury/onramp/${pix.body.onRampId}/simulate-payment`, { apiKey: a.apiKey })).status).toBe(202);
     realIds.onRampId = [wired.body.onRampId, pix.body.onRampId];
+  }
+
+  // A's webhook events, once webhooks are built: A's payment above makes them (kept with no endpoint registered).
+  const listEvents = routes.find((definition) => definition.operationId === 'listEvents');
+  if (listEvents && isLive(listEvents)) {
+    const listed = await until(async () => (await call(service, 'GET', '/events', { apiKey: a.apiKey })).body, (body) => body.events.length > 0, { what: "A's webhook events" });
+    realIds.eventId = listed.events.map((event: { id: string }) => event.id);
   }
 });
 

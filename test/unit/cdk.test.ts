@@ -293,6 +293,9 @@ describe('api stack', () => {
       const code = readFileSync(join(bundleOf(handler).outdir, 'index.mjs'), 'utf8');
       expect(code.includes('"GetSecretValue"'), `${handler} signs cursors`).toBe(cursors);
       if (handler !== getHealth.handler) expect(code.includes('"StartExecution"'), `${handler} starts workflows`).toBe(starts.size > 0);
+      // Webhook secrets: the endpoint handler makes data keys and cannot open them; no other endpoint touches the key.
+      const kms = statements.flatMap((statement) => statement.actions).filter((action) => action.startsWith('kms:'));
+      expect(kms, handler).toEqual(needs.some((need) => need.sealsWebhookSecrets) ? ['kms:GenerateDataKey'] : []);
     }
     expect(statementsOf(api, functions.get(getHealth.handler)!).flatMap((statement) => statement.actions)).toContain('states:DescribeStateMachine');
     expect(policyOf(api, functions.get(unmatchedHandler)!)).not.toContain('dynamodb:');
@@ -321,6 +324,14 @@ describe('api stack', () => {
       }
     }
     expect(workflows.batch.tasks.BatchStep.starts).toEqual(['payment']);
+    // Only the webhook delivery task opens webhook signing secrets.
+    for (const workflow of Object.values(workflows)) {
+      for (const task of Object.values(workflow.tasks) as { handler: string; opensWebhookSecrets?: boolean }[]) {
+        const kms = statementsOf(template, functions.get(task.handler)!).flatMap((statement) => statement.actions).filter((action) => action.startsWith('kms:'));
+        expect(kms, task.handler).toEqual(task.opensWebhookSecrets ? ['kms:Decrypt'] : []);
+      }
+    }
+    expect(workflows.webhookDelivery.tasks.DeliveryStep.opensWebhookSecrets).toBe(true);
   });
 
   it("sends mail as the stage's SES identity through its configuration set, whose bounces and complaints reach the service", () => {

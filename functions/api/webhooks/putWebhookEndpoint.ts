@@ -1,0 +1,7 @@
+import { endpoint, ok } from '#platform/endpoint.ts';
+import { putWebhookEndpoint } from '#contract/routes.ts';
+import { registerEndpoint } from '#operations/webhook/endpoint.ts';
+
+export const handler = endpoint(putWebhookEndpoint, async ({ caller, body }) => {
+  return ok(await registerEndpoint(caller.organizationId, body));
+});

@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { receiveEvent } from '#operations/webhook/delivery.ts';
+import { queueConsumer } from '#platform/queueConsumer.ts';
+import { outboxEventSchema } from '#store/outbox.ts';
+
+/**
+ * Event rule target for the seven event types an integrator receives (functions/contract/events.ts
+ * `webhookDelivery`): keeps the event for GET /events and starts its delivery when the
+ * organization's endpoint takes it. Internal events never match the rule, so they never get here.
+ */
+const eventSchema = z.object({ detail: outboxEventSchema });
+
+export const handler = queueConsumer('webhook event not received', eventSchema, async ({ detail }) => {
+  await receiveEvent(detail);
+});

@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendWebhook } from '#providers/webhookSender.ts';
+import { startReceiver, type Receiver } from '../support/webhookReceiver.ts';
+
+/** The sender against a real receiver on loopback (`simulated` allows it): what it reports back for the retry rules. */
+let receiver: Receiver;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+
+afterAll(async () => {
+  await receiver.close();
+});
+
+describe('sendWebhook', () => {
+  it('reports the status and Retry-After, which the retry rules read', async () => {
+    receiver.respond = () => ({ status: 503, headers: { 'retry-after': '120' } });
+    const result = await sendWebhook(`${receiver.url}/busy`, { 'webhook-id': 'msg_busy' }, '{"a":1}', 'simulated');
+    expect(result).toMatchObject({ status: 503, retryAfter: '120' });
+    expect(result.error).toBeUndefined();
+    expect(receiver.of('msg_busy')[0]!.body).toBe('{"a":1}');
+    expect(receiver.of('msg_busy')[0]!.headers['content-type']).toBe('application/json');
+  });
+
+  it('does not follow a redirect', async () => {
+    receiver.respond = (delivery) => (delivery.path === '/moved' ? { status: 301, headers: { location: `${receiver.url}/target` } } : { status: 200 });
+    const result = await sendWebhook(`${receiver.url}/moved`, { 'webhook-id': 'msg_moved' }, '{}', 'simulated');
+    expect(result.status).toBe(301);
+    expect(receiver.deliveries.some((delivery) => delivery.path === '/target')).toBe(false);
+  });
+
+  it('reports a refused connection as an error, never throws', async () => {
+    const closed = await startReceiver();
+    const url = closed.url;
+    await closed.close();
+    const result = await sendWebhook(`${url}/gone`, {}, '{}', 'simulated');
+    expect(result.status).toBeUndefined();
+    expect(result.error).toMatch(/ECONNREFUSED/);
+  });
+});
