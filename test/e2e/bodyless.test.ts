@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { invitationMail, inviteAndAccept, uniqueEmail, useTemporaryOutbox, type Teammate } from '../support/team.ts';
+import { until } from '../support/eventually.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { routeKey, routes, rotateMemberKey, takesNoBody } from '#contract/routes.ts';
 
@@ -38,6 +39,11 @@ beforeAll(async () => {
   const onRamp = await call(service, 'POST', '/treasury/onramp', { apiKey: org.apiKey, body: { idempotencyKey: 'bodyless-onramp-1', amount: { amount: '100', currency: 'USD' } } });
   expect(onRamp.status).toBe(202);
   onRampId = onRamp.body.onRampId;
+  // Its workflow opens the collection on its own: compare from AWAITING_PAYMENT on, where only a
+  // payment (or a request that changed something) could move it.
+  await until(() => call(service, 'GET', `/treasury/onramp/${onRampId}`, { apiKey: org.apiKey }), (answer) => answer.body.stage === 'AWAITING_PAYMENT', {
+    what: 'the announced on-ramp to await its payment',
+  });
 });
 
 afterAll(async () => {
