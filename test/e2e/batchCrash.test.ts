@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { freePort, startDynamoDbLocal, type RunningDynamoDb } from '../../lib/local/dynamodbLocal.ts';
+import { freePort } from '../../lib/local/dynamodbLocal.ts';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { needsPersonStates, terminalStates } from '#domain/paymentStates.ts';
 import { dynamo, queryAll } from '#store/client.ts';
@@ -13,6 +13,7 @@ import { operationExecutionName } from '#operations/kit/start.ts';
 import { crashableService } from '../support/crash.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { until } from '../support/eventually.ts';
+import { useOwnDynamoDbLocal } from '../support/ownDynamoDb.ts';
 
 /**
  * `npm start` killed (SIGKILL) while a 1,000-item batch is being started and paid, then started
@@ -23,21 +24,11 @@ import { until } from '../support/eventually.ts';
 const service = crashableService('batchcrash', { PAYOUT_SETTLE_SECONDS: '1' });
 const { tableName } = service;
 
-/**
- * A DynamoDB Local of its own, stopped after: tens of thousands of items written at full speed
- * leave the run's shared instance slower for every file after this one (measured: the crash and
- * large-team files twice as slow), so they go away with it.
- */
-let ownDynamo: RunningDynamoDb;
-
-beforeAll(async () => {
-  ownDynamo = await startDynamoDbLocal();
-  process.env.DYNAMODB_ENDPOINT = ownDynamo.endpoint;
-});
+// Tens of thousands of items written at full speed: a DynamoDB Local of its own (test/support/ownDynamoDb.ts).
+useOwnDynamoDbLocal();
 
 afterAll(async () => {
   await service.killAll();
-  await ownDynamo?.stop();
 });
 
 const itemCount = 1000;

@@ -10,6 +10,7 @@ import { readBalance } from '#store/ledger.ts';
 import { crashableService } from '../support/crash.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { until } from '../support/eventually.ts';
+import { useOwnDynamoDbLocal } from '../support/ownDynamoDb.ts';
 
 /**
  * `npm start` killed (SIGKILL: no shutdown code runs) while payments are in flight, then started
@@ -19,6 +20,8 @@ import { until } from '../support/eventually.ts';
 // Payouts stay in flight for a while, so the kill lands mid-way.
 const service = crashableService('crash', { PAYOUT_SETTLE_SECONDS: '2' });
 const { tableName } = service;
+// A restart re-drives every execution at once: a DynamoDB Local of its own (test/support/ownDynamoDb.ts).
+useOwnDynamoDbLocal();
 
 afterAll(async () => {
   await service.killAll();

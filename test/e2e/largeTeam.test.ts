@@ -4,6 +4,7 @@ import { call, createTestOrganization, startTestService, type TestOrganization }
 import { inviteAndAccept, useTemporaryOutbox } from '../support/team.ts';
 import { acceptInvitation, createInvitation } from '#store/members.ts';
 import { getOrganization, setRateLimits } from '#store/organizations.ts';
+import { useOwnDynamoDbLocal } from '../support/ownDynamoDb.ts';
 
 /**
  * An organization of 2,000 members works (decision 077). When every key lived in the organization
@@ -15,6 +16,8 @@ import { getOrganization, setRateLimits } from '#store/organizations.ts';
 const teamSize = 2_000;
 let service: LocalService;
 let org: TestOrganization;
+// 2,000 members seeded at full speed: a DynamoDB Local of its own (test/support/ownDynamoDb.ts).
+useOwnDynamoDbLocal();
 
 beforeAll(async () => {
   useTemporaryOutbox();
