@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DynamoDBClient, TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import { config } from '#platform/config.ts';
 
@@ -184,6 +184,17 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 
 /** Cancellations caused by contention alone wrote nothing and are worth another try. */
 const transientCancellations = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+
+/** A conditional write: true when it was written, false when its condition did not hold; anything else is thrown. */
+export async function conditionally(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
 
 /**
  * The per-item cancellation reasons of a cancelled TransactWriteItems, in the order the items were

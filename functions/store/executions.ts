@@ -1,7 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WorkflowHistoryEvent } from '#platform/workflow.ts';
-import { dynamo, queryAll, tableName } from './client.ts';
+import { conditionally, dynamo, queryAll, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -72,16 +71,6 @@ function fromItem(item: Record<string, unknown>): ExecutionRecord {
     ...(Array.isArray(item.events) ? { events: item.events as StoredHistoryEvent[] } : {}),
     ...(item.droppedEvents ? { droppedEvents: Number(item.droppedEvents) } : {}),
   };
-}
-
-async function conditionally(write: Promise<unknown>): Promise<boolean> {
-  try {
-    await write;
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
 }
 
 /** False when an execution of that name exists already (in whatever state): nothing new runs. */

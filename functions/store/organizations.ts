@@ -4,7 +4,7 @@ import { ulid } from 'ulid';
 import { issueApiKey, type IssuedApiKey, type KeyEnvironment } from '#domain/apiKeys.ts';
 import { buckets, type BucketLimit, type BucketName } from '#domain/rateLimit.ts';
 import type { Role } from '#domain/permissions.ts';
-import { cancellationReasons, dynamo, queryAll, tableName, transactWrite, type TransactItem } from './client.ts';
+import { cancellationReasons, conditionally, dynamo, queryAll, tableName, type TransactItem, transactWrite } from './client.ts';
 import { keys } from './keys.ts';
 import { newWalletId, walletItem } from './wallets.ts';
 
@@ -169,8 +169,8 @@ export async function revokeApiKey(organizationId: string, keyId: string): Promi
 
 /** Raise (or restore, with undefined) an organization's limit for one bucket, its bucket full. False when there is no such organization. */
 export async function setRateLimit(organizationId: string, bucket: BucketName, limit: BucketLimit | undefined): Promise<boolean> {
-  try {
-    await dynamo().send(
+  return conditionally(
+    dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.organization(organizationId),
@@ -181,12 +181,8 @@ export async function setRateLimit(organizationId: string, bucket: BucketName, l
         ExpressionAttributeNames: { '#bucket': bucket, '#tat': `tat${bucket.charAt(0).toUpperCase()}${bucket.slice(1)}` },
         ...(limit ? { ExpressionAttributeValues: { ':limit': limit } } : {}),
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Every bucket of the organization to one limit (tests and benches lift them so their own volume is not what they measure). */

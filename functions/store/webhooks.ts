@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryAttempt, EventDetail, EventSummary, EventType, WebhookEndpoint } from '#schemas/webhooks.ts';
-import { dynamo, tableName } from './client.ts';
+import { conditionally, dynamo, tableName } from './client.ts';
 import { readPage } from './cursors.ts';
 import { keys, listSortKey } from './keys.ts';
 import type { Sealed } from './secretBox.ts';
@@ -78,20 +78,16 @@ export async function getEndpoint(organizationId: string): Promise<EndpointRecor
 
 /** Writes the endpoint if it is still as read (`expectedUpdatedAt`; undefined: none was registered). False when it had changed. */
 export async function saveEndpoint(record: EndpointRecord, expectedUpdatedAt: string | undefined): Promise<boolean> {
-  try {
-    await dynamo().send(
+  return conditionally(
+    dynamo().send(
       new PutCommand({
         TableName: tableName(),
         Item: { ...keys.webhookEndpoint(record.organizationId), entity: webhookEndpointEntity, ...record },
         ConditionExpression: expectedUpdatedAt === undefined ? 'attribute_not_exists(pk)' : 'updatedAt = :expected',
         ...(expectedUpdatedAt === undefined ? {} : { ExpressionAttributeValues: { ':expected': expectedUpdatedAt } }),
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 export async function deleteEndpoint(organizationId: string): Promise<EndpointRecord | undefined> {
@@ -109,8 +105,8 @@ async function updateRegistration(
   values: Record<string, unknown>,
   names?: Record<string, string>,
 ): Promise<boolean> {
-  try {
-    await dynamo().send(
+  return conditionally(
+    dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.webhookEndpoint(organizationId),
@@ -119,12 +115,8 @@ async function updateRegistration(
         ExpressionAttributeValues: { ':registration': registrationId, ...values },
         ...(names ? { ExpressionAttributeNames: names } : {}),
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 export function disableEndpoint(organizationId: string, registrationId: string, reason: string, now: Date): Promise<boolean> {
