@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { startLocalService, type LocalService } from '../../lib/local/service.ts';
+import type { LocalService } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { reloadConfig } from '#platform/config.ts';
@@ -212,13 +212,7 @@ describe('on sandbox, with no provider adapter and no house account configured',
     await service.stop();
     // The simulated custodian this process installed on first use belongs to the simulated service.
     useCustodyProvider(undefined);
-    service = await startLocalService({
-      port: 0,
-      dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
-      tableName: `deposits-sandbox-${randomBytes(6).toString('hex')}`,
-      environment: 'sandbox',
-      waitSeconds: 0,
-    });
+    service = await startTestService('sandbox');
     apiKey = (await onboardOrganization({ name: 'Sandbox Deposit Org', kybStatus: 'approved' })).apiKey.apiKey;
   });
 

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalService, type LocalService } from '../../lib/local/service.ts';
+import type { LocalService } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
-import { call } from '../support/service.ts';
+import { call, startTestService } from '../support/service.ts';
 import { sampleOffRampBeneficiaries } from '#operations/offRamp/beneficiaries.ts';
 import { features } from '#contract/features.ts';
 
@@ -15,13 +15,7 @@ let service: LocalService;
 let apiKey: string;
 
 beforeAll(async () => {
-  service = await startLocalService({
-    port: 0,
-    dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
-    tableName: `env-${randomBytes(6).toString('hex')}`,
-    environment: 'sandbox',
-    waitSeconds: 0,
-  });
+  service = await startTestService('sandbox');
   apiKey = (await onboardOrganization({ name: 'Sandbox Org', kybStatus: 'approved' })).apiKey.apiKey;
 });
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { startLocalService, type LocalService } from '../../lib/local/service.ts';
+import type { LocalService } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { strictly } from '../support/strictSchema.ts';
@@ -138,13 +138,7 @@ describe('on production', () => {
   let walletId: string;
 
   beforeAll(async () => {
-    service = await startLocalService({
-      port: 0,
-      dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
-      tableName: `prod-${randomBytes(6).toString('hex')}`,
-      environment: 'production',
-      waitSeconds: 0,
-    });
+    service = await startTestService('production');
     const onboarded = await onboardOrganization({ name: 'Production Org', kybStatus: 'approved' });
     apiKey = onboarded.apiKey.apiKey;
     walletId = onboarded.organization.homeWalletId;

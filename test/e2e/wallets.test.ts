@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalService, type LocalService } from '../../lib/local/service.ts';
+import type { LocalService } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
@@ -252,9 +252,7 @@ describe('on an environment with no custody or issuer adapter', () => {
     // The simulators chosen while `simulated` ran are forgotten, as in a fresh sandbox process.
     useCustodyProvider(undefined);
     useIssuerProvider(undefined);
-    sandbox = await startLocalService({
-      port: 0, dynamoEndpoint: process.env.DYNAMODB_ENDPOINT, tableName: `e2e-${randomBytes(6).toString('hex')}`, environment: 'sandbox', waitSeconds: 0,
-    });
+    sandbox = await startTestService('sandbox');
     const onboarded = await onboardOrganization({ name: 'Sandbox Wallet Org', kybStatus: 'approved' });
     apiKey = onboarded.apiKey.apiKey;
     walletId = onboarded.organization.homeWalletId;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalService, type LocalService } from '../../lib/local/service.ts';
+import type { LocalService } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
-import { call } from '../support/service.ts';
+import { call, startTestService } from '../support/service.ts';
 import { until } from '../support/eventually.ts';
 import { startReceiver, type Receiver } from '../support/webhookReceiver.ts';
 import { eventSource } from '#contract/events.ts';
@@ -29,13 +29,7 @@ beforeAll(async () => {
     if (!found) throw new Error(`ENOTFOUND ${host}`);
     return found;
   });
-  service = await startLocalService({
-    port: 0,
-    dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
-    tableName: `hooks-${randomBytes(6).toString('hex')}`,
-    environment: 'sandbox',
-    waitSeconds: 0,
-  });
+  service = await startTestService('sandbox');
   const created = await onboardOrganization({ name: 'Sandbox Hooks', kybStatus: 'approved' });
   apiKey = created.apiKey.apiKey;
   organizationId = created.organization.id;

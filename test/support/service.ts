@@ -8,15 +8,17 @@ import { until } from './eventually.ts';
 
 /**
  * The whole local service (HTTP adapter, workflow runner, stream poller, event bus) on a random
- * free port, against the run's DynamoDB Local, in a table of its own.
+ * free port, against the run's DynamoDB Local, in a table of its own; `simulated` unless the test
+ * is about another environment.
  */
-export async function startTestService(): Promise<LocalService> {
+export async function startTestService(environment?: 'simulated' | 'sandbox' | 'production'): Promise<LocalService> {
   forgetCursorSecret();
   return startLocalService({
     port: 0,
     dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
     tableName: `e2e-${randomBytes(6).toString('hex')}`,
     waitSeconds: 0,
+    ...(environment ? { environment } : {}),
   });
 }
 
