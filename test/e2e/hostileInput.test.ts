@@ -11,6 +11,7 @@ import { creditDeposit, readBalance } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { notImplementedHandler, routeKey, routes, type RouteDefinition } from '#contract/routes.ts';
 import { until } from '../support/eventually.ts';
+import { useOwnDynamoDbLocal } from '../support/ownDynamoDb.ts';
 
 /**
  * Non-negotiable 5, walked from the route table: every built endpoint, given malformed, oversized
@@ -67,6 +68,9 @@ function expectContractError(definition: RouteDefinition, label: string, answer:
   expect(answer.status, where).toBeLessThan(600);
   if (answer.status >= 400) expect(answer.body, where).toMatchObject({ error: expect.any(String), message: expect.any(String) });
 }
+
+// Thousands of requests at full speed across every route: a DynamoDB Local of its own (test/support/ownDynamoDb.ts).
+useOwnDynamoDbLocal();
 
 beforeAll(async () => {
   service = await startTestService();
