@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, batchPutAll, conditionally, dynamo, queryAll, tableName, type TransactItem } from './client.ts';
+import { batchGetAll, batchPutAll, conditionally, dynamo, queryPrefix, tableName, type TransactItem } from './client.ts';
 import { keys, listSortKey, startingIndex } from './keys.ts';
 import { decodeCursor, encodeCursor, readPage } from './cursors.ts';
 import { applyMovement, type LedgerMovement } from './ledger.ts';
@@ -183,12 +183,7 @@ export async function readBatchItems(batch: BatchRecord, from: number, limit: nu
 
 /** Items per state, exact: the shards summed; QUEUED is what no shard counts yet. */
 export async function readBatchCounts(batch: Pick<BatchRecord, 'organizationId' | 'batchId' | 'itemCount'>): Promise<Partial<Record<BatchItemState, number>>> {
-  const shards = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': `ORG#${batch.organizationId}`, ':prefix': `BATCHCOUNT#${batch.batchId}#` },
-    ConsistentRead: true,
-  });
+  const shards = await queryPrefix(`ORG#${batch.organizationId}`, `BATCHCOUNT#${batch.batchId}#`, { ConsistentRead: true });
   const counts: Partial<Record<BatchItemState, number>> = {};
   let counted = 0;
   for (const shard of shards) {

@@ -243,6 +243,39 @@ export async function queryAll(
 }
 
 /**
+ * "The sort key starts with `prefix`" as a key range, `sk BETWEEN prefix AND <prefix's successor>`
+ * (decision 097). DynamoDB answers it exactly as `begins_with`; DynamoDB Local reads the whole
+ * partition for `begins_with` (an organization's, which grows with every payment: 4 ms of its CPU a
+ * query at 20,000 items, 6.7 ms at 40,000) and only the range for BETWEEN (0.3 ms). BETWEEN is
+ * inclusive, so the one key it adds (the successor itself) is dropped by `withPrefix`.
+ */
+export function sortKeyPrefix(pk: string, prefix: string) {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  // Every prefix of ours ends in an ASCII delimiter; a surrogate half has no successor to take.
+  if (!(last >= 0x20 && last < 0x7f)) throw new Error(`sortKeyPrefix: ${JSON.stringify(prefix)} must end in a printable ASCII character`);
+  return {
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :skPrefix AND :skPrefixEnd',
+    ExpressionAttributeValues: { ':pk': pk, ':skPrefix': prefix, ':skPrefixEnd': prefix.slice(0, -1) + String.fromCharCode(last + 1) },
+    withPrefix: <T extends Record<string, unknown>>(items: T[]): T[] => items.filter((item) => typeof item.sk === 'string' && item.sk.startsWith(prefix)),
+  };
+}
+
+/** Every item of partition `pk` whose sort key starts with `prefix`, all pages (see sortKeyPrefix). */
+export async function queryPrefix(
+  pk: string,
+  prefix: string,
+  input: Omit<QueryCommandInput, 'ExclusiveStartKey' | 'KeyConditionExpression' | 'TableName'> = {},
+  client: DynamoDBDocumentClient = dynamo(),
+): Promise<Record<string, unknown>[]> {
+  const { KeyConditionExpression, ExpressionAttributeValues, withPrefix } = sortKeyPrefix(pk, prefix);
+  const items = await queryAll(
+    { ...input, TableName: tableName(), KeyConditionExpression, ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ...ExpressionAttributeValues } },
+    client,
+  );
+  return withPrefix(items);
+}
+
+/**
  * Every item of `keys` that exists, strongly consistent, 100 keys a call, the calls in parallel;
  * unprocessed keys are asked again (with backoff) until answered, so an absent item is never an
  * unanswered one.

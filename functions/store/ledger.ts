@@ -1,6 +1,6 @@
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import { GetCommand, NumberValue } from '@aws-sdk/lib-dynamodb';
-import { cancellationReasons, dynamo, dynamoExact, queryAll, tableName, transactWrite, type TransactItem } from './client.ts';
+import { cancellationReasons, dynamoExact, queryPrefix, tableName, transactWrite, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -365,15 +365,7 @@ function journalEntryOf(item: Record<string, unknown>): JournalEntry {
 /** Every journal entry of the organization, in entry id order (strongly consistent, all pages). */
 export async function listJournalEntries(organizationId: string, currency = ledgerCurrency): Promise<JournalEntry[]> {
   const { pk, sk: prefix } = keys.journalEntry(organizationId, '');
-  const items = await queryAll(
-    {
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-      ConsistentRead: true,
-    },
-    dynamoExact(),
-  );
+  const items = await queryPrefix(pk, prefix, { ConsistentRead: true }, dynamoExact());
   return items.map(journalEntryOf).filter((entry) => entry.currency === currency);
 }
 

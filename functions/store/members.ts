@@ -4,7 +4,7 @@ import { issueApiKey, type KeyEnvironment } from '#domain/apiKeys.ts';
 import { emailKey, hashInvitationToken, invitationExpiry, newInvitationToken, type MemberRole, type MemberStatus } from '#domain/team.ts';
 import { notificationEventTypes } from '#domain/notifications.ts';
 import type { Member } from '#schemas/team.ts';
-import { cancellationReasons, dynamo, queryAll, tableName, transactWrite, type TransactItem } from './client.ts';
+import { cancellationReasons, dynamo, queryPrefix, tableName, transactWrite, type TransactItem } from './client.ts';
 import { ApiError, notFound } from '#platform/errors.ts';
 import { keys } from './keys.ts';
 import { apiKeyItem, putApiKey } from './organizations.ts';
@@ -120,12 +120,7 @@ export async function getMember(organizationId: string, memberId: string): Promi
 
 /** Every member of the organization, oldest first (member ids are ULIDs). A team is bounded, so this is the full set. */
 export async function listMembers(organizationId: string): Promise<MemberItem[]> {
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.organization(organizationId).pk, ':prefix': 'MEMBER#' },
-    ConsistentRead: true,
-  });
+  const items = await queryPrefix(keys.organization(organizationId).pk, 'MEMBER#', { ConsistentRead: true });
   return items as unknown as MemberItem[];
 }
 

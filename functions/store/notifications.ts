@@ -6,7 +6,7 @@ import {
 } from '#domain/notifications.ts';
 import type { EventType } from '#schemas/webhooks.ts';
 import type { NotificationPreferences } from '#schemas/notifications.ts';
-import { batchGetAll, dynamo, queryAll, tableName, type TransactItem } from './client.ts';
+import { batchGetAll, dynamo, queryPrefix, tableName, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
 import { getSuppression, type MailSuppression } from './mailSuppressions.ts';
 import { getMember, transact, type MemberItem, type Stale } from './members.ts';
@@ -275,12 +275,7 @@ export interface NotificationRecipient {
  * read grows with the members who chose the event, not with the team.
  */
 export async function subscribersOf(organizationId: string, eventType: EventType): Promise<NotificationRecipient[]> {
-  const subscriptions = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.organization(organizationId).pk, ':prefix': `NOTIFY#${eventType}#` },
-    ConsistentRead: true,
-  });
+  const subscriptions = await queryPrefix(keys.organization(organizationId).pk, `NOTIFY#${eventType}#`, { ConsistentRead: true });
   const memberIds = subscriptions.map((item) => item.memberId as string);
   if (memberIds.length === 0) return [];
   const members = (await batchGetAll(memberIds.map((id) => keys.member(organizationId, id)))) as unknown as MemberItem[];

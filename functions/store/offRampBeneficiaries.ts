@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, queryAll, tableName } from './client.ts';
+import { dynamo, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import type { BeneficiaryView } from '#schemas/offramps.ts';
 
@@ -34,12 +34,7 @@ export async function getOffRampBeneficiary(organizationId: string, beneficiaryI
 
 /** Oldest first (registration order), strongly consistent: a beneficiary just registered is listed. */
 export async function listOffRampBeneficiaries(organizationId: string): Promise<OffRampBeneficiaryRecord[]> {
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': `ORG#${organizationId}`, ':prefix': 'OFFRAMP_BENEFICIARY#' },
-    ConsistentRead: true,
-  });
+  const items = await queryPrefix(`ORG#${organizationId}`, 'OFFRAMP_BENEFICIARY#', { ConsistentRead: true });
   return items.map(fromItem).sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
 }
 

@@ -4,7 +4,7 @@ import { ulid } from 'ulid';
 import { issueApiKey, type IssuedApiKey, type KeyEnvironment } from '#domain/apiKeys.ts';
 import { buckets, type BucketLimit, type BucketName } from '#domain/rateLimit.ts';
 import type { Role } from '#domain/permissions.ts';
-import { cancellationReasons, conditionally, dynamo, queryAll, tableName, type TransactItem, transactWrite } from './client.ts';
+import { cancellationReasons, conditionally, dynamo, queryPrefix, tableName, type TransactItem, transactWrite } from './client.ts';
 import { keys } from './keys.ts';
 import { newWalletId, walletItem } from './wallets.ts';
 
@@ -78,12 +78,7 @@ export async function getApiKey(organizationId: string, keyId: string): Promise<
 
 /** Every live key of the organization, member keys included. */
 export async function listApiKeys(organizationId: string): Promise<ApiKeyItem[]> {
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.organization(organizationId).pk, ':prefix': 'APIKEY#' },
-    ConsistentRead: true,
-  });
+  const items = await queryPrefix(keys.organization(organizationId).pk, 'APIKEY#', { ConsistentRead: true });
   return items as unknown as ApiKeyItem[];
 }
 

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { monotonicFactory } from 'ulid';
-import { dynamo, queryAll, tableName } from './client.ts';
+import { dynamo, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import {
   recipientFieldNames, type CreateRecipientBody, type Recipient, type RecipientField, type UpdateRecipientBody,
@@ -78,13 +78,7 @@ export async function getRecipient(organizationId: string, recipientId: string):
  */
 export async function listRecipients(organizationId: string): Promise<Recipient[]> {
   const { pk, sk: prefix } = keys.recipient(organizationId, '');
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-    ScanIndexForward: false,
-    ConsistentRead: true,
-  });
+  const items = await queryPrefix(pk, prefix, { ScanIndexForward: false, ConsistentRead: true });
   return items.map(recipientView);
 }
 

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName, type TransactItem } from './client.ts';
+import { dynamo, sortKeyPrefix, tableName, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -128,16 +128,11 @@ export function openOnRampDelete(marker: OpenOnRampMarker): TransactItem {
 export async function listOpenOnRamps(organizationId: string, currency: string, limit = 25): Promise<OpenOnRampMarker[]> {
   const { pk, sk } = keys.openOnRamp(organizationId, currency, '', '');
   const prefix = sk.slice(0, sk.length - 1); // `ONRAMP_OPEN#<currency>#`
+  const { KeyConditionExpression, ExpressionAttributeValues, withPrefix } = sortKeyPrefix(pk, prefix);
   const { Items } = await dynamo().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-      ConsistentRead: true,
-      Limit: limit,
-    }),
+    new QueryCommand({ TableName: tableName(), KeyConditionExpression, ExpressionAttributeValues, ConsistentRead: true, Limit: limit }),
   );
-  return (Items ?? []).map((item) => ({
+  return withPrefix(Items ?? []).map((item) => ({
     organizationId: String(item.organizationId),
     currency: String(item.currency),
     createdAt: String(item.createdAt),

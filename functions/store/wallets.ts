@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
-import { dynamo, queryAll, tableName } from './client.ts';
+import { dynamo, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import { newOutboxEvent, outboxPut, type OutboxEvent } from './outbox.ts';
 import type { OpenedWallet } from '#providers/custody.ts';
@@ -156,11 +156,9 @@ export async function findWallet(organizationId: string, idOrExternalId: string)
  */
 export async function listWallets(organizationId: string): Promise<WalletRecord[]> {
   const { pk, sk: prefix } = keys.wallet(organizationId, '');
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+  const items = await queryPrefix(pk, prefix, {
     FilterExpression: 'entity = :entity',
-    ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ':entity': walletEntity },
+    ExpressionAttributeValues: { ':entity': walletEntity },
     ConsistentRead: true,
   });
   return items.map(fromItem);
