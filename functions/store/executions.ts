@@ -9,7 +9,10 @@ import { keys } from './keys.ts';
  * Functions scopes names per state machine) is what refuses a second start, even of a finished
  * one; the owner and its lease say which process is driving it, so that after a crash another
  * process can take it over, and never two at once. `events` is the execution's history in Step
- * Functions' own shape (GetExecutionHistory), bounded (docs/decisions/084).
+ * Functions' own shape (GetExecutionHistory), bounded (docs/decisions/084), kept as one JSON string
+ * (`eventsJson`): it is only ever written and read whole, and as a list of maps it cost the SDK and
+ * DynamoDB Local a conversion per attribute on every write (decision 097). Records written before
+ * that keep their `events` list and still read.
  */
 export const executionEntity = 'workflowExecution';
 
@@ -68,7 +71,9 @@ function fromItem(item: Record<string, unknown>): ExecutionRecord {
     ...(item.error ? { error: item.error as string } : {}),
     ...(item.cause ? { cause: item.cause as string } : {}),
     ...(Array.isArray(item.history) ? { history: item.history as string[] } : {}),
-    ...(Array.isArray(item.events) ? { events: item.events as StoredHistoryEvent[] } : {}),
+    ...(typeof item.eventsJson === 'string'
+      ? { events: JSON.parse(item.eventsJson) as StoredHistoryEvent[] }
+      : Array.isArray(item.events) ? { events: item.events as StoredHistoryEvent[] } : {}),
     ...(item.droppedEvents ? { droppedEvents: Number(item.droppedEvents) } : {}),
   };
 }
@@ -104,7 +109,7 @@ export async function createExecution(input: {
           updatedAt: now,
           gsi2pk: runningExecutionsKey,
           gsi2sk: `${now}#${input.name}`,
-          ...(input.events ? { events: input.events } : {}),
+          ...(input.events ? { eventsJson: JSON.stringify(input.events) } : {}),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -155,10 +160,10 @@ export async function recordEvents(name: string, workflow: string, ownerId: stri
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.execution(name, workflow),
-        UpdateExpression: 'SET events = :events, droppedEvents = :dropped',
+        UpdateExpression: 'SET eventsJson = :events, droppedEvents = :dropped REMOVE events',
         ConditionExpression: '#status = :running AND ownerId = :owner',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':events': events, ':dropped': droppedEvents, ':running': 'RUNNING', ':owner': ownerId },
+        ExpressionAttributeValues: { ':events': JSON.stringify(events), ':dropped': droppedEvents, ':running': 'RUNNING', ':owner': ownerId },
       }),
     ),
   );
@@ -231,10 +236,10 @@ export async function finishExecution(
     ':running': 'RUNNING',
     ':owner': ownerId,
     ':history': history,
-    ':events': recorded.events,
+    ':events': JSON.stringify(recorded.events),
     ':dropped': recorded.droppedEvents,
   };
-  let set = '#status = :status, finishedAt = :now, updatedAt = :now, history = :history, events = :events, droppedEvents = :dropped';
+  let set = '#status = :status, finishedAt = :now, updatedAt = :now, history = :history, eventsJson = :events, droppedEvents = :dropped';
   if (outcome.status === 'SUCCEEDED') {
     set += ', #output = :output';
     values[':output'] = outcome.output ?? null;
@@ -248,7 +253,7 @@ export async function finishExecution(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.execution(name, workflow),
-        UpdateExpression: `SET ${set} REMOVE gsi2pk, gsi2sk`,
+        UpdateExpression: `SET ${set} REMOVE gsi2pk, gsi2sk, events`,
         ConditionExpression: '#status = :running AND ownerId = :owner',
         ExpressionAttributeNames: {
           '#status': 'status',

@@ -106,6 +106,15 @@ interface Running {
   droppedEvents: number;
   /** Writes of `events`, one after another so an older one never lands last. */
   recording: Promise<unknown>;
+  /** Set while the execution is at a Wait: records the history if it is still there a second later. */
+  atWait?: NodeJS.Timeout;
+}
+
+const recordAtWaitAfterMs = 1000;
+const namesKept = 20_000;
+
+function alreadyExists(executionName: string, workflow: string): ExecutionAlreadyExists {
+  return new ExecutionAlreadyExists({ $metadata: {}, message: `Execution Already Exists: '${executionName}' (${workflow})` });
 }
 
 /** Bounds of the history kept per execution (an item holds at most 400 KB). */
@@ -127,6 +136,11 @@ export class LocalWorkflowRunner implements WorkflowEngine {
   private readonly leaseMs: number;
   private readonly loaded = new Map<string, Promise<LoadedWorkflow>>();
   private readonly running = new Map<string, Running>();
+  /**
+   * Names this runner has started or is starting, newest last (at most namesKept): each resolves
+   * true once the name is taken (created, or found taken), false when the attempt failed.
+   */
+  private readonly names = new Map<string, Promise<boolean>>();
   /** States entered by every execution of this runner (what Step Functions Standard bills as transitions); read by the bench. */
   stateTransitions = 0;
   private stopped = false;
@@ -163,22 +177,47 @@ export class LocalWorkflowRunner implements WorkflowEngine {
   /** StartExecution as Step Functions answers it: ExecutionAlreadyExists for a name the workflow has used, finished or not. */
   async startExecution(workflow: string, executionName: string, input: Record<string, unknown>): Promise<void> {
     if (this.stopped) throw new Error('The workflow runner is stopped.');
+    // A name is never reusable: one this runner created, or is creating, is answered without a Put
+    // of its own (the outbox's safety-net start of every operation comes moments after, or while,
+    // its first start). An earlier attempt that failed leaves the name to the next one.
+    const key = runKey(workflow, executionName);
+    for (let earlier = this.names.get(key); earlier; earlier = this.names.get(key)) {
+      if (await earlier) throw alreadyExists(executionName, workflow);
+    }
+    let settle!: (taken: boolean) => void;
+    this.names.set(key, new Promise((resolve) => (settle = resolve)));
+    if (this.names.size > namesKept) this.names.delete(this.names.keys().next().value!);
+    try {
+      await this.createAndLaunch(workflow, executionName, input);
+      settle(true);
+    } catch (error) {
+      if (!(error instanceof ExecutionAlreadyExists)) this.names.delete(key);
+      settle(error instanceof ExecutionAlreadyExists);
+      throw error;
+    }
+  }
+
+  private async createAndLaunch(workflow: string, executionName: string, input: Record<string, unknown>): Promise<void> {
     // Load first: a broken definition must refuse the start, not leave a RUNNING record behind.
     await this.load(workflow);
     injectedFault(workflow);
     // What a Lambda would receive is JSON; anything that does not survive that fails here.
     const jsonInput = JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
+    // The history's first event goes in with the record: a crash before anything else is recorded
+    // still leaves a history that begins where Step Functions' does.
+    const now = new Date();
+    const events: StoredHistoryEvent[] = [{ id: 1, timestamp: now.toISOString(), type: 'ExecutionStarted', executionStartedEventDetails: {} }];
     const created = await createExecution({
       name: executionName,
       workflow,
       input: jsonInput,
       owner: this.owner,
-      leaseExpiresAt: Date.now() + this.leaseMs,
+      leaseExpiresAt: now.getTime() + this.leaseMs,
+      events,
+      now,
     });
-    if (!created) {
-      throw new ExecutionAlreadyExists({ $metadata: {}, message: `Execution Already Exists: '${executionName}' (${workflow})` });
-    }
-    this.launch(executionName, workflow, jsonInput, []);
+    if (!created) throw alreadyExists(executionName, workflow);
+    this.launch(executionName, workflow, jsonInput, events);
   }
 
   /** The execution's history (GetExecutionHistory's events, oldest first), or undefined when there is no such execution. */
@@ -333,6 +372,7 @@ export class LocalWorkflowRunner implements WorkflowEngine {
       finishing = true;
       // The event log closes with the outcome; let it catch up so the history is complete.
       await followed;
+      clearTimeout(run.atWait);
       await run.recording;
       const recorded = await finishExecution(name, workflow, this.owner.id, outcome, run.history, {
         events: run.events,
@@ -346,6 +386,7 @@ export class LocalWorkflowRunner implements WorkflowEngine {
       logger.error('workflow execution could not be driven', { executionName: name, workflow, error: error as Error });
     } finally {
       clearInterval(heartbeat);
+      clearTimeout(run.atWait);
     }
   }
 
@@ -365,14 +406,18 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     try {
       for await (const event of events) {
         recordEvent(run, event);
-        // Kept in the table before a Wait (the execution may sit there long) and when a task
-        // failed, so `ops history` shows a running or crashed execution up to where it is.
-        if ((event.type === 'StateEntered' && event.state.type === 'Wait') || event.type === 'StateFailed') {
+        clearTimeout(run.atWait);
+        // Kept in the table when a task failed and when the execution sits at a Wait (it may sit
+        // there long), so `ops history` shows a running or crashed execution up to where it is. A
+        // Wait passed within the second is not worth a write: most are, with short local waits.
+        const record = () => {
           const snapshot = { events: [...run.events], dropped: run.droppedEvents };
           run.recording = run.recording
             .then(() => recordEvents(name, workflow, this.owner.id, snapshot.events, snapshot.dropped))
             .catch((error: unknown) => logger.warn('workflow history not recorded', { executionName: name, error: error as Error }));
-        }
+        };
+        if (event.type === 'StateFailed') record();
+        if (event.type === 'StateEntered' && event.state.type === 'Wait') run.atWait = setTimeout(record, recordAtWaitAfterMs).unref();
         if (event.type === 'StateEntered') {
           this.stateTransitions += 1;
           run.currentState = event.state.name;
@@ -481,7 +526,7 @@ function recordEvent(run: Running, event: LocalEngineEvent): void {
   const task = { resourceType: 'lambda', resource: 'invoke' };
   switch (event.type) {
     case 'ExecutionStarted':
-      // A re-drive starts the engine over: the history already has its start.
+      // Recorded with the execution (startExecution); a re-drive starts the engine over after it.
       if (run.events.length === 0) push({ type: 'ExecutionStarted', executionStartedEventDetails: {} });
       return;
     case 'StateEntered':

@@ -43,6 +43,24 @@ async function activatedEventsFor(walletId: string): Promise<OutboxEvent<Wallet>
   return events;
 }
 
+/** Puts and updates of one execution's record, from now until stop(). */
+function countExecutionWrites(name: string) {
+  const counts = { puts: 0, updates: 0 };
+  dynamo().middlewareStack.add(
+    (next) => async (args) => {
+      const input = args.input as { Item?: { pk?: unknown }; Key?: { pk?: unknown } };
+      const pk = input.Item?.pk ?? input.Key?.pk;
+      if (pk === keys.execution(name, 'walletProvisioning').pk) {
+        if (input.Item) counts.puts += 1;
+        else if ('UpdateExpression' in (args.input as object)) counts.updates += 1;
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: `count-${name}` },
+  );
+  return Object.assign(counts, { stop: () => dynamo().middlewareStack.remove(`count-${name}`) });
+}
+
 /** `false` counts as not yet, as undefined does. */
 const until = async <T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> =>
   (await waitUntil(async () => probe(), (value) => value !== undefined && value !== false, { what, timeoutMs, intervalMs: 20 })) as T;
@@ -261,6 +279,88 @@ describe('walletProvisioning on the local runner', () => {
     expect(outcome.history).toEqual(['CreateWallet', 'ProvisioningFailed']);
     expect(outcome.error).toBe('WalletNotFound');
     expect(JSON.parse(outcome.cause ?? '{}')).toMatchObject({ errorType: 'WalletNotFound' });
+  });
+
+  it('answers a repeated start of a name it created, or is creating, without writing to the table', async () => {
+    const engine = runner();
+    const organizationId = 'org_wf10';
+    const walletId = await provisioningWallet(organizationId);
+    const name = executionName(organizationId, walletId);
+    const input = { organizationId, walletId, activationWaitSeconds: 0 };
+    const writes = countExecutionWrites(name);
+    try {
+      // Two at once (the batch's start and the outbox's safety net): one Put between them.
+      const both = await Promise.all([engine.start('walletProvisioning', name, input), engine.start('walletProvisioning', name, input)]);
+      expect(both.map((start) => start.started).sort()).toEqual([false, true]);
+      expect(writes.puts).toBe(1);
+      await engine.waitFor(name);
+      expect(await engine.start('walletProvisioning', name, input)).toEqual({ executionName: name, started: false });
+      expect(writes.puts).toBe(1);
+      // Another runner (another process) does not know the name: the conditional Put refuses it.
+      expect(await runner().start('walletProvisioning', name, input)).toEqual({ executionName: name, started: false });
+      expect(writes.puts).toBe(2);
+      expect((await getExecution(name))?.drives).toBe(1);
+    } finally {
+      writes.stop();
+    }
+  });
+
+  it('records the history of an execution that sits at a Wait, and not at one passed straight through', async () => {
+    waitCap(undefined);
+    const engine = runner();
+    const organizationId = 'org_wf11';
+    const quickWallet = await provisioningWallet(organizationId);
+    const quick = executionName(organizationId, quickWallet);
+    const quickWrites = countExecutionWrites(quick);
+    const walletId = await provisioningWallet(organizationId);
+    const slow = executionName(organizationId, walletId);
+    try {
+      await engine.start('walletProvisioning', quick, { organizationId, walletId: quickWallet, activationWaitSeconds: 0 });
+      await engine.waitFor(quick);
+      // The start and the end: nothing at its Wait of 0 s.
+      expect({ puts: quickWrites.puts, updates: quickWrites.updates }).toEqual({ puts: 1, updates: 1 });
+
+      await engine.start('walletProvisioning', slow, { organizationId, walletId, activationWaitSeconds: 3600 });
+      const recorded = await until(async () => {
+        const types = (await getExecution(slow))?.events?.map((event) => event.type) ?? [];
+        return types.includes('WaitStateEntered') ? types : undefined;
+      }, 'the history up to the Wait, in the table');
+      expect(recorded).toEqual(['ExecutionStarted', 'TaskStateEntered', 'TaskScheduled', 'TaskSucceeded', 'TaskStateExited', 'WaitStateEntered']);
+      expect(engine.currentState(slow)).toBe('WaitForActivation');
+    } finally {
+      quickWrites.stop();
+      await engine.stop();
+      waitCap('0');
+    }
+  });
+
+  it('keeps the start in the history of an execution that crashed before recording anything else', async () => {
+    waitCap(undefined);
+    const crashed = runner();
+    const organizationId = 'org_wf12';
+    const walletId = await provisioningWallet(organizationId);
+    const name = executionName(organizationId, walletId);
+    await crashed.start('walletProvisioning', name, { organizationId, walletId, activationWaitSeconds: 3600 });
+    await until(() => crashed.currentState(name) === 'WaitForActivation' || undefined, 'the Wait state');
+    await crashed.stop();
+    waitCap('0');
+    expect((await getExecution(name))?.events?.map((event) => event.type)).toEqual(['ExecutionStarted']);
+    const successor = runner();
+    expect(await successor.resumeUnfinished()).toEqual([name]);
+    await successor.waitFor(name);
+    const types = (await successor.history('walletProvisioning', name))!.map((event) => event.type);
+    expect(types.slice(0, 3)).toEqual(['ExecutionStarted', 'ExecutionRedriven', 'TaskStateEntered']);
+    expect(types.at(-1)).toBe('ExecutionSucceeded');
+  });
+
+  it('reads the history of a record written before it was kept as one JSON string', async () => {
+    const name = 'org_wf13-legacy';
+    const events = [{ id: 1, timestamp: '2026-11-01T00:00:00.000Z', type: 'ExecutionStarted', executionStartedEventDetails: {} }];
+    await dynamo().send(new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.execution(name, 'walletProvisioning'), entity: executionEntity, name, workflow: 'walletProvisioning', input: {}, status: 'SUCCEEDED', events, startedAt: events[0]!.timestamp, updatedAt: events[0]!.timestamp },
+    }));
+    expect((await getExecution(name, 'walletProvisioning'))?.events).toEqual(events);
   });
 
   it('is reachable while started and not after stop', async () => {
