@@ -11,6 +11,13 @@ import { tableName } from './client.ts';
  */
 export const outboxEntity = 'outboxEvent';
 
+/**
+ * The stream records that are events: new outbox items. The stream's event source mapping hands
+ * only these to the forwarder (its filter criteria, lib/aws/eventsStack.ts), and
+ * lib/local/streamPoller.ts applies the same filter here.
+ */
+export const outboxStreamFilter = { eventName: 'INSERT', entity: outboxEntity } as const;
+
 /** Kept a week after writing: long enough for any stream consumer, short enough to stay small. */
 const outboxRetentionSeconds = 7 * 24 * 3600;
 

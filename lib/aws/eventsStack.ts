@@ -8,7 +8,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { eventRules, mailFeedbackRule, type EventPattern } from '#contract/events.ts';
-import { outboxEntity } from '#store/outbox.ts';
+import { outboxStreamFilter } from '#store/outbox.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import { workflows, type WorkflowName } from '#contract/workflows.ts';
 import { grantMailSending, mailConfigurationSetName, stateMachineArn, type StageSettings } from './environment.ts';
@@ -65,8 +65,8 @@ export class EventsStack extends Stack {
       // Every write on the table rides the stream; only new outbox items are events. Filtering here
       // means the forwarder is not even invoked for balance updates, rate buckets and the rest.
       filters: [FilterCriteria.filter({
-        eventName: FilterRule.isEqual('INSERT'),
-        dynamodb: { NewImage: { entity: { S: FilterRule.isEqual(outboxEntity) } } },
+        eventName: FilterRule.isEqual(outboxStreamFilter.eventName),
+        dynamodb: { NewImage: { entity: { S: FilterRule.isEqual(outboxStreamFilter.entity) } } },
       })],
     }));
     Validations.of(forwarder.role).acknowledge({

@@ -9,6 +9,7 @@ import { startHttpServer } from './httpServer.ts';
 import { LocalWorkflowRunner } from './workflowRunner.ts';
 import { LocalEventBus } from './eventBus.ts';
 import { startStreamPoller } from './streamPoller.ts';
+import { outboxStreamFilter } from '#store/outbox.ts';
 
 /**
  * The whole service in one process: DynamoDB Local (unless DYNAMODB_ENDPOINT points elsewhere),
@@ -84,6 +85,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       endpoint: dynamoEndpoint,
       intervalMs: 200,
       startingPosition: 'TRIM_HORIZON',
+      filter: outboxStreamFilter,
     });
     stops.push(() => poller.stop());
 

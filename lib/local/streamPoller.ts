@@ -40,6 +40,11 @@ export interface StreamPollerOptions {
    */
   maxRetries?: number;
   handler?: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>;
+  /**
+   * The event source mapping's filter criteria: only records of this event name whose new image
+   * has this `entity` reach the handler; the others pass by, as in AWS. None: every record.
+   */
+  filter?: { eventName: string; entity: string };
 }
 
 export interface UndeliveredRecord {
@@ -224,7 +229,10 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
 
   /** Answers the index of the first record to hand over again, or undefined when all went through. */
   async function handOver(records: _Record[]): Promise<number | undefined> {
-    const event: DynamoDBStreamEvent = { Records: records.map((record) => toLambdaRecord(record, streamArn!, region)) };
+    const { filter } = options;
+    const matching = filter ? records.filter((record) => record.eventName === filter.eventName && record.dynamodb?.NewImage?.entity?.S === filter.entity) : records;
+    if (matching.length === 0) return undefined;
+    const event: DynamoDBStreamEvent = { Records: matching.map((record) => toLambdaRecord(record, streamArn!, region)) };
     try {
       const result = await handle(event);
       const failed = new Set((result?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));

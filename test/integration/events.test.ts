@@ -11,7 +11,7 @@ import { useEventBus } from '#platform/eventBus.ts';
 import { executionName } from '#platform/workflow.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { newOutboxEvent, outboxEntity, outboxPut, type OutboxEvent } from '#store/outbox.ts';
+import { newOutboxEvent, outboxEntity, outboxPut, outboxStreamFilter, type OutboxEvent } from '#store/outbox.ts';
 import { newWalletId, walletItem } from '#store/wallets.ts';
 import { eventSource } from '#contract/events.ts';
 import { eventually } from '../support/eventually.ts';
@@ -232,6 +232,27 @@ describe('the stream poller', () => {
       await poller.stop();
     }
 
+    // With the event source mapping's filter (outboxStreamFilter), only new outbox items reach the handler.
+    const filtered: string[] = [];
+    const outboxOnly = await startStreamPoller({
+      tableName: table, endpoint: process.env.DYNAMODB_ENDPOINT, intervalMs: 20, filter: outboxStreamFilter,
+      async handler(event) {
+        filtered.push(...event.Records.map((record) => `${record.eventName} ${String(record.dynamodb?.NewImage?.entity?.S)}`));
+      },
+    });
+    try {
+      const outboxItem = outboxPut(newOutboxEvent('x.z', 'org_p', {})).Put.Item;
+      await dynamo().send(new PutCommand({ TableName: table, Item: { pk: 'ITEM#5', sk: 'X', entity: 'other' } }));
+      await dynamo().send(new PutCommand({ TableName: table, Item: outboxItem }));
+      // A change to an outbox item is not a new event.
+      await dynamo().send(new PutCommand({ TableName: table, Item: { ...outboxItem, touched: true } }));
+      await until(async () => (filtered.length > 0 ? true : undefined), 'the outbox item');
+      await outboxOnly.drained();
+      expect(filtered).toEqual([`INSERT ${outboxEntity}`]);
+    } finally {
+      await outboxOnly.stop();
+    }
+
     // A record the handler always refuses is given up after the retries; the ones after it flow.
     const handed: string[] = [];
     const stubborn = await startStreamPoller({
@@ -257,7 +278,7 @@ describe('the stream poller', () => {
     }
     // Nothing in this table is scanned by another test; the scan only proves the writes landed.
     const { Count } = await dynamo().send(new ScanCommand({ TableName: table, Select: 'COUNT' }));
-    // Seven written here, and the one the poller kept of the record it gave up on (its UNDELIVERED item).
-    expect(Count).toBe(8);
+    // Nine written here, and the one the poller kept of the record it gave up on (its UNDELIVERED item).
+    expect(Count).toBe(10);
   });
 });
