@@ -1,10 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, type Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPaymentsApp, type PaymentsStacks } from '../../lib/aws/app.ts';
+import { apiAreaOf, apiAreas, stackResourceBudget } from '../../lib/aws/apiAreas.ts';
+import type { ApiStack } from '../../lib/aws/apiStack.ts';
+import { serviceEnvironments } from '../../lib/aws/environment.ts';
 import { sweeperHandler } from '../../lib/aws/sweeperSchedule.ts';
 import { lambdaEntries, outboxForwarderHandler, unmatchedHandler } from '../../lib/aws/handlers.ts';
 import { bundleLambdas, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
@@ -25,7 +28,17 @@ let bundles: LambdaBundle[];
 
 interface Synthesized {
   stacks: PaymentsStacks;
+  /**
+   * One template per stack; `api` is the API stack with its nested stacks (every endpoint's function,
+   * role, policy, log group, integration, permission and routes sit in the nested stack of its area),
+   * so what is asserted on it holds for the API as deployed, wherever each resource sits.
+   */
   templates: Record<'data' | 'workflows' | 'api' | 'events' | 'alarms', Template>;
+  /** The API stack alone, and each of its nested stacks by area. */
+  apiParent: Template;
+  apiAreas: Map<string, Template>;
+  /** Resources per template of the cloud assembly: every stack and nested stack, by template file. */
+  resourceCounts: Map<string, number>;
   validationReport: { pluginReports: { pluginName: string; violations: unknown[] }[] };
   errors: unknown[];
 }
@@ -42,22 +55,61 @@ function synthesize(environment: string, context: Record<string, string> = deplo
   const stacks = buildPaymentsApp(app, bundles);
   // Throws, with the report, if any validation plugin (cdk-nag) found an unacknowledged error.
   const assembly = app.synth();
+  const templateFiles = readdirSync(assembly.directory).filter((file) => file.endsWith('.template.json'));
+  const resourceCounts = new Map(templateFiles.map((file) => {
+    const template = JSON.parse(readFileSync(join(assembly.directory, file), 'utf8')) as { Resources?: object };
+    return [file, Object.keys(template.Resources ?? {}).length];
+  }));
   return {
     stacks,
     templates: {
       data: Template.fromStack(stacks.data),
       workflows: Template.fromStack(stacks.workflows),
-      api: Template.fromStack(stacks.api),
+      api: apiTemplate(stacks.api),
       events: Template.fromStack(stacks.events),
       alarms: Template.fromStack(stacks.alarms),
     },
+    apiParent: Template.fromStack(stacks.api),
+    apiAreas: new Map([...stacks.api.areas].map(([area, nested]) => [area, Template.fromStack(nested)])),
+    resourceCounts,
     validationReport: JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8')),
     errors: assembly.stacks.flatMap((stack) => stack.messages.filter((message) => message.level === 'error')),
   };
 }
 
+/**
+ * The API stack and its nested stacks as one template, as CloudFormation sees them deployed: their
+ * resources side by side (a logical id is unique within a template only, so a clash between two of
+ * them fails here instead of hiding one), each nested stack's parameters replaced by what the parent
+ * passes them (`{"Ref": "referenceto…ApiRef"}` reads `{"Ref": "Api…"}` again, as in one stack).
+ */
+function apiTemplate(api: ApiStack): Template {
+  type Json = { Parameters?: Record<string, unknown>; Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
+  const parent = Template.fromStack(api).toJSON() as Json;
+  const resources = { ...parent.Resources };
+  for (const nested of api.areas.values()) {
+    const passed = parent.Resources[api.getLogicalId(nested.nestedStackResource!)]!.Properties!.Parameters as Record<string, unknown> ?? {};
+    const template = Template.fromStack(nested).toJSON() as Json;
+    expect(Object.keys(template.Parameters ?? {}).sort()).toEqual(Object.keys(passed).sort());
+    const resolved = JSON.parse(JSON.stringify(template.Resources), (_key, value: unknown) => {
+      const ref = (value as { Ref?: unknown } | null)?.Ref;
+      return typeof ref === 'string' && Object.keys(value as object).length === 1 && ref in passed ? passed[ref] : value;
+    }) as Json['Resources'];
+    for (const [id, resource] of Object.entries(resolved)) {
+      if (resource.Type === 'AWS::CDK::Metadata') continue; // CDK's own, once per template
+      if (id in resources) throw new Error(`${id} is in two of the API's stacks`);
+      resources[id] = resource;
+    }
+  }
+  return Template.fromJSON({ Resources: resources });
+}
+
 let simulated: Synthesized;
+let sandbox: Synthesized;
 let production: Synthesized;
+
+/** House bank accounts `sandbox` is synthesized with: every function must be given them. */
+const houseAccounts = [{ currency: 'USD', accountName: 'Payments Ltd', accountNumber: '8000012345', bic: 'CHASUS33' }];
 
 beforeAll(() => {
   bundleRoot = mkdtempSync(join(tmpdir(), 'payments-bundles-'));
@@ -66,8 +118,9 @@ beforeAll(() => {
   bundles = bundleLambdas(lambdaEntries());
   // `simulated` is the stage where a sender identity is optional: synthesized without one.
   simulated = synthesize('simulated', { account: deployContext.account, region: deployContext.region });
+  sandbox = synthesize('sandbox', { ...deployContext, houseAccounts: JSON.stringify(houseAccounts) });
   production = synthesize('production');
-  // Bundling every Lambda and synthesizing two stages, each validated by cdk-nag and cfn-guard,
+  // Bundling every Lambda and synthesizing three stages, each validated by cdk-nag and cfn-guard,
   // takes minutes on two busy cores.
 }, 600_000);
 
@@ -162,21 +215,18 @@ describe('stage', () => {
   });
 
   it('gives every function the house accounts of the context, checked at synth; none without it', () => {
-    const accounts = [{ currency: 'USD', accountName: 'Payments Ltd', accountNumber: '8000012345', bic: 'CHASUS33' }];
-    const app = new App({ context: { ...deployContext, environment: 'sandbox', houseAccounts: JSON.stringify(accounts) } });
-    const stacks = buildPaymentsApp(app, bundles);
-    const functions = Object.values(Template.fromStack(stacks.api).findResources('AWS::Lambda::Function')) as Resource[];
+    // `sandbox` is synthesized with them (beforeAll), validators included.
+    const functions = Object.values(sandbox.templates.api.findResources('AWS::Lambda::Function')) as Resource[];
     const serviceFunctions = functions.filter((fn) => fn.Properties.Environment?.Variables?.TABLE_NAME);
     expect(serviceFunctions.length).toBeGreaterThan(10);
-    for (const fn of serviceFunctions) expect(JSON.parse(fn.Properties.Environment.Variables.HOUSE_ACCOUNTS)).toEqual(accounts);
+    for (const fn of serviceFunctions) expect(JSON.parse(fn.Properties.Environment.Variables.HOUSE_ACCOUNTS)).toEqual(houseAccounts);
     const without = Object.values(simulated.templates.api.findResources('AWS::Lambda::Function')) as Resource[];
     expect(without.some((fn) => fn.Properties.Environment?.Variables?.HOUSE_ACCOUNTS)).toBe(false);
 
-    const twice = JSON.stringify([...accounts, ...accounts]);
+    const twice = JSON.stringify([...houseAccounts, ...houseAccounts]);
     expect(() => buildPaymentsApp(new App({ context: { ...deployContext, environment: 'sandbox', houseAccounts: twice } }), bundles)).toThrow(/houseAccounts.*configured twice/);
     expect(() => buildPaymentsApp(new App({ context: { ...deployContext, environment: 'sandbox', houseAccounts: '[{' } }), bundles)).toThrow(/JSON array/);
-    // Template.fromStack synthesizes a third stage, validators included.
-  }, 600_000);
+  });
 
   it('names every stack and state machine after the stage', () => {
     expect(production.stacks.api.stackName).toBe('payments-production-api');
@@ -235,6 +285,36 @@ describe('api stack', () => {
     const functions = functionsByEntry(simulated.templates.api);
     expect(new Set(functions.keys())).toEqual(expected);
     simulated.templates.api.resourceCountIs('AWS::Lambda::Function', expected.size);
+  });
+
+  it('keeps the shared API in the parent stack and each area\'s functions, integrations, permissions and routes in its nested stack', () => {
+    const parent = production.apiParent;
+    parent.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    parent.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    parent.resourceCountIs('AWS::SES::EmailIdentity', 1);
+    parent.resourceCountIs('AWS::SES::ConfigurationSet', 1);
+    // Only the unmatched-route function behind $default, which belongs to the API itself.
+    expect([...functionsByEntry(parent).keys()]).toEqual([unmatchedHandler]);
+    expect((Object.values(parent.findResources('AWS::ApiGatewayV2::Route')) as Resource[]).map((route) => route.Properties.RouteKey)).toEqual(['$default']);
+    parent.resourceCountIs('AWS::CloudFormation::Stack', production.apiAreas.size);
+
+    const areaOfHandler = new Map([...rowsByHandler()].map(([handler, rows]) => [handler, apiAreaOf(rows)]));
+    expect([...production.apiAreas.keys()].sort()).toEqual([...new Set(areaOfHandler.values())].sort());
+    for (const [area, template] of production.apiAreas) {
+      expect(apiAreas, area).toContain(area);
+      const handlers = [...areaOfHandler].filter(([, of]) => of === area).map(([handler]) => handler);
+      expect([...functionsByEntry(template).keys()].sort(), area).toEqual([...handlers].sort());
+      const keys = (Object.values(template.findResources('AWS::ApiGatewayV2::Route')) as Resource[]).map((route) => route.Properties.RouteKey);
+      expect(keys.sort(), area).toEqual(routes.filter((row) => handlers.includes(row.handler)).map(routeKey).sort());
+      // Each function's role, policy, log group, integration and invoke permission sit beside it.
+      for (const type of ['AWS::IAM::Role', 'AWS::IAM::Policy', 'AWS::Logs::LogGroup', 'AWS::ApiGatewayV2::Integration', 'AWS::Lambda::Permission']) {
+        template.resourceCountIs(type, handlers.length);
+      }
+      // The API is the parent's, named through a parameter of the nested stack: nothing refers to a sibling area.
+      for (const route of Object.values(template.findResources('AWS::ApiGatewayV2::Route')) as Resource[]) {
+        expect(Object.keys(template.toJSON().Parameters ?? {})).toContain(route.Properties.ApiId.Ref);
+      }
+    }
   });
 
   it('makes one route per row of the route table, plus $default for everything else', () => {
@@ -489,9 +569,27 @@ describe('alarms stack', () => {
   });
 });
 
+describe('stack sizes', () => {
+  it(`keeps every stack and nested stack of every stage within ${stackResourceBudget} resources (CloudFormation refuses a stack of more than 500)`, () => {
+    const byStage: Record<string, Synthesized> = { simulated, sandbox, production };
+    expect(Object.keys(byStage).sort()).toEqual([...serviceEnvironments].sort());
+    for (const environment of serviceEnvironments) {
+      const counts = byStage[environment]!.resourceCounts;
+      // The five stacks and one nested stack per API area, every one of them counted.
+      const nested = [...counts.keys()].filter((file) => file.endsWith('.nested.template.json'));
+      expect(nested.length, environment).toBe(byStage[environment]!.stacks.api.areas.size);
+      expect(counts.size, environment).toBe(5 + nested.length);
+      for (const [file, count] of counts) {
+        expect(count, `${environment}: ${file} holds ${count} resources: split it before CloudFormation refuses it (an API area: give some of its features an area of their own, lib/aws/apiAreas.ts)`)
+          .toBeLessThanOrEqual(stackResourceBudget);
+      }
+    }
+  });
+});
+
 describe('policy validation (cdk-nag AwsSolutions, Control Tower proactive controls through cfn-guard)', () => {
   it('reports nothing unacknowledged on any stage', () => {
-    for (const synthesized of [simulated, production]) {
+    for (const synthesized of [simulated, sandbox, production]) {
       // cfn-guard reports even when clean; cdk-nag only when it found something.
       expect(synthesized.validationReport.pluginReports.map((report) => report.pluginName)).toContain('cdk-validator-cfnguard');
       const violations = synthesized.validationReport.pluginReports.flatMap((report) => report.violations);
