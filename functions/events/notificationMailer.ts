@@ -28,12 +28,14 @@ const concurrentSends = 8;
 
 const busEventSchema = z.object({ detail: outboxEventSchema.extend({ type: EventType }) });
 
-export const handler = queueConsumer('notification e-mails not all sent', busEventSchema, async ({ detail }) => {
-  const recipients = (await subscribersOf(detail.organizationId, detail.type)).filter(({ member, suppression }) =>
+export const handler = queueConsumer('notification e-mails not all sent', busEventSchema, async ({ detail }, _record, reads) => {
+  const { organizationId, type } = detail;
+  const subscribers = await reads(`subscribers:${organizationId}:${type}`, () => subscribersOf(organizationId, type));
+  const recipients = subscribers.filter(({ member, suppression }) =>
     // The member's own record decides (a stale subscription item of a changed choice sends nothing).
     mayEmail(member, suppression) && (member.notifyEvents ?? []).includes(detail.type) && member.notifyKey !== undefined);
   if (recipients.length === 0) return;
-  const organization = await getOrganization(detail.organizationId);
+  const organization = await reads(`organization:${organizationId}`, () => getOrganization(organizationId));
   let failed = 0;
   let next = 0;
   const worker = async () => {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { receiveEvent } from '#operations/webhook/delivery.ts';
 import { queueConsumer } from '#platform/queueConsumer.ts';
 import { outboxEventSchema } from '#store/outbox.ts';
+import { getEndpoint } from '#store/webhooks.ts';
 
 /**
  * Event rule target for the seven event types an integrator receives (functions/contract/events.ts
@@ -10,6 +11,6 @@ import { outboxEventSchema } from '#store/outbox.ts';
  */
 const eventSchema = z.object({ detail: outboxEventSchema });
 
-export const handler = queueConsumer('webhook event not received', eventSchema, async ({ detail }) => {
-  await receiveEvent(detail);
+export const handler = queueConsumer('webhook event not received', eventSchema, async ({ detail }, _record, reads) => {
+  await receiveEvent(detail, (organizationId) => reads(`webhookEndpoint:${organizationId}`, () => getEndpoint(organizationId)));
 });

@@ -3,6 +3,17 @@ import type { z } from 'zod';
 import { logger } from './logger.ts';
 
 /**
+ * What the messages of one batch read in common (an organization's webhook endpoint, who chose an
+ * event type): the first message's read answers the others of the same batch, so a batch of ten
+ * events of one organization reads it once, as if they had arrived at the same instant. A failed
+ * read is not kept: the next message reads again.
+ */
+export type BatchReads = <T>(key: string, read: () => Promise<T>) => Promise<T>;
+
+/** The messages a target's queue hands it at most at once (the event source mapping's batch size). */
+export const queueBatchSize = 10;
+
+/**
  * An SQS-fed event target (functions/contract/events.ts): each message's body is parsed by the
  * target's schema and handled on its own. A message that cannot be parsed or handled is reported
  * back (partial batch response), so the queue redelivers it and finally dead-letters it; the
@@ -11,13 +22,23 @@ import { logger } from './logger.ts';
 export function queueConsumer<S extends z.ZodType>(
   failure: string,
   schema: S,
-  handle: (message: z.infer<S>, record: SQSRecord) => Promise<void>,
+  handle: (message: z.infer<S>, record: SQSRecord, reads: BatchReads) => Promise<void>,
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   return async (event) => {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+    const shared = new Map<string, Promise<unknown>>();
+    const reads: BatchReads = <T>(key: string, read: () => Promise<T>) => {
+      let answer = shared.get(key) as Promise<T> | undefined;
+      if (!answer) {
+        answer = read();
+        shared.set(key, answer);
+        answer.catch(() => shared.delete(key));
+      }
+      return answer;
+    };
     for (const record of event.Records) {
       try {
-        await handle(schema.parse(JSON.parse(record.body)), record);
+        await handle(schema.parse(JSON.parse(record.body)), record, reads);
       } catch (error) {
         logger.error(failure, { messageId: record.messageId, error: error as Error });
         batchItemFailures.push({ itemIdentifier: record.messageId });

@@ -9,6 +9,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { eventRules, mailFeedbackRule, type EventPattern } from '#contract/events.ts';
 import { outboxStreamFilter } from '#store/outbox.ts';
+import { queueBatchSize } from '#platform/queueConsumer.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import { workflows, type WorkflowName } from '#contract/workflows.ts';
 import { grantMailSending, mailConfigurationSetName, stateMachineArn, type StageSettings } from './environment.ts';
@@ -107,7 +108,7 @@ export class EventsStack extends Stack {
         if (rule.sendsMail) grantMailSending(target.function, settings, props.publicBaseUrl);
       }
       // Targets answer batchItemFailures: one bad message is redelivered (and finally dead-lettered) alone.
-      target.function.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }));
+      target.function.addEventSource(new SqsEventSource(queue, { batchSize: queueBatchSize, reportBatchItemFailures: true }));
     };
     for (const eventRule of eventRules) route(eventRule, this.bus, cdkEventPattern(eventRule.pattern));
     // SES publishes bounces and complaints only to the default bus; only this stage's configuration set is taken.

@@ -6,6 +6,7 @@ import type { BusEntry, EventBus, PublishResult } from '#platform/eventBus.ts';
 import { config } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
 import { count } from '#platform/metrics.ts';
+import { queueBatchSize } from '#platform/queueConsumer.ts';
 import { eventRules, type EventPattern, type EventRule } from '#contract/events.ts';
 
 /**
@@ -55,6 +56,8 @@ export class LocalEventBus implements EventBus {
   private readonly retryDelayMs: number;
   private readonly deliveries = new Set<Promise<void>>();
   private readonly handlers = new Map<string, Promise<SqsHandler>>();
+  /** Per rule, the messages waiting to be handed to its target. */
+  private readonly queues = new Map<string, { rule: EventRule; waiting: QueuedMessage[] }>();
   private readonly stopping = new AbortController();
 
   constructor(options: LocalEventBusOptions = {}) {
@@ -91,7 +94,9 @@ export class LocalEventBus implements EventBus {
         detail,
       };
       for (const rule of this.rules) {
-        if (matchesPattern(rule.pattern, event as unknown as Record<string, unknown>)) this.track(this.deliver(rule, event));
+        if (!matchesPattern(rule.pattern, event as unknown as Record<string, unknown>)) continue;
+        // One message id for every attempt, as SQS keeps it across redeliveries.
+        this.enqueue(rule, { messageId: randomUUID(), event, body: JSON.stringify(event), sentAt: Date.now(), attempt: 1, lastError: '' });
       }
     });
     return { failed };
@@ -113,56 +118,62 @@ export class LocalEventBus implements EventBus {
     void delivery.finally(() => this.deliveries.delete(delivery));
   }
 
-  private async deliver(rule: EventRule, event: BusEvent): Promise<void> {
-    const body = JSON.stringify(event);
-    // One message id for every attempt, as SQS keeps it across redeliveries.
-    const messageId = randomUUID();
-    const sentAt = Date.now();
-    let lastError = '';
-    for (let attempt = 1; attempt <= this.maxAttempts; attempt += 1) {
-      if (attempt > 1) {
-        if (this.stopping.signal.aborted) break;
-        await pause(this.retryDelayMs, this.stopping.signal);
-      }
-      try {
-        const handler = await this.handler(rule.target);
-        const result = await handler({
-          Records: [
-            {
-              messageId,
-              receiptHandle: `${messageId}#${attempt}`,
-              body,
-              attributes: {
-                ApproximateReceiveCount: String(attempt),
-                SentTimestamp: String(sentAt),
-                SenderId: localAccount,
-                ApproximateFirstReceiveTimestamp: String(sentAt),
-              },
-              messageAttributes: {},
-              md5OfBody: createHash('md5').update(body).digest('hex'),
-              eventSource: 'aws:sqs',
-              eventSourceARN: `arn:aws:sqs:${event.region}:${localAccount}:${rule.name}`,
-              awsRegion: event.region,
-            },
-          ],
-        });
-        if (!result?.batchItemFailures?.some((failure) => failure.itemIdentifier === messageId)) return;
-        lastError = 'the target reported the message as failed';
-      } catch (error) {
-        lastError = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      }
-      logger.warn('event delivery failed', { rule: rule.name, eventId: event.id, attempt, error: lastError });
+  /**
+   * Queued for the rule's target as SQS would queue it. Messages queued in the same turn of the
+   * event loop (one publish of the stream's batch, say) are handed over together, up to the
+   * event source mapping's batch size per invocation, the invocations side by side.
+   */
+  private enqueue(rule: EventRule, message: QueuedMessage): void {
+    let queue = this.queues.get(rule.name);
+    if (!queue) this.queues.set(rule.name, (queue = { rule, waiting: [] }));
+    queue.waiting.push(message);
+    if (queue.waiting.length > 1) return;
+    const target = queue;
+    this.track(
+      new Promise<void>((handedOver) =>
+        setImmediate(() => {
+          for (const batch of chunks(target.waiting.splice(0), queueBatchSize)) this.track(this.deliver(target.rule, batch));
+          handedOver();
+        }),
+      ),
+    );
+  }
+
+  private async deliver(rule: EventRule, batch: QueuedMessage[]): Promise<void> {
+    let failed: Set<string>;
+    let error = 'the target reported the message as failed';
+    try {
+      const handler = await this.handler(rule.target);
+      const result = await handler({ Records: batch.map((message) => sqsRecord(rule, message)) });
+      failed = new Set((result?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+    } catch (thrown) {
+      // A target that throws fails its whole batch, as a Lambda error returns every message to the queue.
+      failed = new Set(batch.map((message) => message.messageId));
+      error = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+    }
+    for (const message of batch) {
+      if (!failed.has(message.messageId)) continue;
+      logger.warn('event delivery failed', { rule: rule.name, eventId: message.event.id, attempt: message.attempt, error });
+      this.track(this.retry(rule, { ...message, lastError: error }));
+    }
+  }
+
+  /** After the visibility timeout the message is received again, until maxAttempts; then the dead-letter queue. */
+  private async retry(rule: EventRule, message: QueuedMessage): Promise<void> {
+    if (message.attempt < this.maxAttempts && !this.stopping.signal.aborted) {
+      await pause(this.retryDelayMs, this.stopping.signal);
+      if (!this.stopping.signal.aborted) return this.enqueue(rule, { ...message, attempt: message.attempt + 1 });
     }
     const deadLetter: DeadLetter = {
       rule: rule.name,
-      event,
-      error: lastError || 'the bus stopped before delivery',
+      event: message.event,
+      error: message.lastError || 'the bus stopped before delivery',
       attempts: this.maxAttempts,
       failedAt: new Date().toISOString(),
     };
     this.deadLetters.push(deadLetter);
     count('EventDeadLettered', { rule: rule.name });
-    logger.error('event dead-lettered', { rule: rule.name, eventId: event.id, detailType: event['detail-type'], error: deadLetter.error });
+    logger.error('event dead-lettered', { rule: rule.name, eventId: message.event.id, detailType: message.event['detail-type'], error: deadLetter.error });
   }
 
   private handler(target: string): Promise<SqsHandler> {
@@ -178,6 +189,41 @@ export class LocalEventBus implements EventBus {
     }
     return loaded;
   }
+}
+
+interface QueuedMessage {
+  messageId: string;
+  event: BusEvent;
+  body: string;
+  sentAt: number;
+  /** This delivery's number: SQS's ApproximateReceiveCount. */
+  attempt: number;
+  lastError: string;
+}
+
+function sqsRecord(rule: EventRule, { messageId, event, body, sentAt, attempt }: QueuedMessage): SQSEvent['Records'][number] {
+  return {
+    messageId,
+    receiptHandle: `${messageId}#${attempt}`,
+    body,
+    attributes: {
+      ApproximateReceiveCount: String(attempt),
+      SentTimestamp: String(sentAt),
+      SenderId: localAccount,
+      ApproximateFirstReceiveTimestamp: String(sentAt),
+    },
+    messageAttributes: {},
+    md5OfBody: createHash('md5').update(body).digest('hex'),
+    eventSource: 'aws:sqs',
+    eventSourceARN: `arn:aws:sqs:${event.region}:${localAccount}:${rule.name}`,
+    awsRegion: event.region,
+  };
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
+  return out;
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {

@@ -15,6 +15,7 @@ import { newOutboxEvent, outboxEntity, outboxPut, outboxStreamFilter, type Outbo
 import { newWalletId, walletItem } from '#store/wallets.ts';
 import { eventSource } from '#contract/events.ts';
 import { eventually } from '../support/eventually.ts';
+import { batches as recordedBatches } from '../support/recordingTarget.ts';
 
 const until = <T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000) => eventually(probe, { what, timeoutMs, intervalMs: 25 });
 
@@ -113,6 +114,23 @@ describe('outbox → stream → bus → audit trail', () => {
     expect(bus.deadLetters.slice(before)).toEqual([
       expect.objectContaining({ rule: 'auditTrail', attempts: 3, event: expect.objectContaining({ 'detail-type': 'broken.event' }) }),
     ]);
+  });
+
+  it('hands a target what was queued together in batches of the queue\'s size, and retries only the message it refused', async () => {
+    const recording = new LocalEventBus({
+      retryDelayMs: 10,
+      rules: [{ name: 'recording', description: 'test target', pattern: { source: ['test.batches'] }, target: 'test/support/recordingTarget.ts' }],
+    });
+    const entries = Array.from({ length: 25 }, (_, n) => ({ Source: 'test.batches', DetailType: 'x', Detail: JSON.stringify({ n, refuse: n === 12 ? 1 : 0 }) }));
+    await recording.publish(entries);
+    await recording.idle();
+    expect(recordedBatches.map((batch) => batch.length)).toEqual([10, 10, 5, 1]);
+    expect(recordedBatches.slice(0, 3).flat().map((message) => message.detail.n)).toEqual(entries.map((_, n) => n));
+    const [refused] = recordedBatches[3]!;
+    expect(refused).toMatchObject({ receiveCount: 2, detail: { n: 12 } });
+    expect(refused!.messageId).toBe(recordedBatches[1]![2]!.messageId);
+    expect(recording.deadLetters).toEqual([]);
+    await recording.stop();
   });
 
   it('refuses malformed entries at publish, as PutEvents does', async () => {

@@ -134,4 +134,25 @@ describe('notification mailer', () => {
     expect((await notificationMailer(delivery(newOutboxEvent('transaction.funded', organizationId, { transactionId: 'x' }), 'other'))).batchItemFailures)
       .toEqual([{ itemIdentifier: 'other' }]);
   });
+  it('reads who chose the type once for a batch of the organization\'s events, and mails each event', async () => {
+    const member = await verifiedMember(['transaction.reconciled']);
+    const events = [reconciled('batch-a'), reconciled('batch-b'), reconciled('batch-c')];
+    const queries: string[] = [];
+    dynamo().middlewareStack.add(
+      (next) => async (args) => {
+        const values = (args.input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues ?? {};
+        if (Object.values(values).some((value) => typeof value === 'string' && value.startsWith('NOTIFY#'))) queries.push(String(values[':skPrefix']));
+        return next(args);
+      },
+      { step: 'initialize', name: 'count-subscriber-reads' },
+    );
+    try {
+      const batch: SQSEvent = { Records: events.flatMap((event, n) => delivery(event, `batch-${n}`).Records) };
+      expect((await notificationMailer(batch)).batchItemFailures).toEqual([]);
+    } finally {
+      dynamo().middlewareStack.remove('count-subscriber-reads');
+    }
+    expect(queries).toEqual(['NOTIFY#transaction.reconciled#']);
+    expect(sent.filter((message) => message.to === member.email)).toHaveLength(3);
+  });
 });

@@ -345,8 +345,9 @@ describe('walletProvisioning on the local runner', () => {
     await crashed.stop();
     waitCap('0');
     expect((await getExecution(name))?.events?.map((event) => event.type)).toEqual(['ExecutionStarted']);
+    // This runner or another of the file's sweeping ones re-drives it.
     const successor = runner();
-    expect(await successor.resumeUnfinished()).toEqual([name]);
+    await successor.resumeUnfinished();
     await successor.waitFor(name);
     const types = (await successor.history('walletProvisioning', name))!.map((event) => event.type);
     expect(types.slice(0, 3)).toEqual(['ExecutionStarted', 'ExecutionRedriven', 'TaskStateEntered']);

@@ -53,10 +53,11 @@ export function payloadOf(event: Pick<OutboxEvent, 'type' | 'createdAt' | 'data'
  * An event of the seven types reached the bus: keep it for GET /events (30 days) and, when the
  * endpoint takes its type, start its delivery. A repeated bus delivery finds the event kept and
  * starts the same execution name again, which the engine refuses: one delivery per event.
+ * `readEndpoint` lets the starter read an organization's endpoint once for a batch of its events.
  */
-export async function receiveEvent(event: OutboxEvent): Promise<void> {
+export async function receiveEvent(event: OutboxEvent, readEndpoint: typeof getEndpoint = getEndpoint): Promise<void> {
   const type = EventType.parse(event.type);
-  const endpoint = await getEndpoint(event.organizationId);
+  const endpoint = await readEndpoint(event.organizationId);
   const subscribed = endpoint?.status === 'enabled' && endpoint.events.includes(type) ? endpoint : undefined;
   const record = await recordEvent({
     organizationId: event.organizationId,

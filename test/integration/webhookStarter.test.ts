@@ -1,0 +1,53 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SQSEvent } from 'aws-lambda';
+import { useFreshTable } from '../support/table.ts';
+import { handler as webhookStarter } from '../../functions/events/webhookStarter.ts';
+import { dynamo } from '#store/client.ts';
+import { keys } from '#store/keys.ts';
+import { newOutboxEvent, type OutboxEvent } from '#store/outbox.ts';
+import { getEvent } from '#store/webhooks.ts';
+
+/**
+ * The webhook starter driven as its queue drives it: each event of a batch is kept for GET /events,
+ * and an organization's endpoint is read once for the batch's events of that organization.
+ */
+function batchOf(events: OutboxEvent[]): SQSEvent {
+  return {
+    Records: events.map((event, n) => ({
+      messageId: `m-${n}`, receiptHandle: `m-${n}`, attributes: {} as never, messageAttributes: {}, md5OfBody: '',
+      body: JSON.stringify({ version: '0', id: `bus-${n}`, 'detail-type': event.type, source: 'payments.service', account: '0', time: event.createdAt, region: 'eu-west-1', resources: [], detail: event }),
+      eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:eu-west-1:123456789012:payments-sandbox-webhookDelivery', awsRegion: 'eu-west-1',
+    })),
+  };
+}
+
+const paidOut = (organizationId: string, transactionId: string) =>
+  newOutboxEvent('transaction.paid_out', organizationId, { transactionId, running: true, state: 'PAID_OUT', timeline: [] });
+
+describe('webhook starter', () => {
+  beforeAll(async () => {
+    await useFreshTable('webhookstarter');
+  });
+
+  it('keeps every event of a batch and reads each organization\'s endpoint once for it', async () => {
+    const endpointReads: string[] = [];
+    dynamo().middlewareStack.add(
+      (next) => async (args) => {
+        const key = (args.input as { Key?: { pk?: string; sk?: string } }).Key;
+        if (key?.sk === keys.webhookEndpoint('').sk) endpointReads.push(key.pk!);
+        return next(args);
+      },
+      { step: 'initialize', name: 'count-endpoint-reads' },
+    );
+    const events = [paidOut('org_ws1', 'tx-1'), paidOut('org_ws2', 'tx-2'), paidOut('org_ws1', 'tx-3'), paidOut('org_ws1', 'tx-4')];
+    try {
+      expect((await webhookStarter(batchOf(events))).batchItemFailures).toEqual([]);
+    } finally {
+      dynamo().middlewareStack.remove('count-endpoint-reads');
+    }
+    expect(endpointReads.sort()).toEqual([keys.webhookEndpoint('org_ws1').pk, keys.webhookEndpoint('org_ws2').pk]);
+    for (const event of events) {
+      expect(await getEvent(event.organizationId, event.id)).toMatchObject({ id: event.id, type: 'transaction.paid_out', deliveryStatus: 'not_sent' });
+    }
+  });
+});
