@@ -13,6 +13,7 @@ import { createTableInput } from '#contract/table.ts';
 export interface RunningDynamoDb {
   endpoint: string;
   port: number;
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -96,6 +97,7 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   return {
     endpoint,
     port,
+    ...(child.pid ? { pid: child.pid } : {}),
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');

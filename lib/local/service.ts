@@ -38,6 +38,8 @@ export interface LocalServiceOptions {
 export interface LocalService {
   url: string;
   dynamoEndpoint: string;
+  /** The DynamoDB Local process this service started (none when given an endpoint): the bench reads its CPU time. */
+  dynamoPid?: number;
   tableName: string;
   runner: LocalWorkflowRunner;
   bus: LocalEventBus;
@@ -127,6 +129,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     return {
       url: http.url,
       dynamoEndpoint,
+      ...(dynamo?.pid ? { dynamoPid: dynamo.pid } : {}),
       tableName: config().TABLE_NAME,
       runner,
       bus,
