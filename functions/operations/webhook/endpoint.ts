@@ -19,6 +19,11 @@ function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
+/** The secret's last four characters, base64's `=` padding left out (every secret ends in it). */
+function secretHintOf(secret: string): string {
+  return secret.replace(/=+$/, '').slice(-4);
+}
+
 /** The URL a receiver may register here: `https` outside `simulated`, and a host resolving to allowed addresses only. */
 async function checkUrl(url: string): Promise<void> {
   const environment = config().SERVICE_ENVIRONMENT;
@@ -53,7 +58,7 @@ export async function registerEndpoint(organizationId: string, body: PutWebhookE
       status: 'enabled',
       disabledReason: null,
       secret: await seal(issued, organizationId),
-      secretHint: issued.slice(-4),
+      secretHint: secretHintOf(issued),
       previousSecret: null,
       previousSecretExpiresAt: null,
       createdAt: at,
@@ -67,7 +72,7 @@ export async function registerEndpoint(organizationId: string, body: PutWebhookE
       record.previousSecret = existing.secret;
       record.previousSecretExpiresAt = new Date(now.getTime() + secretOverlapSeconds * 1000).toISOString();
       record.secret = await seal(issued, organizationId);
-      record.secretHint = issued.slice(-4);
+      record.secretHint = secretHintOf(issued);
     }
   }
   if (!(await saveEndpoint(record, existing?.updatedAt))) {
