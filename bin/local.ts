@@ -15,6 +15,7 @@ const { startLocalService } = await import('../lib/local/service.ts');
 const { onboardOrganization } = await import('../lib/ops/onboarding.ts');
 const { getApiKey, moveAllLegacyKeys } = await import('#store/organizations.ts');
 const { backfillFeeLines } = await import('#store/transactions.ts');
+const { runMigrationOnce } = await import('#store/migrations.ts');
 const { parseApiKey } = await import('#domain/apiKeys.ts');
 const { config } = await import('#platform/config.ts');
 
@@ -77,9 +78,9 @@ async function demoOrganization(): Promise<Demo> {
 }
 
 // Data kept from before key items (decision 077): its keys move out of the organization items once.
-if (dataDir) await moveAllLegacyKeys();
+if (dataDir) await runMigrationOnce('apiKeyItems', moveAllLegacyKeys);
 // Payments kept from before statement lines (decision 096) get theirs once.
-if (dataDir) await backfillFeeLines();
+if (dataDir) await runMigrationOnce('statementLines', backfillFeeLines);
 const demo = await demoOrganization();
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 console.log(`

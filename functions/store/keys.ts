@@ -73,6 +73,8 @@ export const keys = {
   /** A local workflow execution: names are unique per state machine, as in Step Functions. */
   execution: (executionName: string, workflow: string) => ({ pk: `EXECUTION#${executionName}`, sk: `WORKFLOW#${workflow}` }),
   setting: (name: string) => ({ pk: 'SETTING', sk: name }),
+  /** A data migration that has run to its end on this table (functions/store/migrations.ts). */
+  migration: (name: string) => ({ pk: 'MIGRATION', sk: name }),
   /** The simulated custodian's faucet book: what POST /wallets/{id}/topup-eurc gave a wallet, per asset. */
   simulatedCustodyPosition: (walletId: string, asset: string) => ({ pk: `SIMCUSTODY#${walletId}`, sk: `ASSET#${asset}` }),
   /** The payout simulator's own book (functions/providers/payout.ts): the payout, and its submit-attempt counter. */
