@@ -168,13 +168,19 @@ export class SimulatedPayouts implements PayoutProvider {
 
   async submit(request: PayoutRequest): Promise<PayoutSubmission> {
     if (!request.reference) throw new Error('reference is required');
-    // A repeat answers the first submission, whatever it carries this time.
-    const first = await this.read(request.reference);
-    if (first) return { status: 'accepted', providerPayoutId: first.providerPayoutId };
-
     const refused = refusal(request);
-    if (refused) return { status: 'rejected', reason: refused };
     const band = outcomeBand(request.sourceAmount);
+    const scale = scaleOf(request.currency);
+    // A payout this request would have accepted outright is booked at once: the conditional Put is
+    // also the repeat check (a first submission of the reference wins). Anything else reads the book
+    // first, since a repeat answers the first submission, whatever it carries this time.
+    const plainAcceptance = !refused && scale !== undefined && band !== outcomeBands.rejected && band !== outcomeBands.unanswered && band !== outcomeBands.unavailableTwice;
+    if (!plainAcceptance) {
+      const first = await this.read(request.reference);
+      if (first) return { status: 'accepted', providerPayoutId: first.providerPayoutId };
+    }
+
+    if (refused) return { status: 'rejected', reason: refused };
     if (band === outcomeBands.rejected) return { status: 'rejected', reason: 'beneficiary account closed' };
     if (band === outcomeBands.unanswered) {
       // Nothing is recorded: the status query then answers `unknown`, and only a person settles it.
@@ -184,7 +190,6 @@ export class SimulatedPayouts implements PayoutProvider {
       throw new ProviderUnavailable('the payout provider is momentarily unavailable');
     }
 
-    const scale = scaleOf(request.currency);
     if (scale === undefined) return { status: 'rejected', reason: `currency ${request.currency} is not paid out` };
     const item: BookItem = {
       entity: 'simulatedPayout',
@@ -209,7 +214,7 @@ export class SimulatedPayouts implements PayoutProvider {
       );
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      // A concurrent submit of the same reference won: answer its payout, never make a second.
+      // The reference was booked before (a repeat) or by a concurrent submit: answer that payout, never make a second.
       const winner = await this.read(request.reference);
       if (!winner) throw error;
       return { status: 'accepted', providerPayoutId: winner.providerPayoutId };
