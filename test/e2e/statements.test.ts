@@ -8,6 +8,7 @@ import { backfillFeeLines, createTransactionItems, getTransaction, type Transact
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { statementCsvColumns } from '#schemas/statements.ts';
+import { reloadConfig } from '#platform/config.ts';
 
 let service: LocalService;
 let org: TestOrganization;
@@ -268,6 +269,28 @@ describe('GET /statements', () => {
       expect(status, query).toBe(400);
       expect(body.error, query).toBe('validation');
       expect(body.issues[0].path[0], query).toBe('query');
+    }
+  });
+
+  it('refuses a period whose statement is more than one answer carries, saying how to ask', async () => {
+    for (const amount of ['40.00', '41.00', '42.00']) await pay(org, amount, 'one of many');
+    process.env.STATEMENT_MAX_BYTES = '1000';
+    reloadConfig();
+    try {
+      const json = await statement(org);
+      expect(json.status).toBe(400);
+      expect(json.body.error).toBe('invalid_period');
+      expect(json.body.message).toMatch(/^This period's statement \(\d+ payments, [\d.]+ MB as JSON\) is more than one answer carries \(0\.0 MB\): ask for a shorter period, or for CSV/);
+      const csv = await statement(org, '', { accept: 'text/csv' });
+      expect(csv.status).toBe(400);
+      expect(csv.body.message).toMatch(/as CSV\) .*ask for a shorter period\.$/);
+      // A period that fits is answered as before.
+      const empty = await statement(org, `?from=2020-01-01T00:00:00Z&to=2020-01-02T00:00:00Z`);
+      expect(empty.status).toBe(200);
+      expect(empty.body.lines).toEqual([]);
+    } finally {
+      delete process.env.STATEMENT_MAX_BYTES;
+      reloadConfig();
     }
   });
 

@@ -1,5 +1,6 @@
 import Negotiator from 'negotiator';
 import { endpoint, ok, okText } from '#platform/endpoint.ts';
+import { config } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
 import { getStatement } from '#contract/routes.ts';
 import { buildStatement, InvalidPeriod, statementCsv, statementPeriod } from '#domain/statements.ts';
@@ -18,8 +19,18 @@ export const handler = endpoint(getStatement, async ({ caller, query, event }) =
     throw error;
   }
   const statement = buildStatement(caller.organizationId, period, await statementRows(caller.organizationId, period), now);
-  const wanted = new Negotiator({ headers: { accept: event.headers?.accept } }).mediaType(mediaTypes);
+  const csv = new Negotiator({ headers: { accept: event.headers?.accept } }).mediaType(mediaTypes) === 'text/csv';
+  const body = csv ? statementCsv(statement) : JSON.stringify(statement);
+  // More than a response carries: a clear refusal instead of the platform's failure (decision 096).
+  const { STATEMENT_MAX_BYTES: maxBytes } = config();
+  if (Buffer.byteLength(body) > maxBytes) {
+    const megabytes = (bytes: number) => (bytes / 1_000_000).toFixed(1);
+    throw new ApiError(
+      'invalid_period',
+      `This period's statement (${statement.lines.length} payments, ${megabytes(Buffer.byteLength(body))} MB as ${csv ? 'CSV' : 'JSON'}) is more than one answer carries (${megabytes(maxBytes)} MB): ask for a shorter period${csv ? '' : ', or for CSV (Accept: text/csv), about a third of the size'}.`,
+    );
+  }
   // The same address answers two media types: a cache must key on Accept.
-  if (wanted === 'text/csv') return okText(statementCsv(statement), 'text/csv; charset=utf-8', { vary: 'accept' });
+  if (csv) return okText(body, 'text/csv; charset=utf-8', { vary: 'accept' });
   return ok(statement, 200, { vary: 'accept' });
 });
