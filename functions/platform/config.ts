@@ -63,11 +63,11 @@ const environmentSchema = z.object({
   /** An endpoint whose every attempt failed this long is disabled (default five days; a test shortens it). */
   WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).default(5 * 24 * 3600),
   /**
-   * The largest statement body answered (default 5,000,000 bytes): a Lambda response carries at
+   * The largest statement body answered (default 4,500,000 bytes): a Lambda response carries at
    * most 6 MB, the body JSON-escaped inside it; a larger one is 400 `invalid_period` asking for a
    * shorter period (docs/decisions/096). A test lowers it.
    */
-  STATEMENT_MAX_BYTES: z.coerce.number().int().min(1000).max(5_000_000).default(5_000_000),
+  STATEMENT_MAX_BYTES: z.coerce.number().int().min(1000).max(4_500_000).default(4_500_000),
   SERVICE_VERSION: z.string().default('0.1.0'),
   /**
    * The house bank accounts deposits are wired to: a JSON array of `{currency (USD or EUR),
