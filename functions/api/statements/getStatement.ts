@@ -1,5 +1,5 @@
 import Negotiator from 'negotiator';
-import { endpoint, ok, okText } from '#platform/endpoint.ts';
+import { endpoint, okText } from '#platform/endpoint.ts';
 import { config } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
 import { getStatement } from '#contract/routes.ts';
@@ -22,15 +22,15 @@ export const handler = endpoint(getStatement, async ({ caller, query, event }) =
   const csv = new Negotiator({ headers: { accept: event.headers?.accept } }).mediaType(mediaTypes) === 'text/csv';
   const body = csv ? statementCsv(statement) : JSON.stringify(statement);
   // More than a response carries: a clear refusal instead of the platform's failure (decision 096).
+  const bytes = Buffer.byteLength(body);
   const { STATEMENT_MAX_BYTES: maxBytes } = config();
-  if (Buffer.byteLength(body) > maxBytes) {
-    const megabytes = (bytes: number) => (bytes / 1_000_000).toFixed(1);
+  if (bytes > maxBytes) {
+    const megabytes = (count: number) => (count / 1_000_000).toFixed(1);
     throw new ApiError(
       'invalid_period',
-      `This period's statement (${statement.lines.length} payments, ${megabytes(Buffer.byteLength(body))} MB as ${csv ? 'CSV' : 'JSON'}) is more than one answer carries (${megabytes(maxBytes)} MB): ask for a shorter period${csv ? '' : ', or for CSV (Accept: text/csv), about a third of the size'}.`,
+      `This period's statement (${statement.lines.length} payments, ${megabytes(bytes)} MB as ${csv ? 'CSV' : 'JSON'}) is more than one answer carries (${megabytes(maxBytes)} MB): ask for a shorter period${csv ? '' : ', or for CSV (Accept: text/csv), about a third of the size'}.`,
     );
   }
-  // The same address answers two media types: a cache must key on Accept.
-  if (csv) return okText(body, 'text/csv; charset=utf-8', { vary: 'accept' });
-  return ok(statement, 200, { vary: 'accept' });
+  // Answered as measured, not serialized a second time. The same address answers two media types: a cache must key on Accept.
+  return okText(body, csv ? 'text/csv; charset=utf-8' : 'application/json', { vary: 'accept' });
 });
