@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routes, routeKey, type RouteDefinition } from '#contract/routes.ts';
 import { logger } from '#platform/logger.ts';
+import { lambdaMaxResponseBytes } from '#platform/endpoint.ts';
 
 /**
  * API Gateway on this machine: node:http turning each request into the same API Gateway v2
@@ -33,10 +34,9 @@ const handlerTimeoutMs = 10_000;
 export const httpApiMaxBodyBytes = 10 * 1024 * 1024;
 /** Lambda's synchronous invocation request: the event as JSON ("Request must be smaller than 6291456 bytes"). */
 export const lambdaMaxRequestBytes = 6 * 1024 * 1024;
-/** Lambda's synchronous invocation response: the result as JSON ("exceeded maximum allowed payload size (6291556 bytes)"). */
-export const lambdaMaxResponseBytes = 6 * 1024 * 1024 + 100;
 /** HTTP API's integration timeout: it answers 503 then, whatever the function's own timeout. */
 export const httpApiIntegrationTimeoutMs = 30_000;
+export { lambdaMaxResponseBytes };
 
 /** What HTTP API answers itself, in its own body (never the contract's), when a limit is crossed. */
 const httpApiAnswers = {
