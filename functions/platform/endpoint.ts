@@ -27,6 +27,13 @@ import { parseBody, parseForm, parseNoBody, parseParams, parseQuery } from './re
  *                 what the row needs: a sandbox tool refuses production, provider ports must be wired
  * The route row (functions/contract/routes.ts) says which of them apply and with what.
  */
+/**
+ * Lambda's synchronous response limit: the result as JSON ("Response payload size exceeded maximum
+ * allowed payload size (6291556 bytes)"). A body travels JSON-escaped inside it; past it API Gateway
+ * answers 500 itself, whatever the handler meant (docs/decisions/103; lib/local/httpServer.ts holds it here).
+ */
+export const lambdaMaxResponseBytes = 6 * 1024 * 1024 + 100;
+
 export interface ApiResponse {
   status: number;
   body?: unknown;

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { BusEntry, EventBus, PublishResult } from '#platform/eventBus.ts';
+import { putEventsCalls, putEventsMaxBytes, type BusEntry, type EventBus, type PublishResult } from '#platform/eventBus.ts';
 import { config } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
 import { count } from '#platform/metrics.ts';
@@ -14,7 +14,9 @@ import { eventRules, type EventPattern, type EventRule } from '#contract/events.
  * semantics for the subset we use, the same targets called with the SQS-shaped event their
  * queue would hand them in AWS. Delivery is asynchronous, as with PutEvents: `publish`
  * answers once the bus has accepted the entries. A delivery that fails is retried a few times,
- * then kept in `deadLetters` (the queue's dead-letter queue in AWS) and logged.
+ * then kept in `deadLetters` (the queue's dead-letter queue in AWS) and logged. It refuses what
+ * EventBridge and SQS refuse for size: a PutEvents call past putEventsMaxBytes, a queue message
+ * past sqsMaxMessageBytes (kept in `failedInvocations`).
  */
 export interface BusEvent {
   version: '0';
@@ -47,10 +49,25 @@ export interface LocalEventBusOptions {
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 const localAccount = '000000000000';
 
+/** EventBridge's words for a PutEvents call past putEventsMaxBytes. */
+export const putEventsTooLarge = 'Total size of the entries in the request is over the limit.';
+
+/**
+ * The most an SQS message body carries. The rules' queues take SQS's default, which is 1 MiB where
+ * SQS has raised it and 256 KiB where it has not; the twin holds 256 KiB (docs/decisions/102).
+ */
+export const sqsMaxMessageBytes = 256 * 1024;
+
 type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
 
 export class LocalEventBus implements EventBus {
   readonly deadLetters: DeadLetter[] = [];
+  /**
+   * Events matched by a rule that EventBridge could not hand to its target (a message past SQS's
+   * size): EventBridge's FailedInvocations. The rules' targets have no dead-letter queue in AWS, so
+   * there they are lost; here they are kept for tests and logged.
+   */
+  readonly failedInvocations: DeadLetter[] = [];
   private readonly rules: EventRule[];
   private readonly maxAttempts: number;
   private readonly retryDelayMs: number;
@@ -68,38 +85,69 @@ export class LocalEventBus implements EventBus {
     this.retryDelayMs = options.retryDelayMs ?? 1_000;
   }
 
+  /**
+   * As PutEvents: the entries go in the calls the port makes (putEventsCalls), and a call past
+   * putEventsMaxBytes is refused whole, as EventBridge refuses it (docs/decisions/102).
+   */
   async publish(entries: BusEntry[]): Promise<PublishResult> {
     const failed: PublishResult['failed'] = [];
-    entries.forEach((entry, index) => {
-      if (this.stopping.signal.aborted) {
-        failed.push({ index, error: 'BusStopped: the local bus is stopping' });
-        return;
+    for (const call of putEventsCalls(entries)) {
+      if (call.bytes > putEventsMaxBytes) {
+        call.entries.forEach((_, offset) => failed.push({ index: call.start + offset, error: `ValidationException: ${putEventsTooLarge}` }));
+        continue;
       }
-      let detail: unknown;
-      try {
-        detail = JSON.parse(entry.Detail);
-      } catch {
-        failed.push({ index, error: 'MalformedDetail: Detail is not valid JSON' });
-        return;
-      }
-      const event: BusEvent = {
-        version: '0',
-        id: randomUUID(),
-        'detail-type': entry.DetailType,
-        source: entry.Source,
-        account: localAccount,
-        time: (entry.Time ?? new Date()).toISOString(),
-        region: config().AWS_REGION,
-        resources: [],
-        detail,
-      };
-      for (const rule of this.rules) {
-        if (!matchesPattern(rule.pattern, event as unknown as Record<string, unknown>)) continue;
-        // One message id for every attempt, as SQS keeps it across redeliveries.
-        this.enqueue(rule, { messageId: randomUUID(), event, body: JSON.stringify(event), sentAt: Date.now(), attempt: 1, lastError: '' });
-      }
-    });
+      call.entries.forEach((entry, offset) => {
+        const error = this.accept(entry);
+        if (error) failed.push({ index: call.start + offset, error });
+      });
+    }
     return { failed };
+  }
+
+  /** One entry onto the bus: matched against every rule and queued for each match. Answers why it was refused, if it was. */
+  private accept(entry: BusEntry): string | undefined {
+    if (this.stopping.signal.aborted) return 'BusStopped: the local bus is stopping';
+    let detail: unknown;
+    try {
+      detail = JSON.parse(entry.Detail);
+    } catch {
+      return 'MalformedDetail: Detail is not valid JSON';
+    }
+    const event: BusEvent = {
+      version: '0',
+      id: randomUUID(),
+      'detail-type': entry.DetailType,
+      source: entry.Source,
+      account: localAccount,
+      time: (entry.Time ?? new Date()).toISOString(),
+      region: config().AWS_REGION,
+      resources: entry.Resources ?? [],
+      detail,
+    };
+    // What EventBridge hands each matching rule's queue: the whole event, a little larger than the entry.
+    const body = JSON.stringify(event);
+    const bytes = Buffer.byteLength(body);
+    for (const rule of this.rules) {
+      if (!matchesPattern(rule.pattern, event as unknown as Record<string, unknown>)) continue;
+      // SQS refuses a message past its size, so the event never reaches that target (no retry helps).
+      if (bytes > sqsMaxMessageBytes) {
+        this.undeliverable(rule, event, bytes);
+        continue;
+      }
+      // One message id for every attempt, as SQS keeps it across redeliveries.
+      this.enqueue(rule, { messageId: randomUUID(), event, body, sentAt: Date.now(), attempt: 1, lastError: '' });
+    }
+    return undefined;
+  }
+
+  /**
+   * An event EventBridge matched but could not put on the rule's queue: lost to that target, as in AWS
+   * (where only EventBridge's own FailedInvocations metric counts it). Kept here and logged.
+   */
+  private undeliverable(rule: EventRule, event: BusEvent, bytes: number): void {
+    const error = `InvalidParameterValue: One or more parameters are invalid. Reason: Message must be shorter than ${sqsMaxMessageBytes} bytes. (${bytes} bytes)`;
+    this.failedInvocations.push({ rule: rule.name, event, error, attempts: 1, failedAt: new Date().toISOString() });
+    logger.error('event not delivered to its rule target', { rule: rule.name, eventId: event.id, detailType: event['detail-type'], error });
   }
 
   /** Resolves when every accepted event has been delivered or dead-lettered (tests, shutdown). */

@@ -4,11 +4,16 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routes, routeKey, type RouteDefinition } from '#contract/routes.ts';
-import { maxBodyBytes } from '#platform/request.ts';
+import { logger } from '#platform/logger.ts';
+import { lambdaMaxResponseBytes } from '#platform/endpoint.ts';
 
 /**
  * API Gateway on this machine: node:http turning each request into the same API Gateway v2
  * proxy event the HTTP API sends, routed by the same route table to the same handler modules.
+ * It holds the limits AWS puts between a client and a function (docs/decisions/103), and answers
+ * as HTTP API does when one is crossed: the body's 10 MB, Lambda's 6 MB invocation payload each
+ * way (the event as JSON, so the body base64-encoded and the headers with it; the result as JSON),
+ * and HTTP API's 30 s integration timeout.
  */
 type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string | undefined>;
 
@@ -25,18 +30,39 @@ const projectRoot = path.resolve(import.meta.dirname, '../..');
 /** Same as the Lambda timeout in the API stack. */
 const handlerTimeoutMs = 10_000;
 
+/** HTTP API's payload quota: a larger request body is refused before any integration runs. */
+export const httpApiMaxBodyBytes = 10 * 1024 * 1024;
+/** Lambda's synchronous invocation request: the event as JSON ("Request must be smaller than 6291456 bytes"). */
+export const lambdaMaxRequestBytes = 6 * 1024 * 1024;
+/** HTTP API's integration timeout: it answers 503 then, whatever the function's own timeout. */
+export const httpApiIntegrationTimeoutMs = 30_000;
+export { lambdaMaxResponseBytes };
+
+/** What HTTP API answers itself, in its own body (never the contract's), when a limit is crossed. */
+const httpApiAnswers = {
+  bodyTooLarge: { statusCode: 413, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `HTTP content length exceeded ${httpApiMaxBodyBytes} bytes.` },
+  requestTooLong: { statusCode: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Request Too Long' }) },
+  internalServerError: { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Internal Server Error' }) },
+  serviceUnavailable: { statusCode: 503, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Service Unavailable' }) },
+} satisfies Record<string, APIGatewayProxyStructuredResultV2>;
+
+/** Bytes of a value as Lambda carries it: its JSON. */
+export function invocationPayloadBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? 'null');
+}
+
 async function loadHandler(modulePath: string): Promise<LambdaHandler> {
   const module = (await import(pathToFileURL(path.join(projectRoot, modulePath)).href)) as { handler?: LambdaHandler };
   if (typeof module.handler !== 'function') throw new Error(`${modulePath} does not export a handler`);
   return module.handler;
 }
 
-export async function compileRoutes(): Promise<{ routes: CompiledRoute[]; fallback: LambdaHandler }> {
+export async function compileRoutes(table: RouteDefinition[] = routes): Promise<{ routes: CompiledRoute[]; fallback: LambdaHandler }> {
   const handlers = new Map<string, LambdaHandler>();
-  for (const modulePath of new Set([...routes.map((definition) => definition.handler), 'functions/api/unmatched.ts'])) {
+  for (const modulePath of new Set([...table.map((definition) => definition.handler), 'functions/api/unmatched.ts'])) {
     handlers.set(modulePath, await loadHandler(modulePath));
   }
-  const compiled = routes.map((definition) => {
+  const compiled = table.map((definition) => {
     const names: string[] = [];
     const segments = definition.path.split('/').filter(Boolean);
     const pattern = segments
@@ -59,19 +85,59 @@ export async function compileRoutes(): Promise<{ routes: CompiledRoute[]; fallba
   return { routes: compiled, fallback: handlers.get('functions/api/unmatched.ts')! };
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer> {
+/**
+ * The whole body, as HTTP API passes it on (the service's own 1 MiB bound is the handler's to answer,
+ * in the contract's body); undefined past HTTP API's quota, which it refuses itself.
+ */
+function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
-      // Keep one byte past the limit so the handler sees the body is too large, and stop buffering.
-      if (size > maxBodyBytes) return;
-      chunks.push(chunk);
       size += chunk.length;
+      // Past the quota the rest is read and dropped, so that the answer can be sent.
+      if (size <= httpApiMaxBodyBytes) chunks.push(chunk);
     });
-    request.on('end', () => resolve(Buffer.concat(chunks).subarray(0, maxBodyBytes + 1)));
+    request.on('end', () => resolve(size > httpApiMaxBodyBytes ? undefined : Buffer.concat(chunks)));
     request.on('error', reject);
   });
+}
+
+/**
+ * Lambda between HTTP API and the handler: an event past the request limit is refused before the
+ * function runs; a result past the response limit, or none within HTTP API's integration timeout,
+ * is answered by HTTP API itself (the function may still be running, as a Lambda would be).
+ */
+async function invoke(handler: LambdaHandler, event: APIGatewayProxyEventV2, context: Context, integrationTimeoutMs: number): Promise<APIGatewayProxyStructuredResultV2 | string | undefined> {
+  const requestBytes = invocationPayloadBytes(event);
+  if (requestBytes > lambdaMaxRequestBytes) {
+    logger.warn('local http adapter: event past Lambda\'s request limit', { routeKey: event.routeKey, bytes: requestBytes, limit: lambdaMaxRequestBytes });
+    return httpApiAnswers.requestTooLong;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timedOut'>((resolve) => (timer = setTimeout(() => resolve('timedOut'), integrationTimeoutMs)));
+  const invocation = Promise.resolve().then(() => handler(event, context));
+  let result: Awaited<ReturnType<LambdaHandler>> | 'timedOut';
+  try {
+    result = await Promise.race([invocation, timedOut]);
+  } catch (error) {
+    // A handler that throws past its own error mapping is a bug: Lambda reports a function error, HTTP API answers 500.
+    logger.error('local http adapter: handler threw', { routeKey: event.routeKey, error: error as Error });
+    return httpApiAnswers.internalServerError;
+  } finally {
+    clearTimeout(timer);
+  }
+  if (result === 'timedOut') {
+    invocation.catch((error: unknown) => logger.error('local http adapter: handler threw after the integration timeout', { routeKey: event.routeKey, error: error as Error }));
+    logger.warn('local http adapter: no answer within HTTP API\'s integration timeout', { routeKey: event.routeKey, timeoutMs: integrationTimeoutMs });
+    return httpApiAnswers.serviceUnavailable;
+  }
+  const responseBytes = invocationPayloadBytes(result);
+  if (responseBytes > lambdaMaxResponseBytes) {
+    logger.error('local http adapter: result past Lambda\'s response limit', { routeKey: event.routeKey, bytes: responseBytes, limit: lambdaMaxResponseBytes });
+    return httpApiAnswers.internalServerError;
+  }
+  return result;
 }
 
 function toEvent(request: IncomingMessage, url: URL, body: Buffer, key: string, pathParameters?: Record<string, string>): APIGatewayProxyEventV2 {
@@ -132,8 +198,18 @@ function lambdaContext(functionName: string, requestId: string): Context {
   };
 }
 
-export async function startHttpServer(options: { port: number; host?: string }): Promise<{ server: http.Server; url: string; close(): Promise<void> }> {
-  const { routes: compiled, fallback } = await compileRoutes();
+export interface HttpServerOptions {
+  port: number;
+  host?: string;
+  /** The route table to serve: the contract's unless a test mounts its own. */
+  routes?: RouteDefinition[];
+  /** HTTP API's integration timeout unless a test needs it shorter. */
+  integrationTimeoutMs?: number;
+}
+
+export async function startHttpServer(options: HttpServerOptions): Promise<{ server: http.Server; url: string; close(): Promise<void> }> {
+  const { routes: compiled, fallback } = await compileRoutes(options.routes);
+  const integrationTimeoutMs = options.integrationTimeoutMs ?? httpApiIntegrationTimeoutMs;
 
   const server = http.createServer(async (request: IncomingMessage, response: ServerResponse) => {
     try {
@@ -142,7 +218,9 @@ export async function startHttpServer(options: { port: number; host?: string }):
       const method = (request.method ?? 'GET').toUpperCase();
       let result: APIGatewayProxyStructuredResultV2 | string | undefined;
       const match = compiled.find((candidate) => candidate.definition.method === method && candidate.regex.test(url.pathname));
-      if (match) {
+      if (!body) {
+        result = httpApiAnswers.bodyTooLarge;
+      } else if (match) {
         const values = match.regex.exec(url.pathname)!.slice(1);
         let pathParameters: Record<string, string> | undefined;
         try {
@@ -151,19 +229,19 @@ export async function startHttpServer(options: { port: number; host?: string }):
           pathParameters = Object.fromEntries(match.names.map((name, index) => [name, values[index]!]));
         }
         const event = toEvent(request, url, body, routeKey(match.definition), match.names.length ? pathParameters : undefined);
-        result = await match.handler(event, lambdaContext(match.definition.operationId, event.requestContext.requestId));
+        result = await invoke(match.handler, event, lambdaContext(match.definition.operationId, event.requestContext.requestId), integrationTimeoutMs);
       } else {
         const event = toEvent(request, url, body, '$default');
-        result = await fallback(event, lambdaContext('unmatched', event.requestContext.requestId));
+        result = await invoke(fallback, event, lambdaContext('unmatched', event.requestContext.requestId), integrationTimeoutMs);
       }
       const structured = typeof result === 'object' && result ? result : { statusCode: 200, body: result ?? '' };
       response.writeHead(structured.statusCode ?? 200, structured.headers as Record<string, string>);
       response.end(structured.body ?? '');
     } catch (error) {
-      // A handler that throws past its own error mapping is a bug; answer like Lambda would.
-      console.error('local http adapter: handler threw', error);
-      if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error: 'internal', message: 'Something went wrong on our side; it has been logged.' }));
+      // The adapter's own failure (a handler's is answered in invoke): answer as HTTP API does.
+      logger.error('local http adapter failed', { error: error as Error });
+      if (!response.headersSent) response.writeHead(500, httpApiAnswers.internalServerError.headers);
+      response.end(httpApiAnswers.internalServerError.body);
     }
   });
   // Requests node cannot parse (a request line or headers past its 16 KB limit, malformed framing)

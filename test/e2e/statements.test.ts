@@ -294,6 +294,28 @@ describe('GET /statements', () => {
     }
   });
 
+  it("refuses a statement within the bound whose body, escaped inside Lambda's response, is past Lambda's 6 MB: 400, never API Gateway's 500", async () => {
+    // 6,000 payments whose references are 200 double quotes (any text up to 200 is valid): a 4.1 MB JSON
+    // body, which travels as 6.8 MB inside the Lambda result (each quote escaped once in the body, twice there).
+    const window = { from: '2025-05-01T00:00:00.000Z', to: '2025-05-02T00:00:00.000Z' };
+    const template = (await getTransaction(org.organizationId, ids.reconciled!))!;
+    const lines = Array.from({ length: 6000 }, (_, index) => {
+      const createdAt = new Date(Date.parse(window.from) + index * 1000).toISOString();
+      return storedWithoutEvent({ ...template, transactionId: `quoted-${index}`, createdAt, updatedAt: createdAt, recipientReference: '"'.repeat(200) })[1]!;
+    });
+    await batchPutAll(lines);
+    const query = `?from=${window.from}&to=${window.to}`;
+
+    const json = await statement(org, query);
+    expect(json.status).toBe(400);
+    expect(json.body.error).toBe('invalid_period');
+    expect(json.body.message).toMatch(/^This period's statement \(6000 payments, [\d.]+ MB as JSON\) is more than one answer carries/);
+    // As CSV the same lines travel in about 5.3 MB: answered.
+    const csv = await statement(org, query, { accept: 'text/csv' });
+    expect(csv.status).toBe(200);
+    expect(parseCsv(csv.body)).toHaveLength(6001);
+  }, 120_000);
+
   it('is live on this environment, as capabilities say', async () => {
     const { body } = await call(service, 'GET', '/capabilities');
     expect(body.features.find((feature: { feature: string }) => feature.feature === 'statements')).toMatchObject({ status: 'live' });
