@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '#platform/errors.ts';
 import { config } from '#platform/config.ts';
+import { standingInFor } from '#platform/awsStandIns.ts';
 import { CursorMaxLength } from '#schemas/common.ts';
 import { dynamo, tableName } from './client.ts';
 import { generatedKey } from './settings.ts';
@@ -26,6 +27,10 @@ let secretPromise: Promise<Buffer> | undefined;
 
 /** The HMAC key: configured, from Secrets Manager in AWS, or made once and kept in the table locally. */
 function cursorSecret(): Promise<Buffer> {
+  // Each use, not each load: locally one process serves every function, in AWS each container
+  // of each function reads the secret itself.
+  const { CURSOR_SECRET, CURSOR_SECRET_ARN } = config();
+  if (!CURSOR_SECRET && !CURSOR_SECRET_ARN) standingInFor({ action: 'secretsmanager:GetSecretValue', resourceVariable: 'CURSOR_SECRET_ARN' });
   secretPromise ??= loadSecret().catch((error) => {
     secretPromise = undefined;
     throw error;

@@ -5,6 +5,8 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routes, routeKey, type RouteDefinition } from '#contract/routes.ts';
 import { maxBodyBytes } from '#platform/request.ts';
+import { unmatchedHandler } from '../aws/handlers.ts';
+import { invokeAs, localGrants } from './grants/enforcement.ts';
 
 /**
  * API Gateway on this machine: node:http turning each request into the same API Gateway v2
@@ -22,8 +24,8 @@ interface CompiledRoute {
 }
 
 const projectRoot = path.resolve(import.meta.dirname, '../..');
-/** Same as the Lambda timeout in the API stack. */
-const handlerTimeoutMs = 10_000;
+/** Without installed grants (a test of the adapter alone): the API functions' usual timeout. */
+const defaultTimeoutMs = 10_000;
 
 async function loadHandler(modulePath: string): Promise<LambdaHandler> {
   const module = (await import(pathToFileURL(path.join(projectRoot, modulePath)).href)) as { handler?: LambdaHandler };
@@ -33,7 +35,7 @@ async function loadHandler(modulePath: string): Promise<LambdaHandler> {
 
 export async function compileRoutes(): Promise<{ routes: CompiledRoute[]; fallback: LambdaHandler }> {
   const handlers = new Map<string, LambdaHandler>();
-  for (const modulePath of new Set([...routes.map((definition) => definition.handler), 'functions/api/unmatched.ts'])) {
+  for (const modulePath of new Set([...routes.map((definition) => definition.handler), unmatchedHandler])) {
     handlers.set(modulePath, await loadHandler(modulePath));
   }
   const compiled = routes.map((definition) => {
@@ -56,7 +58,7 @@ export async function compileRoutes(): Promise<{ routes: CompiledRoute[]; fallba
     };
   });
   compiled.sort((a, b) => b.specificity - a.specificity);
-  return { routes: compiled, fallback: handlers.get('functions/api/unmatched.ts')! };
+  return { routes: compiled, fallback: handlers.get(unmatchedHandler)! };
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -114,14 +116,17 @@ function toEvent(request: IncomingMessage, url: URL, body: Buffer, key: string, 
   };
 }
 
-function lambdaContext(functionName: string, requestId: string): Context {
-  const deadline = Date.now() + handlerTimeoutMs;
+/** The context Lambda hands the function, with the deployed function's timeout and memory when grants are installed. */
+function lambdaContext(entry: string, requestId: string): Context {
+  const deployed = localGrants()?.functionOf(entry);
+  const deadline = Date.now() + (deployed ? deployed.timeoutSeconds * 1000 : defaultTimeoutMs);
+  const functionName = deployed?.arn.split(':').at(-1) ?? entry;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
     functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
+    invokedFunctionArn: deployed?.arn ?? `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: String(deployed?.memoryMb ?? 512),
     awsRequestId: requestId,
     logGroupName: `/local/${functionName}`,
     logStreamName: 'local',
@@ -151,19 +156,20 @@ export async function startHttpServer(options: { port: number; host?: string }):
           pathParameters = Object.fromEntries(match.names.map((name, index) => [name, values[index]!]));
         }
         const event = toEvent(request, url, body, routeKey(match.definition), match.names.length ? pathParameters : undefined);
-        result = await match.handler(event, lambdaContext(match.definition.operationId, event.requestContext.requestId));
+        result = await invokeAs(match.definition.handler, () => match.handler(event, lambdaContext(match.definition.handler, event.requestContext.requestId)));
       } else {
         const event = toEvent(request, url, body, '$default');
-        result = await fallback(event, lambdaContext('unmatched', event.requestContext.requestId));
+        result = await invokeAs(unmatchedHandler, () => fallback(event, lambdaContext(unmatchedHandler, event.requestContext.requestId)));
       }
       const structured = typeof result === 'object' && result ? result : { statusCode: 200, body: result ?? '' };
       response.writeHead(structured.statusCode ?? 200, structured.headers as Record<string, string>);
       response.end(structured.body ?? '');
     } catch (error) {
-      // A handler that throws past its own error mapping is a bug; answer like Lambda would.
+      // A handler that throws past its own error mapping, or runs past its deployed timeout, is a
+      // failed invocation: HTTP API answers those 500 with its own body, whatever the function.
       console.error('local http adapter: handler threw', error);
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error: 'internal', message: 'Something went wrong on our side; it has been logged.' }));
+      response.end(JSON.stringify({ message: 'Internal Server Error' }));
     }
   });
   // Requests node cannot parse (a request line or headers past its 16 KB limit, malformed framing)
