@@ -13,13 +13,16 @@ export interface StandInCall {
   resourceVariable: 'WEBHOOK_KMS_KEY_ID' | 'CURSOR_SECRET_ARN' | 'MAIL_FROM';
 }
 
-let check: ((call: StandInCall) => void) | undefined;
+/** Checks the call for the calling function, then runs the stand-in's own work as no function's (its storage is not the caller's call). */
+export type StandInCheck = <T>(call: StandInCall, work: () => Promise<T>) => Promise<T>;
 
-export function useStandInCheck(next: ((call: StandInCall) => void) | undefined): void {
+let check: StandInCheck | undefined;
+
+export function useStandInCheck(next: StandInCheck | undefined): void {
   check = next;
 }
 
-/** Throws what AWS would throw when the calling function may not make this call. */
-export function standingInFor(call: StandInCall): void {
-  check?.(call);
+/** The stand-in's work, refused first with what AWS would throw when the calling function may not make this call. */
+export function standingInFor<T>(call: StandInCall, work: () => Promise<T>): Promise<T> {
+  return check ? check(call, work) : work();
 }

@@ -51,7 +51,10 @@ export class OutboxMailTransport implements MailTransport {
 
   async send(message: MailMessage & { from: string }): Promise<{ messageId: string }> {
     // The outbox stands in for SES: the sending function must be one AWS would let send.
-    standingInFor({ action: 'ses:SendEmail', resourceVariable: 'MAIL_FROM' });
+    return standingInFor({ action: 'ses:SendEmail', resourceVariable: 'MAIL_FROM' }, () => this.write(message));
+  }
+
+  private async write(message: MailMessage & { from: string }): Promise<{ messageId: string }> {
     const info = await this.composer.sendMail(message);
     const directory = this.directory();
     await mkdir(directory, { recursive: true });

@@ -27,15 +27,17 @@ let secretPromise: Promise<Buffer> | undefined;
 
 /** The HMAC key: configured, from Secrets Manager in AWS, or made once and kept in the table locally. */
 function cursorSecret(): Promise<Buffer> {
-  // Each use, not each load: locally one process serves every function, in AWS each container
-  // of each function reads the secret itself.
+  const load = () => {
+    secretPromise ??= loadSecret().catch((error) => {
+      secretPromise = undefined;
+      throw error;
+    });
+    return secretPromise;
+  };
+  // Checked at each use, not each load: locally one process serves every function, where in AWS
+  // each function's containers read the secret themselves.
   const { CURSOR_SECRET, CURSOR_SECRET_ARN } = config();
-  if (!CURSOR_SECRET && !CURSOR_SECRET_ARN) standingInFor({ action: 'secretsmanager:GetSecretValue', resourceVariable: 'CURSOR_SECRET_ARN' });
-  secretPromise ??= loadSecret().catch((error) => {
-    secretPromise = undefined;
-    throw error;
-  });
-  return secretPromise;
+  return CURSOR_SECRET || CURSOR_SECRET_ARN ? load() : standingInFor({ action: 'secretsmanager:GetSecretValue', resourceVariable: 'CURSOR_SECRET_ARN' }, load);
 }
 
 async function loadSecret(): Promise<Buffer> {

@@ -14,9 +14,10 @@
  * not checked: in AWS they are the service itself or an operator's credentials.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { appendFileSync } from 'node:fs';
 import { DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { config } from '#platform/config.ts';
-import { useStandInCheck, type StandInCall } from '#platform/awsStandIns.ts';
+import { useStandInCheck, type StandInCall, type StandInCheck } from '#platform/awsStandIns.ts';
 import { evaluate, type AccessRequest, type PolicyStatement } from './policy.ts';
 import type { DeployedFunction, DeployedGrants } from './synthesizedGrants.ts';
 
@@ -96,10 +97,14 @@ export class LocalGrants {
 
   // ---- Stand-ins ----------------------------------------------------------------------------
 
-  /** The ARN a stand-in's call would name once deployed: what the function's environment says. */
-  standInCheck = (call: StandInCall): void => {
+  /** The call checked on the ARN it would name once deployed (what the function's environment says); the stand-in then works as no function. */
+  standInCheck: StandInCheck = (call, work) => {
     const deployed = running.getStore();
-    if (!deployed) return;
+    if (deployed) this.checkStandIn(deployed, call);
+    return LocalGrants.outside(work);
+  };
+
+  private checkStandIn(deployed: DeployedFunction, call: StandInCall): void {
     const value = deployed.environment[call.resourceVariable];
     const resource = value === undefined ? undefined : call.resourceVariable === 'MAIL_FROM' ? this.sesIdentityArn(value) : value;
     if (resource === undefined) {
@@ -108,7 +113,7 @@ export class LocalGrants {
       );
     }
     requireAllowed(deployed.statements, { action: call.action, resource }, `${deployed.entry} (role ${deployed.roleArn})`);
-  };
+  }
 
   private sesIdentityArn(mailFrom: string): string {
     const address = /<([^>]+)>/.exec(mailFrom)?.[1] ?? mailFrom;
@@ -233,8 +238,24 @@ const documentOperations: Record<string, string> = {
 };
 const transactActions: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' };
 
+/**
+ * LOCAL_GRANTS_AUDIT=<file>: each distinct call checked is appended there as a JSON line (who,
+ * action, resource, and `refused` when it was) the first time it is seen, so a run of the tests shows which grants each
+ * function used and which it holds for nothing (lib/local/grants/auditReport.ts reads it).
+ */
+const audited = new Set<string>();
+const auditFile = process.env.LOCAL_GRANTS_AUDIT;
+
+function audit(who: string, request: AccessRequest, refused: boolean): void {
+  const line = JSON.stringify({ who: who.replace(/ \(.*$/, ''), action: request.action, resource: request.resource, ...(refused ? { refused } : {}) });
+  if (audited.has(line)) return;
+  audited.add(line);
+  appendFileSync(auditFile!, `${line}\n`);
+}
+
 function requireAllowed(statements: PolicyStatement[], request: AccessRequest, who: string): void {
   const decision = evaluate(statements, request);
+  if (auditFile) audit(who, request, decision !== 'allowed');
   if (decision === 'allowed') return;
   const why = decision === 'explicitDeny' ? 'with an explicit deny in a policy' : `because no policy allows the ${request.action} action`;
   throw new AccessDeniedException(`${who} is not authorized to perform: ${request.action} on resource: ${request.resource} ${why}`);

@@ -68,6 +68,8 @@ function principalMatches(statement: PolicyStatement, principal: AccessRequest['
   if (statement.Principal === undefined) return true; // an identity policy: its principal is the role it is attached to
   if (statement.Principal === '*') return true;
   return Object.entries(statement.Principal).some(([kind, names]) => {
+    // `{"AWS": "*"}` is every principal, services and anonymous callers included, as `"*"` is.
+    if (kind === 'AWS' && names.includes('*')) return true;
     const asked = principal?.[kind as 'Service' | 'AWS'];
     return asked !== undefined && names.some((name) => name === '*' || name === asked);
   });
