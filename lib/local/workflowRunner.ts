@@ -33,21 +33,6 @@ import { keys } from '#store/keys.ts';
 import { workflows as registry, type WorkflowDefinition } from '#contract/workflows.ts';
 import { invokeAs, localGrants } from './grants/enforcement.ts';
 
-// aws-local-stepfunctions calls Promise.withResolvers (Node 22+) inside every Task state.
-// It is only reached at run time, so installing it here, before any run, is early enough.
-const promiseStatics = Promise as unknown as { withResolvers?: () => unknown };
-if (typeof promiseStatics.withResolvers !== 'function') {
-  promiseStatics.withResolvers = function withResolvers<T>() {
-    let resolvePromise!: (value: T | PromiseLike<T>) => void;
-    let rejectPromise!: (reason?: unknown) => void;
-    const promise = new Promise<T>((res, rej) => {
-      resolvePromise = res;
-      rejectPromise = rej;
-    });
-    return { promise, resolve: resolvePromise, reject: rejectPromise };
-  };
-}
-
 /**
  * Step Functions on this machine. Runs the very ASL files the CDK deploys, with each Task
  * state calling the task handler its `${Placeholder}` names in the registry, answered in the
