@@ -29,6 +29,8 @@ export interface EventRule {
   starts?: WorkflowName[];
   /** The target e-mails through the mail port: in AWS it may send as the stage's SES identity. */
   sendsMail?: true;
+  /** The target deletes items (releases a claim): DeleteItem is granted only to the targets that say so. */
+  deletes?: true;
 }
 
 export const eventRules: EventRule[] = [
@@ -51,6 +53,7 @@ export const eventRules: EventRule[] = [
     pattern: { source: [eventSource], 'detail-type': [...eventTypes] },
     target: 'functions/events/notificationMailer.ts',
     sendsMail: true,
+    deletes: true,
   },
   {
     name: 'webhookDelivery',

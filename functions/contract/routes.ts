@@ -102,6 +102,10 @@ export interface RouteDefinition<R extends RouteRequest = RouteRequest> {
    * AWS wiring grants exactly this (lib/aws/serviceFunction.ts).
    */
   table?: TableAccess;
+  /** The handler deletes items (a key rotated, a member removed): DeleteItem is granted only where a row says so. */
+  deletes?: true;
+  /** The handler writes many items in one BatchWriteItem (a batch's items): granted only where a row says so. */
+  batchWrites?: true;
   /** Workflows the handler starts (states:StartExecution on those state machines only). */
   starts?: WorkflowName[];
   /** A sandbox tool: it fakes a payer or a balance, so it answers 501 on production (functions/platform/sandbox.ts). */
@@ -115,10 +119,19 @@ export interface RouteDefinition<R extends RouteRequest = RouteRequest> {
 }
 
 export type TableAccess = 'none' | 'read' | 'write';
+/** Item actions no access level includes, granted to the functions that say they need them. */
+export type TableExtra = 'DeleteItem' | 'BatchWriteItem';
+
+/** The extras a row, task or rule asks for. */
+export function tableExtrasOf(needs: { deletes?: true; batchWrites?: true }): TableExtra[] {
+  return [...(needs.deletes ? ['DeleteItem' as const] : []), ...(needs.batchWrites ? ['BatchWriteItem' as const] : [])];
+}
 
 /** What a row's function needs, derived from the row: the AWS wiring grants this and nothing more. */
 export interface RouteNeeds {
   table: TableAccess;
+  /** Item actions beyond the access level's (lib/aws/serviceFunction.ts tableActions). */
+  tableExtras: TableExtra[];
   starts: WorkflowName[];
   /** Signs or checks pagination cursors (the cursor key): every list that documents invalid_cursor. */
   cursors: boolean;
@@ -127,9 +140,10 @@ export interface RouteNeeds {
 }
 
 export function routeNeeds(definition: RouteDefinition): RouteNeeds {
-  if (definition.handler === notImplementedHandler) return { table: 'read', starts: [], cursors: false, sealsWebhookSecrets: false };
+  if (definition.handler === notImplementedHandler) return { table: 'read', tableExtras: [], starts: [], cursors: false, sealsWebhookSecrets: false };
   return {
     table: definition.table ?? (definition.method !== 'GET' ? 'write' : definition.auth === 'open' ? 'none' : 'read'),
+    tableExtras: tableExtrasOf(definition),
     starts: definition.starts ?? [],
     cursors: definition.errors?.includes('invalid_cursor') ?? false,
     sealsWebhookSecrets: definition.sealsWebhookSecrets ?? false,
@@ -217,7 +231,7 @@ export const getTransaction = route({
 // ---- Batch payouts -----------------------------------------------------------------------
 
 export const createBatch = route({
-  operationId: 'createBatch', method: 'POST', path: '/batches', handler: 'functions/api/batches/createBatch.ts', starts: ['batch'], auth: 'key',
+  operationId: 'createBatch', method: 'POST', path: '/batches', handler: 'functions/api/batches/createBatch.ts', starts: ['batch'], auth: 'key', batchWrites: true,
   permission: 'payment.initiate', bucket: 'initiate', kyb: true, feature: 'batches', summary: 'Send up to 1000 payments on one rail.',
   request: { body: CreateBatchBody }, responses: { 202: { ...accepted[202], schema: BatchAccepted } },
   errors: ['duplicate_item_ref', 'invalid_send_amount', 'unknown_recipient', 'validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'ambiguous_home_wallet', 'no_home_wallet', 'not_home_wallet', 'wallet_chain_unknown', 'unavailable'],
@@ -368,7 +382,7 @@ export const updateRecipient = route({
   permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Change a saved recipient.', request: { params: RecipientParams, body: UpdateRecipientBody }, responses: { 200: { ...ok[200], schema: Recipient } }, errors: ['validation', 'forbidden', 'not_found'],
 });
 export const deleteRecipient = route({
-  operationId: 'deleteRecipient', method: 'DELETE', path: '/recipients/{recipientId}', handler: 'functions/api/recipients/deleteRecipient.ts', auth: 'key',
+  operationId: 'deleteRecipient', method: 'DELETE', path: '/recipients/{recipientId}', handler: 'functions/api/recipients/deleteRecipient.ts', auth: 'key', deletes: true,
   permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Delete a saved recipient.', request: { params: RecipientParams }, responses: { 200: { ...ok[200], schema: Recipient } }, errors: ['forbidden', 'not_found'],
 });
 
@@ -383,11 +397,11 @@ export const inviteMember = route({
   permission: 'member.invite', kyb: false, feature: 'team', sendsMail: true, summary: 'Invite a member by e-mail.', request: { body: InviteMemberBody }, responses: { 201: { ...created[201], schema: InvitationResult } }, errors: ['validation', 'forbidden', 'conflict'],
 });
 export const resendInvitation = route({
-  operationId: 'resendInvitation', method: 'POST', path: '/members/{memberId}/invitations', handler: 'functions/api/team/resendInvitation.ts', auth: 'key',
+  operationId: 'resendInvitation', method: 'POST', path: '/members/{memberId}/invitations', handler: 'functions/api/team/resendInvitation.ts', auth: 'key', deletes: true,
   permission: 'member.invite', kyb: false, feature: 'team', sendsMail: true, summary: 'Re-send an invitation with a fresh link.', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: InvitationResult } }, errors: ['forbidden', 'not_found', 'conflict'],
 });
 export const acceptInvitation = route({
-  operationId: 'acceptInvitation', method: 'POST', path: '/invitations/accept', handler: 'functions/api/team/acceptInvitation.ts', auth: 'open',
+  operationId: 'acceptInvitation', method: 'POST', path: '/invitations/accept', handler: 'functions/api/team/acceptInvitation.ts', auth: 'open', deletes: true,
   kyb: false, feature: 'team', summary: "Accept an invitation; returns the member's key once.", request: { body: AcceptInvitationBody }, responses: { 200: { ...ok[200], schema: AcceptedInvitation } }, errors: ['invalid_invite', 'validation'],
 });
 export const updateMember = route({
@@ -395,15 +409,15 @@ export const updateMember = route({
   permission: 'member.manage', kyb: false, feature: 'team', summary: "Change a member's role.", request: { params: MemberParams, body: UpdateMemberBody }, responses: { 200: { ...ok[200], schema: UpdatedMember } }, errors: ['validation', 'forbidden', 'not_found'],
 });
 export const removeMember = route({
-  operationId: 'removeMember', method: 'DELETE', path: '/members/{memberId}', handler: 'functions/api/team/removeMember.ts', auth: 'key',
+  operationId: 'removeMember', method: 'DELETE', path: '/members/{memberId}', handler: 'functions/api/team/removeMember.ts', auth: 'key', deletes: true,
   permission: 'member.manage', kyb: false, feature: 'team', summary: 'Remove a member or rescind an invitation.', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: RemovedMember } }, errors: ['forbidden', 'not_found'],
 });
 export const rotateMemberKey = route({
-  operationId: 'rotateMemberKey', method: 'POST', path: '/members/me/api-key', handler: 'functions/api/keys/rotateMemberKey.ts', auth: 'key',
+  operationId: 'rotateMemberKey', method: 'POST', path: '/members/me/api-key', handler: 'functions/api/keys/rotateMemberKey.ts', auth: 'key', deletes: true,
   kyb: false, feature: 'api-keys', summary: "Reissue the calling member's key; the previous one stops at once.", responses: { 200: { ...ok[200], schema: RotatedMemberKey } }, errors: ['not_found', 'member_required'],
 });
 export const rotateOrganizationKey = route({
-  operationId: 'rotateOrganizationKey', method: 'POST', path: '/api-keys/rotate', handler: 'functions/api/keys/rotateOrganizationKey.ts', auth: 'key',
+  operationId: 'rotateOrganizationKey', method: 'POST', path: '/api-keys/rotate', handler: 'functions/api/keys/rotateOrganizationKey.ts', auth: 'key', deletes: true,
   ownerOnly: true, kyb: false, feature: 'api-keys', summary: 'Rotate the organization key; the calling key stops at once.', responses: { 200: { ...ok[200], schema: RotatedOrganizationKey } }, errors: ['forbidden', 'not_found'],
 });
 
@@ -418,7 +432,7 @@ export const putWebhookEndpoint = route({
   permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Register or replace the webhook endpoint; issue or rotate its signing secret.', request: { body: PutWebhookEndpointBody }, responses: { 200: { ...ok[200], schema: RegisteredWebhookEndpoint } }, errors: ['validation', 'forbidden', 'conflict'],
 });
 export const deleteWebhookEndpoint = route({
-  operationId: 'deleteWebhookEndpoint', method: 'DELETE', path: '/webhooks/endpoint', handler: 'functions/api/webhooks/deleteWebhookEndpoint.ts', auth: 'key',
+  operationId: 'deleteWebhookEndpoint', method: 'DELETE', path: '/webhooks/endpoint', handler: 'functions/api/webhooks/deleteWebhookEndpoint.ts', auth: 'key', deletes: true,
   permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Stop webhook delivery at once.', responses: { 200: { ...ok[200], schema: DeletedWebhookEndpoint } }, errors: ['forbidden', 'not_found'],
 });
 export const listEvents = route({
@@ -438,11 +452,11 @@ export const getNotificationPreferences = route({
   kyb: false, feature: 'notifications', summary: "The calling member's e-mail preferences.", responses: { 200: { ...ok[200], schema: NotificationPreferences } }, errors: ['member_required'],
 });
 export const putNotificationPreferences = route({
-  operationId: 'putNotificationPreferences', method: 'PUT', path: '/notifications/preferences', handler: 'functions/api/notifications/putPreferences.ts', auth: 'key',
+  operationId: 'putNotificationPreferences', method: 'PUT', path: '/notifications/preferences', handler: 'functions/api/notifications/putPreferences.ts', auth: 'key', deletes: true,
   kyb: false, feature: 'notifications', summary: 'Choose which events are e-mailed.', request: { body: PutNotificationPreferencesBody }, responses: { 200: { ...ok[200], schema: NotificationPreferences } }, errors: ['validation', 'member_required'],
 });
 export const sendEmailVerification = route({
-  operationId: 'sendEmailVerification', method: 'POST', path: '/notifications/verify/send', handler: 'functions/api/notifications/sendVerification.ts', auth: 'key',
+  operationId: 'sendEmailVerification', method: 'POST', path: '/notifications/verify/send', handler: 'functions/api/notifications/sendVerification.ts', auth: 'key', deletes: true,
   kyb: false, feature: 'notifications', sendsMail: true, summary: "E-mail a verification link to the caller's address.", responses: { 202: { ...accepted[202], schema: VerificationSent } }, errors: ['member_required', 'no_member_email'],
 });
 /** The pages the e-mailed links open: open routes whose token is the credential, answering a page for a person (docs/decisions/094). */
@@ -463,7 +477,7 @@ export const unsubscribePage = route({
   responses: linkPage('A page asking to confirm.'), errors: ['validation'],
 });
 export const unsubscribe = route({
-  operationId: 'unsubscribe', method: 'POST', path: '/notifications/unsubscribe', handler: 'functions/api/notifications/unsubscribe.ts', auth: 'open',
+  operationId: 'unsubscribe', method: 'POST', path: '/notifications/unsubscribe', handler: 'functions/api/notifications/unsubscribe.ts', auth: 'open', deletes: true,
   kyb: false, feature: 'notifications', summary: "One-click unsubscribe (RFC 8058): removes the e-mail's event type from the member's preferences.", request: { query: NotificationLinkQuery, form: UnsubscribeForm },
   responses: linkPage('Unsubscribed: a page saying so.'), errors: ['validation'],
 });
@@ -488,7 +502,7 @@ export const simulateOnRampPayment = route({
   permission: 'treasury.move', kyb: false, feature: 'sandbox', summary: 'Pay an open deposit as a simulated payer.', request: { params: SimulateOnRampPaymentParams }, responses: { 202: { ...accepted[202], schema: SimulatedOnRampPayment } }, errors: ['forbidden', 'not_found', 'not_simulatable'],
 });
 export const simulateWire = route({
-  operationId: 'simulateWire', method: 'POST', path: '/treasury/onramps/simulate-wire', handler: 'functions/api/sandbox/simulateWire.ts', starts: ['onRamp'], auth: 'key', sandboxOnly: true, needs: ['onRamp'],
+  operationId: 'simulateWire', method: 'POST', path: '/treasury/onramps/simulate-wire', handler: 'functions/api/sandbox/simulateWire.ts', starts: ['onRamp'], auth: 'key', sandboxOnly: true, needs: ['onRamp'], deletes: true,
   permission: 'treasury.move', kyb: true, feature: 'sandbox', summary: "Post an incoming wire quoting the organization's reference.", request: { body: SimulateWireBody }, responses: { 202: { ...accepted[202], schema: SimulatedWire } },
   errors: ['unknown_currency', 'validation', 'forbidden', 'kyb_required'],
 });

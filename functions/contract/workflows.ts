@@ -17,6 +17,8 @@ export interface TaskDefinition {
   starts?: readonly string[];
   /** Opens webhook signing secrets: the only function granted kms:Decrypt on the secrets key in AWS (docs/decisions/092). */
   opensWebhookSecrets?: boolean;
+  /** Deletes items (closes markers): DeleteItem is granted only to the tasks that say so. */
+  deletes?: true;
 }
 
 export interface WorkflowDefinition {
@@ -89,7 +91,7 @@ export const workflows = {
     operation: { idField: 'onRampId', executionPrefix: 'onramp', noun: 'on-ramp', startedBy: ['onramp.started'] },
     definition: 'statemachines/onramp.asl.json',
     tasks: {
-      OnRampStep: { handler: 'functions/tasks/onRamp/onRampStep.ts' },
+      OnRampStep: { handler: 'functions/tasks/onRamp/onRampStep.ts', deletes: true },
     },
   },
   chainDeposit: {

@@ -222,6 +222,9 @@ export function endpoint<R extends RouteRequest>(
   fn: (request: ApiRequest<R>) => Promise<ApiResponse>,
 ) {
   return middy<ApiEvent, ApiResult, Error, Context>({
+    // The 503 is answered half a second before Lambda's own deadline: time to log, count and reply
+    // before Lambda stops the function (HTTP API would answer its own 500 then).
+    timeoutEarlyInMillis: 500,
     timeoutEarlyResponse: () => {
       throw new DeadlineReached();
     },

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '#platform/errors.ts';
 import { config } from '#platform/config.ts';
+import { standingInFor } from '#platform/awsStandIns.ts';
 import { CursorMaxLength } from '#schemas/common.ts';
 import { dynamo, tableName } from './client.ts';
 import { generatedKey } from './settings.ts';
@@ -26,11 +27,17 @@ let secretPromise: Promise<Buffer> | undefined;
 
 /** The HMAC key: configured, from Secrets Manager in AWS, or made once and kept in the table locally. */
 function cursorSecret(): Promise<Buffer> {
-  secretPromise ??= loadSecret().catch((error) => {
-    secretPromise = undefined;
-    throw error;
-  });
-  return secretPromise;
+  const load = () => {
+    secretPromise ??= loadSecret().catch((error) => {
+      secretPromise = undefined;
+      throw error;
+    });
+    return secretPromise;
+  };
+  // Checked at each use, not each load: locally one process serves every function, where in AWS
+  // each function's containers read the secret themselves.
+  const { CURSOR_SECRET, CURSOR_SECRET_ARN } = config();
+  return CURSOR_SECRET || CURSOR_SECRET_ARN ? load() : standingInFor({ action: 'secretsmanager:GetSecretValue', resourceVariable: 'CURSOR_SECRET_ARN' }, load);
 }
 
 async function loadSecret(): Promise<Buffer> {

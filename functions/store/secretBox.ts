@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { config } from '#platform/config.ts';
+import { standingInFor } from '#platform/awsStandIns.ts';
 import { tableName } from './client.ts';
 import { generatedKey } from './settings.ts';
 
@@ -50,7 +51,7 @@ export async function seal(plaintext: string, organizationId: string): Promise<S
     key = Buffer.from(generated.Plaintext);
     dataKey = Buffer.from(generated.CiphertextBlob).toString('base64');
   } else {
-    key = await localKey();
+    key = await standingInFor({ action: 'kms:GenerateDataKey', resourceVariable: 'WEBHOOK_KMS_KEY_ID' }, localKey);
   }
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
@@ -76,7 +77,7 @@ export async function open(sealed: Sealed, organizationId: string): Promise<stri
     if (!decrypted.Plaintext) throw new Error('KMS returned no plaintext');
     key = Buffer.from(decrypted.Plaintext);
   } else {
-    key = await localKey();
+    key = await standingInFor({ action: 'kms:Decrypt', resourceVariable: 'WEBHOOK_KMS_KEY_ID' }, localKey);
   }
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64'));
   decipher.setAAD(Buffer.from(organizationId, 'utf8'));

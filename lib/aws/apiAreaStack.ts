@@ -58,6 +58,7 @@ export class ApiAreaStack extends NestedStack {
         context: props.context,
         bundle: props.bundleOf(handler),
         table: tableOf(rows),
+        tableExtras: [...new Set(rows.flatMap((row) => routeNeeds(row).tableExtras))],
       });
       this.functions.set(handler, built);
       // A function behind many routes gets one API-wide invoke permission instead of one per

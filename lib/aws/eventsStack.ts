@@ -8,6 +8,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { eventRules, mailFeedbackRule, type EventPattern } from '#contract/events.ts';
+import { tableExtrasOf } from '#contract/routes.ts';
 import { outboxStreamFilter } from '#store/outbox.ts';
 import { queueBatchSize } from '#platform/queueConsumer.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
@@ -77,7 +78,7 @@ export class EventsStack extends Stack {
 
     const targets = new Map<string, ServiceFunction>();
     /** A rule → its queue (with a dead-letter queue) → the target Lambda, which may be shared by several rules. */
-    const route = (rule: { name: string; description: string; target: string; starts?: readonly WorkflowName[]; sendsMail?: true }, eventBus: IEventBus, eventPattern: CdkEventPattern) => {
+    const route = (rule: { name: string; description: string; target: string; starts?: readonly WorkflowName[]; sendsMail?: true; deletes?: true }, eventBus: IEventBus, eventPattern: CdkEventPattern) => {
       const deadLetters = secureQueue(this, `${rule.name}DeadLetters`, ruleDeadLetterQueueName(settings, rule.name));
       acknowledgeLastStop(deadLetters, 'A dead-letter queue is the last stop of its rule queue; what lands here is alarmed on and redriven by hand.');
       const queue = secureQueue(this, `${rule.name}Queue`, `${settings.prefix}-${rule.name}`, {
@@ -99,6 +100,7 @@ export class EventsStack extends Stack {
           bundle: props.bundleOf(rule.target),
           timeout: consumerTimeout,
           table: 'write',
+          tableExtras: tableExtrasOf(rule),
         });
         targets.set(rule.target, target);
         if (rule.starts?.length) {

@@ -1,15 +1,18 @@
 import { routes } from '#contract/routes.ts';
 import { workflows } from '#contract/workflows.ts';
 import { eventRules, mailFeedbackRule } from '#contract/events.ts';
-import { sweeperHandler } from './sweeperSchedule.ts';
 
 /**
  * Every Lambda handler module the AWS wiring deploys, read from the wiring tables so that a new
- * route row, workflow task or event rule gets its function without a change here.
+ * route row, workflow task or event rule gets its function without a change here. No CDK is
+ * imported here: the local wiring reads these names too.
  */
 
 /** The table stream's consumer: not a row of any wiring table, since it is plumbing, not an endpoint or a rule. */
 export const outboxForwarderHandler = 'functions/events/outboxForwarder.ts';
+
+/** The sweeper's module (not a row of any wiring table: it is run by a schedule, not a route or a rule). */
+export const sweeperHandler = 'functions/scheduled/startSweeper.ts';
 
 /**
  * Requests that match no row (the HTTP API's `$default` route): 404 or 405 in the contract's

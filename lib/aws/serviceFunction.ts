@@ -7,7 +7,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { metricsNamespace, metricsService } from '#contract/metrics.ts';
-import type { TableAccess } from '#contract/routes.ts';
+import type { TableAccess, TableExtra } from '#contract/routes.ts';
 import { table as tableDefinition } from '#contract/table.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import { mailTransportOf, workflowArnPrefix, type StageSettings } from './environment.ts';
@@ -15,17 +15,16 @@ import { mailTransportOf, workflowArnPrefix, type StageSettings } from './enviro
 /**
  * Item actions per level of table access (TransactWriteItems and TransactGetItems are authorized
  * per item action, so these cover them too). `read` includes UpdateItem for the one write every
- * keyed request makes, its caller's rate bucket (in the same transaction as the key check).
- * Nothing is granted Scan (no access pattern scans), BatchWriteItem (none is made) or
- * DescribeTable. Indexes are named one by one, not `index/*`.
+ * keyed request makes, its caller's rate bucket (in the same transaction as the key check);
+ * `write` adds PutItem. DeleteItem and BatchWriteItem are granted only to the functions whose
+ * row, task or rule says they need them (TableExtra). Nothing is granted Scan (no access pattern
+ * scans) or DescribeTable. Indexes are named one by one, not `index/*`. The local grant check
+ * holds every test to these (docs/decisions/111).
  */
 export const tableActions: Record<TableAccess, string[]> = {
   none: [],
   read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem'],
-  write: [
-    'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem',
-    'dynamodb:PutItem', 'dynamodb:DeleteItem',
-  ],
+  write: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
 };
 
 /**
@@ -54,6 +53,8 @@ export interface ServiceFunctionProps {
    * discovery endpoints and the outbox forwarder (which reads the stream, granted by its event source).
    */
   table: TableAccess;
+  /** Item actions beyond the level's: DeleteItem, BatchWriteItem (functions/contract/routes.ts tableExtrasOf). */
+  tableExtras?: TableExtra[];
   /** Variables beyond the ones every function gets. */
   environment?: Record<string, string>;
 }
@@ -117,7 +118,7 @@ export class ServiceFunction extends Construct {
 
     if (props.table !== 'none') {
       this.role.addToPolicy(new PolicyStatement({
-        actions: tableActions[props.table],
+        actions: [...tableActions[props.table], ...(props.tableExtras ?? []).map((action) => `dynamodb:${action}`)],
         resources: [table.tableArn, ...tableDefinition.globalIndexes.map((index) => `${table.tableArn}/index/${index.name}`)],
       }));
     }

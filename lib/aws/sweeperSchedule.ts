@@ -7,8 +7,9 @@ import { Construct } from 'constructs';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import { ServiceFunction, type FunctionContext } from './serviceFunction.ts';
 
-/** The sweeper's module (not a row of any wiring table: it is run by a schedule, not a route or a rule). */
-export const sweeperHandler = 'functions/scheduled/startSweeper.ts';
+import { sweeperHandler } from './handlers.ts';
+
+export { sweeperHandler };
 
 export interface SweeperScheduleProps {
   context: FunctionContext;

@@ -6,6 +6,7 @@ import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cd
 import type { Construct } from 'constructs';
 import { workflows, type TaskDefinition } from '#contract/workflows.ts';
 import { projectRoot, type LambdaBundle } from '../build/lambdaBundles.ts';
+import { tableExtrasOf } from '#contract/routes.ts';
 import { entryName } from './handlers.ts';
 import { stateMachineArn, stateMachineName, type StageSettings } from './environment.ts';
 import { ServiceFunction, type FunctionContext } from './serviceFunction.ts';
@@ -38,14 +39,16 @@ export class WorkflowStack extends Stack {
 
     // A task module named by two workflows is still one function.
     const taskFunctions = new Map<string, ServiceFunction>();
-    const taskFunction = (handler: string) => {
+    const taskFunction = (task: TaskDefinition) => {
+      const handler = task.handler;
       let built = taskFunctions.get(handler);
       if (!built) {
         built = new ServiceFunction(this, entryName(handler), {
           context: props.context,
           bundle: props.bundleOf(handler),
-          // Tasks move operations with conditional writes (and close markers, which deletes).
+          // Tasks move operations with conditional writes; those that close markers delete too.
           table: 'write',
+          tableExtras: tableExtrasOf(task),
           timeout: Duration.seconds(taskFunctionTimeoutSeconds),
         });
         taskFunctions.set(handler, built);
@@ -54,7 +57,7 @@ export class WorkflowStack extends Stack {
     };
 
     for (const workflow of Object.values(workflows)) {
-      const tasks = Object.entries(workflow.tasks).map(([key, task]) => ({ key, fn: taskFunction(task.handler) }));
+      const tasks = Object.entries(workflow.tasks).map(([key, task]) => ({ key, fn: taskFunction(task) }));
       // A task that starts other workflows (a batch's items) may start exactly those, by name: no construct reference, no cycle.
       for (const [key, task] of Object.entries(workflow.tasks) as [string, TaskDefinition][]) {
         if (task.opensWebhookSecrets) props.context.webhookSecretKey.grantDecrypt(tasks.find((entry) => entry.key === key)!.fn);

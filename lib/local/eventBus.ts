@@ -8,6 +8,7 @@ import { logger } from '#platform/logger.ts';
 import { count } from '#platform/metrics.ts';
 import { queueBatchSize } from '#platform/queueConsumer.ts';
 import { eventRules, type EventPattern, type EventRule } from '#contract/events.ts';
+import { invokeAs, localGrants } from './grants/enforcement.ts';
 
 /**
  * EventBridge on this machine: the same rules (functions/contract/events.ts), the same pattern
@@ -192,7 +193,9 @@ export class LocalEventBus implements EventBus {
     let error = 'the target reported the message as failed';
     try {
       const handler = await this.handler(rule.target);
-      const result = await handler({ Records: batch.map((message) => sqsRecord(rule, message)) });
+      // EventBridge → the rule's queue → its consumer, each as the deployed stage allows (lib/local/grants).
+      localGrants()?.checkRuleDelivery(rule.name, rule.target);
+      const result = await invokeAs(rule.target, () => handler({ Records: batch.map((message) => sqsRecord(rule, message)) }));
       failed = new Set((result?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
     } catch (thrown) {
       // A target that throws fails its whole batch, as a Lambda error returns every message to the queue.

@@ -6,6 +6,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { routes, routeKey, type RouteDefinition } from '#contract/routes.ts';
 import { logger } from '#platform/logger.ts';
 import { lambdaMaxResponseBytes } from '#platform/endpoint.ts';
+import { unmatchedHandler } from '../aws/handlers.ts';
+import { invokeAs, localGrants } from './grants/enforcement.ts';
 
 /**
  * API Gateway on this machine: node:http turning each request into the same API Gateway v2
@@ -27,8 +29,8 @@ interface CompiledRoute {
 }
 
 const projectRoot = path.resolve(import.meta.dirname, '../..');
-/** Same as the Lambda timeout in the API stack. */
-const handlerTimeoutMs = 10_000;
+/** Without installed grants (a test of the adapter alone): the API functions' usual timeout. */
+const defaultTimeoutMs = 10_000;
 
 /** HTTP API's payload quota: a larger request body is refused before any integration runs. */
 export const httpApiMaxBodyBytes = 10 * 1024 * 1024;
@@ -59,7 +61,7 @@ async function loadHandler(modulePath: string): Promise<LambdaHandler> {
 
 export async function compileRoutes(table: RouteDefinition[] = routes): Promise<{ routes: CompiledRoute[]; fallback: LambdaHandler }> {
   const handlers = new Map<string, LambdaHandler>();
-  for (const modulePath of new Set([...table.map((definition) => definition.handler), 'functions/api/unmatched.ts'])) {
+  for (const modulePath of new Set([...table.map((definition) => definition.handler), unmatchedHandler])) {
     handlers.set(modulePath, await loadHandler(modulePath));
   }
   const compiled = table.map((definition) => {
@@ -82,7 +84,7 @@ export async function compileRoutes(table: RouteDefinition[] = routes): Promise<
     };
   });
   compiled.sort((a, b) => b.specificity - a.specificity);
-  return { routes: compiled, fallback: handlers.get('functions/api/unmatched.ts')! };
+  return { routes: compiled, fallback: handlers.get(unmatchedHandler)! };
 }
 
 /**
@@ -108,7 +110,11 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
  * function runs; a result past the response limit, or none within HTTP API's integration timeout,
  * is answered by HTTP API itself (the function may still be running, as a Lambda would be).
  */
-async function invoke(handler: LambdaHandler, event: APIGatewayProxyEventV2, context: Context, integrationTimeoutMs: number): Promise<APIGatewayProxyStructuredResultV2 | string | undefined> {
+/**
+ * One invocation as HTTP API makes it: the request limit, the handler run as its deployed function
+ * (`entry`: its grants and timeout, lib/local/grants), the integration timeout and the response limit.
+ */
+async function invoke(handler: LambdaHandler, entry: string | undefined, event: APIGatewayProxyEventV2, context: Context, integrationTimeoutMs: number): Promise<APIGatewayProxyStructuredResultV2 | string | undefined> {
   const requestBytes = invocationPayloadBytes(event);
   if (requestBytes > lambdaMaxRequestBytes) {
     logger.warn('local http adapter: event past Lambda\'s request limit', { routeKey: event.routeKey, bytes: requestBytes, limit: lambdaMaxRequestBytes });
@@ -116,12 +122,13 @@ async function invoke(handler: LambdaHandler, event: APIGatewayProxyEventV2, con
   }
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timedOut'>((resolve) => (timer = setTimeout(() => resolve('timedOut'), integrationTimeoutMs)));
-  const invocation = Promise.resolve().then(() => handler(event, context));
+  const invocation = Promise.resolve().then(() => (entry ? invokeAs(entry, () => handler(event, context)) : handler(event, context)));
   let result: Awaited<ReturnType<LambdaHandler>> | 'timedOut';
   try {
     result = await Promise.race([invocation, timedOut]);
   } catch (error) {
-    // A handler that throws past its own error mapping is a bug: Lambda reports a function error, HTTP API answers 500.
+    // A handler that throws past its own error mapping, or runs past its deployed timeout: Lambda
+    // reports a function error, HTTP API answers 500.
     logger.error('local http adapter: handler threw', { routeKey: event.routeKey, error: error as Error });
     return httpApiAnswers.internalServerError;
   } finally {
@@ -180,14 +187,17 @@ function toEvent(request: IncomingMessage, url: URL, body: Buffer, key: string, 
   };
 }
 
-function lambdaContext(functionName: string, requestId: string): Context {
-  const deadline = Date.now() + handlerTimeoutMs;
+/** The context Lambda hands the function, with the deployed function's timeout and memory when grants are installed. */
+function lambdaContext(entry: string, requestId: string): Context {
+  const deployed = localGrants()?.deployed(entry);
+  const deadline = Date.now() + (deployed ? deployed.timeoutSeconds * 1000 : defaultTimeoutMs);
+  const functionName = deployed?.arn.split(':').at(-1) ?? entry;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
     functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
+    invokedFunctionArn: deployed?.arn ?? `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: String(deployed?.memoryMb ?? 512),
     awsRequestId: requestId,
     logGroupName: `/local/${functionName}`,
     logStreamName: 'local',
@@ -229,10 +239,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<{ ser
           pathParameters = Object.fromEntries(match.names.map((name, index) => [name, values[index]!]));
         }
         const event = toEvent(request, url, body, routeKey(match.definition), match.names.length ? pathParameters : undefined);
-        result = await invoke(match.handler, event, lambdaContext(match.definition.operationId, event.requestContext.requestId), integrationTimeoutMs);
+        // A route a test mounts is no deployed function: it runs unchecked.
+        const entry = options.routes ? undefined : match.definition.handler;
+        result = await invoke(match.handler, entry, event, lambdaContext(entry ?? match.definition.handler, event.requestContext.requestId), integrationTimeoutMs);
       } else {
         const event = toEvent(request, url, body, '$default');
-        result = await invoke(fallback, event, lambdaContext('unmatched', event.requestContext.requestId), integrationTimeoutMs);
+        result = await invoke(fallback, unmatchedHandler, event, lambdaContext(unmatchedHandler, event.requestContext.requestId), integrationTimeoutMs);
       }
       const structured = typeof result === 'object' && result ? result : { statusCode: 200, body: result ?? '' };
       response.writeHead(structured.statusCode ?? 200, structured.headers as Record<string, string>);

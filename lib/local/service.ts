@@ -10,6 +10,10 @@ import { LocalWorkflowRunner } from './workflowRunner.ts';
 import { LocalEventBus } from './eventBus.ts';
 import { startStreamPoller } from './streamPoller.ts';
 import { outboxStreamFilter } from '#store/outbox.ts';
+import { sweeperHandler } from '../aws/handlers.ts';
+import { CheckedEventBus, CheckedWorkflowEngine } from './grants/checkedPorts.ts';
+import { installGrants, invokeAs, localGrants } from './grants/enforcement.ts';
+import { loadDeployedGrants, type DeployedGrants } from './grants/synthesizedGrants.ts';
 
 /**
  * The whole service in one process: DynamoDB Local (unless DYNAMODB_ENDPOINT points elsewhere),
@@ -33,6 +37,8 @@ export interface LocalServiceOptions {
   waitSeconds?: number;
   /** How long a dead process's executions stay claimed before another process re-drives them. */
   leaseSeconds?: number;
+  /** The deployed grants to enforce instead of the synthesized ones (a test plants a missing grant). */
+  grants?: DeployedGrants;
 }
 
 export interface LocalService {
@@ -78,8 +84,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     resetDynamoClient();
     await ensureTable(dynamoEndpoint, config().TABLE_NAME, config().AWS_REGION);
 
+    // Every function runs as the simulated stage deploys it: its role, its timeout (docs/decisions/111).
+    installGrants(options.grants ?? (await loadDeployedGrants()));
+
     const bus = new LocalEventBus();
-    useEventBus(bus);
+    useEventBus(new CheckedEventBus(bus));
     // From the start of what the stream holds: events written while no process polled (by the
     // admin CLI, or before a restart with DATA_DIR) are delivered too; receivers dedupe on the id.
     const poller = await startStreamPoller({
@@ -96,7 +105,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       resumeIntervalMs: 5_000,
       leaseMs: options.leaseSeconds === undefined ? undefined : options.leaseSeconds * 1000,
     });
-    useWorkflowEngine(runner);
+    useWorkflowEngine(new CheckedWorkflowEngine(runner));
     stops.push(async () => {
       await runner.stop();
       useWorkflowEngine(undefined);
@@ -107,7 +116,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const { handler: sweep } = await import('../../functions/scheduled/startSweeper.ts');
     let sweeping: Promise<unknown> | undefined;
     const sweeper = setInterval(() => {
-      sweeping ??= sweep()
+      sweeping ??= Promise.resolve()
+        .then(() => localGrants()?.checkScheduledInvoke(sweeperHandler))
+        .then(() => invokeAs(sweeperHandler, () => sweep()))
         .catch((error: unknown) => console.error('sweeper:', error))
         .finally(() => (sweeping = undefined));
     }, config().SWEEPER_INTERVAL_SECONDS * 1000);

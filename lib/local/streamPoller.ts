@@ -15,6 +15,14 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { logger } from '#platform/logger.ts';
 import { handler as outboxForwarder } from '../../functions/events/outboxForwarder.ts';
+import { outboxForwarderHandler as outboxForwarderEntry } from '../aws/handlers.ts';
+import { invokeAs, localGrants } from './grants/enforcement.ts';
+
+/** The table stream's consumer as deployed: its event source mapping and its role are checked, then it runs as itself. */
+function asForwarder<T>(work: () => Promise<T>): Promise<T> {
+  localGrants()?.checkStreamConsumer(outboxForwarderEntry);
+  return invokeAs(outboxForwarderEntry, work);
+}
 
 /**
  * DynamoDB Streams on this machine: polls DynamoDB Local's stream of the table and hands each
@@ -234,7 +242,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     if (matching.length === 0) return undefined;
     const event: DynamoDBStreamEvent = { Records: matching.map((record) => toLambdaRecord(record, streamArn!, region)) };
     try {
-      const result = await handle(event);
+      const result = await (options.handler ? handle(event) : asForwarder(() => handle(event)));
       const failed = new Set((result?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
       if (failed.size === 0) return undefined;
       const index = records.findIndex((record) => failed.has(record.dynamodb?.SequenceNumber ?? ''));

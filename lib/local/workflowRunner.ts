@@ -31,6 +31,7 @@ import {
 } from '#store/executions.ts';
 import { keys } from '#store/keys.ts';
 import { workflows as registry, type WorkflowDefinition } from '#contract/workflows.ts';
+import { invokeAs, localGrants } from './grants/enforcement.ts';
 
 /**
  * Step Functions on this machine. Runs the very ASL files the CDK deploys, with each Task
@@ -463,7 +464,9 @@ export class LocalWorkflowRunner implements WorkflowEngine {
       const payload = JSON.parse(JSON.stringify((input as { Payload?: unknown } | null)?.Payload ?? null)) as unknown;
       let result: unknown;
       try {
-        result = await handler(payload);
+        // Step Functions' role must be allowed to invoke the task's function, which runs as deployed (lib/local/grants).
+        localGrants()?.checkTaskInvoke(entry.name, placeholder);
+        result = await invokeAs(task.handler, () => handler(payload));
       } catch (error) {
         throw lambdaError(error);
       }

@@ -1,5 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal, type RunningDynamoDb } from '../../lib/local/dynamodbLocal.ts';
+import { loadDeployedGrants } from '../../lib/local/grants/synthesizedGrants.ts';
 import { nodeRuntimeProblem } from '../../lib/local/nodeRuntime.ts';
 
 /** Starts one real DynamoDB Local (in memory, random free port) for the whole run, and stops it. */
@@ -9,6 +10,8 @@ export async function setup(project: TestProject): Promise<void> {
   // One clear refusal on an older Node, instead of every workflow test failing on its own.
   const problem = nodeRuntimeProblem();
   if (problem) throw new Error(problem);
+  // Synthesized once for the run (cached by the tree's digest), before any file starts a service.
+  await loadDeployedGrants();
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   if (endpoint) {
     project.provide('dynamoEndpoint', endpoint);

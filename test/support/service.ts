@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startLocalService, type LocalService } from '../../lib/local/service.ts';
+import { startLocalService, type LocalService, type LocalServiceOptions } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import type { KybStatus } from '#store/organizations.ts';
 import { forgetCursorSecret } from '#store/cursors.ts';
@@ -11,7 +11,7 @@ import { until } from './eventually.ts';
  * free port, against the run's DynamoDB Local, in a table of its own; `simulated` unless the test
  * is about another environment.
  */
-export async function startTestService(environment?: 'simulated' | 'sandbox' | 'production'): Promise<LocalService> {
+export async function startTestService(environment?: 'simulated' | 'sandbox' | 'production', options: Pick<LocalServiceOptions, 'grants'> = {}): Promise<LocalService> {
   forgetCursorSecret();
   return startLocalService({
     port: 0,
@@ -19,6 +19,7 @@ export async function startTestService(environment?: 'simulated' | 'sandbox' | '
     tableName: `e2e-${randomBytes(6).toString('hex')}`,
     waitSeconds: 0,
     ...(environment ? { environment } : {}),
+    ...options,
   });
 }
 
