@@ -33,10 +33,20 @@ export interface AccessRequest {
 
 export type Decision = 'allowed' | 'explicitDeny' | 'implicitDeny';
 
+/** Compiled once per pattern: every SDK call of every function is checked against these. */
+const compiled = new Map<string, RegExp>();
+
 /** IAM's wildcard match: `*` any run of characters, `?` one; action names are case-insensitive. */
 function wildcard(pattern: string, value: string, ignoreCase: boolean): boolean {
-  const source = pattern.split('').map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
-  return new RegExp(`^${source}$`, ignoreCase ? 'is' : 's').test(value);
+  if (!pattern.includes('*') && !pattern.includes('?')) return ignoreCase ? pattern.toLowerCase() === value.toLowerCase() : pattern === value;
+  const key = `${ignoreCase ? 'i' : 's'}${pattern}`;
+  let regex = compiled.get(key);
+  if (!regex) {
+    const source = pattern.split('').map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
+    regex = new RegExp(`^${source}$`, ignoreCase ? 'is' : 's');
+    compiled.set(key, regex);
+  }
+  return regex.test(value);
 }
 
 function matchesAny(patterns: string[], value: string, ignoreCase: boolean): boolean {
