@@ -33,31 +33,30 @@ export interface AccessRequest {
 
 export type Decision = 'allowed' | 'explicitDeny' | 'implicitDeny';
 
-/** Compiled once per pattern: every SDK call of every function is checked against these. */
-const compiled = new Map<string, RegExp>();
+type Matcher = (value: string) => boolean;
 
 /** IAM's wildcard match: `*` any run of characters, `?` one; action names are case-insensitive. */
-function wildcard(pattern: string, value: string, ignoreCase: boolean): boolean {
-  if (!pattern.includes('*') && !pattern.includes('?')) return ignoreCase ? pattern.toLowerCase() === value.toLowerCase() : pattern === value;
-  const key = `${ignoreCase ? 'i' : 's'}${pattern}`;
-  let regex = compiled.get(key);
-  if (!regex) {
-    const source = pattern.split('').map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
-    regex = new RegExp(`^${source}$`, ignoreCase ? 'is' : 's');
-    compiled.set(key, regex);
+function wildcard(pattern: string, ignoreCase: boolean): Matcher {
+  if (!pattern.includes('*') && !pattern.includes('?')) {
+    const exact = ignoreCase ? pattern.toLowerCase() : pattern;
+    return ignoreCase ? (value) => value.toLowerCase() === exact : (value) => value === exact;
   }
-  return regex.test(value);
+  const source = pattern.split('').map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
+  const regex = new RegExp(`^${source}$`, ignoreCase ? 'is' : 's');
+  return (value) => regex.test(value);
 }
 
-function matchesAny(patterns: string[], value: string, ignoreCase: boolean): boolean {
-  return patterns.some((pattern) => wildcard(pattern, value, ignoreCase));
+function anyOf(patterns: string[] | undefined, ignoreCase: boolean): Matcher | undefined {
+  if (!patterns) return undefined;
+  const matchers = patterns.map((pattern) => wildcard(pattern, ignoreCase));
+  return (value) => matchers.some((matches) => matches(value));
 }
 
 const conditionOperators: Record<string, (expected: string, actual: string) => boolean> = {
   StringEquals: (expected, actual) => expected === actual,
-  StringLike: (expected, actual) => wildcard(expected, actual, false),
+  StringLike: (expected, actual) => wildcard(expected, false)(actual),
   ArnEquals: (expected, actual) => expected === actual,
-  ArnLike: (expected, actual) => wildcard(expected, actual, false),
+  ArnLike: (expected, actual) => wildcard(expected, false)(actual),
   Bool: (expected, actual) => expected.toLowerCase() === actual.toLowerCase(),
 };
 
@@ -85,14 +84,33 @@ function principalMatches(statement: PolicyStatement, principal: AccessRequest['
   });
 }
 
+interface CompiledStatement {
+  action: Matcher;
+  resource: Matcher;
+}
+
+/** Each statement's matchers, made once: every SDK call of every function is checked against them. */
+const compiled = new WeakMap<PolicyStatement, CompiledStatement>();
+
+function compiledOf(statement: PolicyStatement): CompiledStatement {
+  let found = compiled.get(statement);
+  if (!found) {
+    const action = anyOf(statement.Action, true);
+    const notAction = anyOf(statement.NotAction, true);
+    const resource = anyOf(statement.Resource, false);
+    const notResource = anyOf(statement.NotResource, false);
+    found = {
+      action: action ?? (notAction ? (value) => !notAction(value) : () => false),
+      resource: resource ?? (notResource ? (value) => !notResource(value) : () => false),
+    };
+    compiled.set(statement, found);
+  }
+  return found;
+}
+
 function statementApplies(statement: PolicyStatement, request: AccessRequest): boolean {
-  const actionMatches = statement.Action
-    ? matchesAny(statement.Action, request.action, true)
-    : statement.NotAction !== undefined && !matchesAny(statement.NotAction, request.action, true);
-  const resourceMatches = statement.Resource
-    ? matchesAny(statement.Resource, request.resource, false)
-    : statement.NotResource !== undefined && !matchesAny(statement.NotResource, request.resource, false);
-  return actionMatches && resourceMatches && principalMatches(statement, request.principal) && conditionsHold(statement.Condition, request.context ?? {});
+  const { action, resource } = compiledOf(statement);
+  return action(request.action) && resource(request.resource) && principalMatches(statement, request.principal) && conditionsHold(statement.Condition, request.context ?? {});
 }
 
 export function evaluate(statements: PolicyStatement[], request: AccessRequest): Decision {
