@@ -230,6 +230,17 @@ export async function claimExecution(
   );
 }
 
+/**
+ * Outputs kept on the record: Step Functions keeps up to 256 KiB of output, but the record already
+ * holds the whole input (for a re-drive and for judging a repeat) and DynamoDB holds 400 KB an item.
+ * Every output of ours is far smaller; a larger one is marked `outputOmitted`.
+ */
+const maxRecordedOutputBytes = 64 * 1024;
+
+function outputFits(output: unknown): boolean {
+  return Buffer.byteLength(JSON.stringify(output ?? null), 'utf8') <= maxRecordedOutputBytes;
+}
+
 /** Records the end; only the owner may. Leaves the index of running executions. */
 export async function finishExecution(
   name: string,
@@ -251,13 +262,19 @@ export async function finishExecution(
     ':largest': recorded.largestPayloadBytes ?? 0,
   };
   let set = '#status = :status, finishedAt = :now, updatedAt = :now, history = :history, eventsJson = :events, droppedEvents = :dropped, largestPayloadBytes = :largest';
-  if (outcome.status === 'SUCCEEDED') {
+  let names: Record<string, string> = {};
+  if (outcome.status === 'SUCCEEDED' && outputFits(outcome.output)) {
     set += ', #output = :output';
     values[':output'] = outcome.output ?? null;
+    names = { '#output': 'output' };
+  } else if (outcome.status === 'SUCCEEDED') {
+    set += ', outputOmitted = :omitted';
+    values[':omitted'] = true;
   } else {
     set += ', #error = :error, #cause = :cause';
     values[':error'] = outcome.error;
     values[':cause'] = outcome.cause;
+    names = { '#error': 'error', '#cause': 'cause' };
   }
   return conditionally(
     dynamo().send(
@@ -266,10 +283,7 @@ export async function finishExecution(
         Key: keys.execution(name, workflow),
         UpdateExpression: `SET ${set} REMOVE gsi2pk, gsi2sk, events`,
         ConditionExpression: '#status = :running AND ownerId = :owner',
-        ExpressionAttributeNames: {
-          '#status': 'status',
-          ...(outcome.status === 'SUCCEEDED' ? { '#output': 'output' } : { '#error': 'error', '#cause': 'cause' }),
-        },
+        ExpressionAttributeNames: { '#status': 'status', ...names },
         ExpressionAttributeValues: values,
       }),
     ),
