@@ -127,6 +127,13 @@ interface KnownExecution {
   finished: boolean;
 }
 
+/** A name once taken: by this call (created), or already, by an execution running or not. */
+interface TakenName {
+  created: boolean;
+  running: boolean;
+  known: KnownExecution;
+}
+
 /** StartExecution's answer, and whether this call is the one that created the execution. */
 type StartAnswer = Required<Pick<StartExecutionOutput, 'executionArn' | 'startDate'>> & { created: boolean };
 
@@ -221,20 +228,21 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     let settle!: (known: KnownExecution | undefined) => void;
     this.names.set(key, new Promise((resolve) => (settle = resolve)));
     if (this.names.size > namesKept) this.names.delete(this.names.keys().next().value!);
+    let taken: TakenName;
     try {
-      const taken = await this.createOrRead(workflow, executionName, inputJson);
-      settle(taken.known);
-      if (taken.created) return { executionArn: executionArn(workflow, executionName), startDate: taken.known.startDate, created: true };
-      return repeatAnswer(workflow, executionName, inputJson, taken.known, taken.running);
+      taken = await this.createOrRead(workflow, executionName, inputJson);
     } catch (error) {
       this.names.delete(key);
       settle(undefined);
       throw error;
     }
+    settle(taken.known);
+    if (taken.created) return { executionArn: executionArn(workflow, executionName), startDate: taken.known.startDate, created: true };
+    return repeatAnswer(workflow, executionName, inputJson, taken.known, taken.running);
   }
 
   /** Creates and launches the execution; when the name is taken already (another process), reads what took it. */
-  private async createOrRead(workflow: string, executionName: string, inputJson: string): Promise<{ created: boolean; running: boolean; known: KnownExecution }> {
+  private async createOrRead(workflow: string, executionName: string, inputJson: string): Promise<TakenName> {
     // Load first: a broken definition must refuse the start, not leave a RUNNING record behind.
     await this.load(workflow);
     injectedFault(workflow);
