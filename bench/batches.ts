@@ -134,6 +134,8 @@ export async function batchFigures({ service, log }: BatchBenchOptions) {
     const batchEvents = (execution?.events?.length ?? 0) + (execution?.droppedEvents ?? 0);
     const batchTasks = (execution?.events ?? []).filter((event) => event.type === 'TaskScheduled').length;
     const batchTransitions = (execution?.events ?? []).filter((event) => (event.type ?? '').endsWith('StateEntered')).length;
+    // One item's payment: every item's carries the same fields, whatever the batch's size.
+    const itemPayment = await getExecution(operationExecutionName('payment', organizationId, `${batchId}:row-${itemCount - 1}`), 'payment');
     const state = (await getBatch(organizationId, batchId))?.state;
 
     const request = perItem(tallyOf('request'), itemCount);
@@ -184,6 +186,11 @@ export async function batchFigures({ service, log }: BatchBenchOptions) {
       },
       finalCounts: counts,
       batchWorkflow: { historyEvents: batchEvents, taskCalls: batchTasks, stateTransitions: batchTransitions, limit: 'Step Functions keeps at most 25,000 history events per execution' },
+      largestStatePayloadBytes: {
+        batch: execution?.largestPayloadBytes ?? null,
+        itemPayment: itemPayment?.largestPayloadBytes ?? null,
+        limit: 'Step Functions carries at most 262,144 bytes per state input, output or task payload (lib/local/stepFunctionsLimits.ts)',
+      },
       perItem: {
         stateTransitions: round(transitionsPerItem, 2),
         outboxEvents: round(outboxPerItem, 2),

@@ -10,7 +10,7 @@ import { outboxEventSchema } from '#store/outbox.ts';
  * operation's workflow. Whoever stored the operation starts it right after its commit; this is the
  * safety net for one that died in between. Which workflow, and where its id is in the event, come
  * from the registry (functions/contract/workflows.ts); the execution name is derived from the
- * operation, so a second start is refused by the engine and nothing runs twice.
+ * operation, so a second start is a repeat (decision 100) and nothing runs twice.
  */
 const startedBy = new Map<string, OperationWorkflowName>(
   Object.values(workflows).flatMap((workflow) => ('operation' in workflow ? workflow.operation.startedBy.map((type) => [type, workflow.name] as const) : [])),

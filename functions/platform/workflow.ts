@@ -10,7 +10,11 @@ import { config } from './config.ts';
  */
 export interface StartResult {
   executionName: string;
-  /** False when an execution of that name already existed: the start was a repeat, nothing new runs. */
+  /**
+   * True only for the call that created the execution. False for a repeat, whichever way the
+   * engine answers it: a running execution of that name and input (Step Functions answers success,
+   * naming it), or a finished one, or other input (ExecutionAlreadyExists). Nothing new runs.
+   */
   started: boolean;
 }
 
@@ -46,8 +50,8 @@ export async function workflowEngine(): Promise<WorkflowEngine> {
 
 /**
  * Deterministic execution name from organization and operation id, within Step Functions'
- * limit (80 characters of [A-Za-z0-9-_]), so a second start of the same operation is refused by
- * the engine. It shows the id: `<organizationId>-<operationId>` when that fits; otherwise the id
+ * limit (80 characters of [A-Za-z0-9-_]), so a second start of the same operation runs nothing new
+ * (the engine answers it as a repeat: decision 100). It shows the id: `<organizationId>-<operationId>` when that fits; otherwise the id
  * with every other character as `_`, cut to 63, and 16 hex of a hash of both, which keeps names
  * apart (docs/decisions/085). Support staff find it from the operation (lib/ops/operationHistory.ts).
  */

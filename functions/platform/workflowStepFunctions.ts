@@ -25,6 +25,20 @@ export function executionArnOf(machineArn: string, executionName: string): strin
   return `${machineArn.replace(':stateMachine:', ':execution:')}:${executionName}`;
 }
 
+/** How far Step Functions' clock may run behind this function's and a new execution still count as new. */
+export const startClockSkewMs = 1000;
+
+/**
+ * Whether a successful StartExecution created the execution. Step Functions answers a start of a
+ * running execution's name with the same input by success too, with that execution's own
+ * startDate (decision 100): one that began before this call is a repeat, not a start. A repeat of
+ * an execution begun within the skew allowance is taken for a start (two starters racing).
+ */
+export function startedByThisCall(startDate: Date | undefined, calledAt: Date): boolean {
+  if (!startDate) return true;
+  return startDate.getTime() >= calledAt.getTime() - startClockSkewMs;
+}
+
 /** Built once per Lambda container, on first use. */
 let client: SFNClient | undefined;
 
@@ -42,17 +56,18 @@ export class StepFunctionsEngine implements WorkflowEngine {
   }
 
   async start(workflow: WorkflowName, executionName: string, input: Record<string, unknown>): Promise<StartResult> {
+    const calledAt = new Date();
     try {
-      await this.sfn().send(
+      const { startDate } = await this.sfn().send(
         new StartExecutionCommand({
           stateMachineArn: stateMachineArn(this.arnPrefix, workflow),
           name: executionName,
           input: JSON.stringify(input),
         }),
       );
-      return { executionName, started: true };
+      return { executionName, started: startedByThisCall(startDate, calledAt) };
     } catch (error) {
-      // The name is derived from the operation: a second start of it is refused here, by Step Functions.
+      // The name is derived from the operation: a finished execution of it (or one with other input) is refused here, by Step Functions.
       if (error instanceof ExecutionAlreadyExists) return { executionName, started: false };
       throw error;
     }

@@ -12,8 +12,11 @@ import type { OperationWorkflowName } from '#contract/workflows.ts';
  * in lib/local/service.ts): nothing stays stuck silently. It reads the operations still in their
  * starting status (a payment FUNDED, a withdrawal INITIATED) for longer than SWEEPER_GRACE_SECONDS,
  * from their sparse index (functions/store/keys.ts startingIndex, never a scan), and starts each
- * one's workflow again under its own execution name. One whose workflow already runs is refused by
- * the engine as already existing: harmless. One that really had none (the process died between
+ * one's workflow again under its own execution name. One whose workflow already runs or has run is
+ * a repeat, whichever way the engine answers it (Step Functions answers a running execution's name
+ * and input with success, naming it: the port says `started: false`, decision 100): harmless, not
+ * counted, however many sweeps find it (a batch ACCEPTED while StartItems waits for its FX source).
+ * One that really had none (the process died between
  * the commit and the start, or the start and its safety-net event both failed) now runs, once,
  * counted as SweeperRestarted and logged.
  */

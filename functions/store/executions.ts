@@ -6,8 +6,9 @@ import { keys } from './keys.ts';
 /**
  * Workflow execution records of the local runner (lib/local/workflowRunner.ts): what Step
  * Functions keeps for us in AWS. The conditional Put on the execution name (per workflow, as Step
- * Functions scopes names per state machine) is what refuses a second start, even of a finished
- * one; the owner and its lease say which process is driving it, so that after a crash another
+ * Functions scopes names per state machine) is what keeps a second start from running anything,
+ * even of a finished one (the runner then answers from the record, as Step Functions answers a
+ * repeat: decision 100); the input is kept as sent (`inputJson`), since a repeat is judged by it; the owner and its lease say which process is driving it, so that after a crash another
  * process can take it over, and never two at once. `events` is the execution's history in Step
  * Functions' own shape (GetExecutionHistory), bounded (docs/decisions/084), kept as one JSON string
  * (`eventsJson`): it is only ever written and read whole, and as a list of maps it cost the SDK and
@@ -32,6 +33,8 @@ export interface ExecutionRecord {
   name: string;
   workflow: string;
   input: Record<string, unknown>;
+  /** The input exactly as StartExecution was given it: a repeated start is compared with it, as Step Functions compares. */
+  inputJson: string;
   status: ExecutionStatus;
   owner: ExecutionOwner;
   /** Epoch milliseconds; the owner renews it while it drives the execution. */
@@ -50,16 +53,21 @@ export interface ExecutionRecord {
   events?: StoredHistoryEvent[];
   /** Events left out to keep the record bounded (the oldest after ExecutionStarted). */
   droppedEvents?: number;
+  /** The largest state input, output or task payload of the final drive, in UTF-8 bytes (Step Functions refuses past 262,144). */
+  largestPayloadBytes?: number;
 }
 
 /** One history event as stored: Step Functions' HistoryEvent with its timestamp as an ISO string. */
 export type StoredHistoryEvent = WorkflowHistoryEvent;
 
 function fromItem(item: Record<string, unknown>): ExecutionRecord {
+  // Records written before the input was kept as sent hold it as a map.
+  const inputJson = typeof item.inputJson === 'string' ? item.inputJson : JSON.stringify(item.input ?? {});
   return {
     name: item.name as string,
     workflow: item.workflow as string,
-    input: (item.input as Record<string, unknown>) ?? {},
+    input: JSON.parse(inputJson) as Record<string, unknown>,
+    inputJson,
     status: item.status as ExecutionStatus,
     owner: { id: item.ownerId as string, host: item.ownerHost as string, pid: Number(item.ownerPid) },
     leaseExpiresAt: Number(item.leaseExpiresAt),
@@ -75,14 +83,16 @@ function fromItem(item: Record<string, unknown>): ExecutionRecord {
       ? { events: JSON.parse(item.eventsJson) as StoredHistoryEvent[] }
       : Array.isArray(item.events) ? { events: item.events as StoredHistoryEvent[] } : {}),
     ...(item.droppedEvents ? { droppedEvents: Number(item.droppedEvents) } : {}),
+    ...(item.largestPayloadBytes !== undefined ? { largestPayloadBytes: Number(item.largestPayloadBytes) } : {}),
   };
 }
 
-/** False when an execution of that name exists already (in whatever state): nothing new runs. */
+/** False when an execution of that name exists already (in whatever state): nothing new runs, and the caller reads it. */
 export async function createExecution(input: {
   name: string;
   workflow: string;
-  input: Record<string, unknown>;
+  /** The execution's input as sent (JSON text). */
+  inputJson: string;
   owner: ExecutionOwner;
   leaseExpiresAt: number;
   events?: StoredHistoryEvent[];
@@ -98,7 +108,7 @@ export async function createExecution(input: {
           entity: executionEntity,
           name: input.name,
           workflow: input.workflow,
-          input: input.input,
+          inputJson: input.inputJson,
           status: 'RUNNING' satisfies ExecutionStatus,
           ownerId: input.owner.id,
           ownerHost: input.owner.host,
@@ -220,6 +230,17 @@ export async function claimExecution(
   );
 }
 
+/**
+ * Outputs kept on the record: Step Functions keeps up to 256 KiB of output, but the record already
+ * holds the whole input (for a re-drive and for judging a repeat) and DynamoDB holds 400 KB an item.
+ * Every output of ours is far smaller; a larger one is marked `outputOmitted`.
+ */
+const maxRecordedOutputBytes = 64 * 1024;
+
+function outputFits(output: unknown): boolean {
+  return Buffer.byteLength(JSON.stringify(output ?? null), 'utf8') <= maxRecordedOutputBytes;
+}
+
 /** Records the end; only the owner may. Leaves the index of running executions. */
 export async function finishExecution(
   name: string,
@@ -227,7 +248,7 @@ export async function finishExecution(
   ownerId: string,
   outcome: { status: 'SUCCEEDED'; output: unknown } | { status: 'FAILED'; error: string; cause: string },
   history: string[] = [],
-  recorded: { events: StoredHistoryEvent[]; droppedEvents: number } = { events: [], droppedEvents: 0 },
+  recorded: { events: StoredHistoryEvent[]; droppedEvents: number; largestPayloadBytes?: number } = { events: [], droppedEvents: 0 },
   now = new Date(),
 ): Promise<boolean> {
   const values: Record<string, unknown> = {
@@ -238,15 +259,22 @@ export async function finishExecution(
     ':history': history,
     ':events': JSON.stringify(recorded.events),
     ':dropped': recorded.droppedEvents,
+    ':largest': recorded.largestPayloadBytes ?? 0,
   };
-  let set = '#status = :status, finishedAt = :now, updatedAt = :now, history = :history, eventsJson = :events, droppedEvents = :dropped';
-  if (outcome.status === 'SUCCEEDED') {
+  let set = '#status = :status, finishedAt = :now, updatedAt = :now, history = :history, eventsJson = :events, droppedEvents = :dropped, largestPayloadBytes = :largest';
+  let names: Record<string, string> = {};
+  if (outcome.status === 'SUCCEEDED' && outputFits(outcome.output)) {
     set += ', #output = :output';
     values[':output'] = outcome.output ?? null;
+    names = { '#output': 'output' };
+  } else if (outcome.status === 'SUCCEEDED') {
+    set += ', outputOmitted = :omitted';
+    values[':omitted'] = true;
   } else {
     set += ', #error = :error, #cause = :cause';
     values[':error'] = outcome.error;
     values[':cause'] = outcome.cause;
+    names = { '#error': 'error', '#cause': 'cause' };
   }
   return conditionally(
     dynamo().send(
@@ -255,10 +283,7 @@ export async function finishExecution(
         Key: keys.execution(name, workflow),
         UpdateExpression: `SET ${set} REMOVE gsi2pk, gsi2sk, events`,
         ConditionExpression: '#status = :running AND ownerId = :owner',
-        ExpressionAttributeNames: {
-          '#status': 'status',
-          ...(outcome.status === 'SUCCEEDED' ? { '#output': 'output' } : { '#error': 'error', '#cause': 'cause' }),
-        },
+        ExpressionAttributeNames: { '#status': 'status', ...names },
         ExpressionAttributeValues: values,
       }),
     ),

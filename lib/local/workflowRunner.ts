@@ -11,7 +11,7 @@ import {
   type RunOptions,
   type StateMachineDefinition,
 } from 'aws-local-stepfunctions';
-import { ExecutionAlreadyExists, type HistoryEventType } from '@aws-sdk/client-sfn';
+import { ExecutionAlreadyExists, type HistoryEventType, type StartExecutionOutput } from '@aws-sdk/client-sfn';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { StartResult, WorkflowEngine } from '#platform/workflow.ts';
 import { logger } from '#platform/logger.ts';
@@ -32,6 +32,7 @@ import {
 import { keys } from '#store/keys.ts';
 import { workflows as registry, type WorkflowDefinition } from '#contract/workflows.ts';
 import { invokeAs, localGrants } from './grants/enforcement.ts';
+import { checkExecutionInput, historyEventsLimit, historyLimitReached, measurePayload, TerminalStateError, utf8Bytes } from './stepFunctionsLimits.ts';
 
 /**
  * Step Functions on this machine. Runs the very ASL files the CDK deploys, with each Task
@@ -40,8 +41,11 @@ import { invokeAs, localGrants } from './grants/enforcement.ts';
  * thrown error reaches Retry and Catch under the error's `name`, as Lambda reports it.
  *
  * Every execution is recorded in the table (functions/store/executions.ts): the conditional
- * Put refuses a second start of the same name on the same workflow (ExecutionAlreadyExists, as
- * Step Functions, even once the first has finished), and the record's owner and lease let a later
+ * Put keeps a second start of the same name on the same workflow from running anything, and it is
+ * answered as Step Functions answers it (decision 100): the same input while the first runs is a
+ * success naming that execution and its start; other input, or a finished execution, is
+ * ExecutionAlreadyExists. Step Functions' quotas on payloads and history hold here as there
+ * (lib/local/stepFunctionsLimits.ts, decision 101). The record's owner and lease let a later
  * process re-drive what a crashed one left RUNNING. A re-drive starts over from StartAt with
  * the same input, which is safe because every task is idempotent. The engine's events are kept
  * on the record in GetExecutionHistory's shape, so `admin ops history` reads either engine alike.
@@ -94,7 +98,30 @@ interface Running {
   recording: Promise<unknown>;
   /** Set while the execution is at a Wait: records the history if it is still there a second later. */
   atWait?: NodeJS.Timeout;
+  /** What this runner knows of the execution, to answer a repeated start; marked finished once recorded so. */
+  known: KnownExecution;
+  /** A quota crossed: the execution fails with it, whatever the engine does next. */
+  terminal?: TerminalStateError;
+  /** The largest state input, output or task payload so far, in UTF-8 bytes. */
+  largestPayloadBytes: number;
 }
+
+/** An execution this runner started, or found started: enough to answer a repeated start without the table. */
+interface KnownExecution {
+  inputJson: string;
+  startDate: Date;
+  finished: boolean;
+}
+
+/** A name once taken: by this call (created), or already, by an execution running or not. */
+interface TakenName {
+  created: boolean;
+  running: boolean;
+  known: KnownExecution;
+}
+
+/** StartExecution's answer, and whether this call is the one that created the execution. */
+type StartAnswer = Required<Pick<StartExecutionOutput, 'executionArn' | 'startDate'>> & { created: boolean };
 
 const recordAtWaitAfterMs = 1000;
 const namesKept = 20_000;
@@ -124,9 +151,10 @@ export class LocalWorkflowRunner implements WorkflowEngine {
   private readonly running = new Map<string, Running>();
   /**
    * Names this runner has started or is starting, newest last (at most namesKept): each resolves
-   * true once the name is taken (created, or found taken), false when the attempt failed.
+   * to what is known of the execution once the name is taken (created, or found taken), undefined
+   * when the attempt failed.
    */
-  private readonly names = new Map<string, Promise<boolean>>();
+  private readonly names = new Map<string, Promise<KnownExecution | undefined>>();
   /** States entered by every execution of this runner (what Step Functions Standard bills as transitions); read by the bench. */
   stateTransitions = 0;
   private stopped = false;
@@ -149,61 +177,84 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     }
   }
 
-  /** The port: a name already taken is a repeat, answered as the Step Functions adapter answers it. */
+  /** The port: `started` only for the call that created the execution; a repeat of any kind is not a start. */
   async start(workflow: string, executionName: string, input: Record<string, unknown>): Promise<StartResult> {
     try {
-      await this.startExecution(workflow, executionName, input);
-      return { executionName, started: true };
+      const { created } = await this.startOrRepeat(workflow, executionName, input);
+      return { executionName, started: created };
     } catch (error) {
       if (error instanceof ExecutionAlreadyExists) return { executionName, started: false };
       throw error;
     }
   }
 
-  /** StartExecution as Step Functions answers it: ExecutionAlreadyExists for a name the workflow has used, finished or not. */
-  async startExecution(workflow: string, executionName: string, input: Record<string, unknown>): Promise<void> {
-    if (this.stopped) throw new Error('The workflow runner is stopped.');
-    // A name is never reusable: one this runner created, or is creating, is answered without a Put
-    // of its own (the outbox's safety-net start of every operation comes moments after, or while,
-    // its first start). An earlier attempt that failed leaves the name to the next one.
-    const key = runKey(workflow, executionName);
-    for (let earlier = this.names.get(key); earlier; earlier = this.names.get(key)) {
-      if (await earlier) throw alreadyExists(executionName, workflow);
-    }
-    let settle!: (taken: boolean) => void;
-    this.names.set(key, new Promise((resolve) => (settle = resolve)));
-    if (this.names.size > namesKept) this.names.delete(this.names.keys().next().value!);
-    try {
-      await this.createAndLaunch(workflow, executionName, input);
-      settle(true);
-    } catch (error) {
-      if (!(error instanceof ExecutionAlreadyExists)) this.names.delete(key);
-      settle(error instanceof ExecutionAlreadyExists);
-      throw error;
-    }
+  /**
+   * StartExecution as Step Functions answers it: an input over 256 KiB is ValidationException; a
+   * name the workflow has used is a success naming the first execution and its startDate while it
+   * runs with the same input, and ExecutionAlreadyExists once it has finished or for other input.
+   */
+  async startExecution(workflow: string, executionName: string, input: Record<string, unknown>): Promise<StartExecutionOutput> {
+    const { executionArn, startDate } = await this.startOrRepeat(workflow, executionName, input);
+    return { executionArn, startDate };
   }
 
-  private async createAndLaunch(workflow: string, executionName: string, input: Record<string, unknown>): Promise<void> {
+  private async startOrRepeat(workflow: string, executionName: string, input: Record<string, unknown>): Promise<StartAnswer> {
+    if (this.stopped) throw new Error('The workflow runner is stopped.');
+    // What a Lambda would receive is JSON, as StartExecution's `input` is: anything that does not survive that fails here.
+    const inputJson = JSON.stringify(input);
+    checkExecutionInput(inputJson);
+    // A name this runner created, or is creating, is answered without a Put of its own (the
+    // outbox's safety-net start of every operation comes moments after, or while, its first
+    // start). An earlier attempt that failed leaves the name to the next one.
+    const key = runKey(workflow, executionName);
+    for (let earlier = this.names.get(key); earlier; earlier = this.names.get(key)) {
+      const known = await earlier;
+      if (known) return repeatAnswer(workflow, executionName, inputJson, known, await this.stillRunning(workflow, executionName, known));
+    }
+    let settle!: (known: KnownExecution | undefined) => void;
+    this.names.set(key, new Promise((resolve) => (settle = resolve)));
+    if (this.names.size > namesKept) this.names.delete(this.names.keys().next().value!);
+    let taken: TakenName;
+    try {
+      taken = await this.createOrRead(workflow, executionName, inputJson);
+    } catch (error) {
+      this.names.delete(key);
+      settle(undefined);
+      throw error;
+    }
+    settle(taken.known);
+    if (taken.created) return { executionArn: executionArn(workflow, executionName), startDate: taken.known.startDate, created: true };
+    return repeatAnswer(workflow, executionName, inputJson, taken.known, taken.running);
+  }
+
+  /** Creates and launches the execution; when the name is taken already (another process), reads what took it. */
+  private async createOrRead(workflow: string, executionName: string, inputJson: string): Promise<TakenName> {
     // Load first: a broken definition must refuse the start, not leave a RUNNING record behind.
     await this.load(workflow);
     injectedFault(workflow);
-    // What a Lambda would receive is JSON; anything that does not survive that fails here.
-    const jsonInput = JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
     // The history's first event goes in with the record: a crash before anything else is recorded
     // still leaves a history that begins where Step Functions' does.
     const now = new Date();
     const events: StoredHistoryEvent[] = [{ id: 1, timestamp: now.toISOString(), type: 'ExecutionStarted', executionStartedEventDetails: {} }];
-    const created = await createExecution({
-      name: executionName,
-      workflow,
-      input: jsonInput,
-      owner: this.owner,
-      leaseExpiresAt: now.getTime() + this.leaseMs,
-      events,
-      now,
-    });
-    if (!created) throw alreadyExists(executionName, workflow);
-    this.launch(executionName, workflow, jsonInput, events);
+    const leaseExpiresAt = now.getTime() + this.leaseMs;
+    if (await createExecution({ name: executionName, workflow, inputJson, owner: this.owner, leaseExpiresAt, events, now })) {
+      const known = { inputJson, startDate: now, finished: false };
+      this.launch(executionName, workflow, known, events);
+      return { created: true, running: true, known };
+    }
+    const record = await getExecution(executionName, workflow);
+    if (!record) throw new Error(`The execution ${executionName} of ${workflow} exists and cannot be read.`);
+    const running = record.status === 'RUNNING';
+    return { created: false, running, known: { inputJson: record.inputJson, startDate: new Date(record.startedAt), finished: !running } };
+  }
+
+  /** Whether a known execution still runs: from memory when this runner drives it or saw it end, else from its record. */
+  private async stillRunning(workflow: string, executionName: string, known: KnownExecution): Promise<boolean> {
+    if (this.running.has(runKey(workflow, executionName))) return true;
+    if (known.finished) return false;
+    const record = await getExecution(executionName, workflow);
+    known.finished = record?.status !== 'RUNNING';
+    return !known.finished;
   }
 
   /** The execution's history (GetExecutionHistory's events, oldest first), or undefined when there is no such execution. */
@@ -229,7 +280,9 @@ export class LocalWorkflowRunner implements WorkflowEngine {
       // The history goes on where the dead owner last recorded it, marked as Step Functions marks a redrive.
       const events = [...(record.events ?? [])];
       events.push({ id: events.length + 1, timestamp: new Date().toISOString(), type: 'ExecutionRedriven', executionRedrivenEventDetails: { redriveCount: record.drives } });
-      this.launch(name, record.workflow, record.input, events, record.droppedEvents ?? 0);
+      const known = { inputJson: record.inputJson, startDate: new Date(record.startedAt), finished: false };
+      this.names.set(runKey(workflow, name), Promise.resolve(known));
+      this.launch(name, record.workflow, known, events, record.droppedEvents ?? 0);
       resumed.push(name);
     }
     return resumed;
@@ -295,7 +348,7 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     }
   }
 
-  private launch(name: string, workflow: string, input: Record<string, unknown>, events: StoredHistoryEvent[], droppedEvents = 0): void {
+  private launch(name: string, workflow: string, known: KnownExecution, events: StoredHistoryEvent[], droppedEvents = 0): void {
     const controller = new AbortController();
     const run: Running = {
       name,
@@ -305,8 +358,11 @@ export class LocalWorkflowRunner implements WorkflowEngine {
       events,
       droppedEvents,
       recording: Promise.resolve(),
+      known,
+      largestPayloadBytes: utf8Bytes(known.inputJson),
     };
     const key = runKey(workflow, name);
+    const input = JSON.parse(known.inputJson) as Record<string, unknown>;
     run.done = this.drive(name, workflow, input, controller, run).finally(() => this.running.delete(key));
     this.running.set(key, run);
   }
@@ -337,9 +393,9 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     try {
       const { machine, overrides } = await this.load(workflow);
       const execution = machine.run(input as Parameters<StateMachine['run']>[0], {
-        overrides: { ...overrides, taskResourceLocalHandlers: this.bindTasks(overrides, controller.signal) },
+        overrides: { ...overrides, taskResourceLocalHandlers: this.bindTasks(overrides, controller.signal, run) },
         context: {
-          Execution: { Id: `arn:aws:states:local:000000000000:execution:${workflow}:${name}`, Name: name },
+          Execution: { Id: executionArn(workflow, name), Name: name },
           StateMachine: { Name: workflow },
         },
       });
@@ -350,7 +406,8 @@ export class LocalWorkflowRunner implements WorkflowEngine {
       try {
         outcome = { status: 'SUCCEEDED', output: await execution.result };
       } catch (error) {
-        if (error instanceof ExecutionAbortedError) return;
+        // A quota crossed aborts the engine (run.terminal is set first); a stop leaves the record RUNNING.
+        if (error instanceof ExecutionAbortedError && !run.terminal) return;
         outcome = failure(error);
       }
       // A result that arrived before a stop is still ours to record; after a takeover it is not.
@@ -358,12 +415,15 @@ export class LocalWorkflowRunner implements WorkflowEngine {
       finishing = true;
       // The event log closes with the outcome; let it catch up so the history is complete.
       await followed;
+      if (run.terminal) outcome = endedByQuota(run, run.terminal);
       clearTimeout(run.atWait);
       await run.recording;
       const recorded = await finishExecution(name, workflow, this.owner.id, outcome, run.history, {
         events: run.events,
         droppedEvents: run.droppedEvents,
+        largestPayloadBytes: run.largestPayloadBytes,
       });
+      if (recorded) run.known.finished = true;
       if (!recorded) logger.warn('workflow outcome not recorded: no longer the owner', { executionName: name });
       else if (outcome.status === 'FAILED') logger.warn('workflow execution failed', { executionName: name, workflow, error: outcome.error });
     } catch (error) {
@@ -376,13 +436,23 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     }
   }
 
-  /** Task state name → its handler, each guarded so that nothing runs once the execution is aborted. */
-  private bindTasks(overrides: LoadedWorkflow['overrides'], signal: AbortSignal) {
+  /**
+   * Task state name → its handler, each guarded so that nothing runs once the execution is aborted,
+   * and held to Step Functions' payload quota on both sides: the input after Parameters (the
+   * Lambda's `Payload` with its FunctionName) and the result before ResultSelector.
+   */
+  private bindTasks(overrides: LoadedWorkflow['overrides'], signal: AbortSignal, run: Running) {
     const bound: NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']> = {};
     for (const [stateName, call] of Object.entries(overrides.taskResourceLocalHandlers ?? {})) {
       bound[stateName] = async (input) => {
+        // The engine calls a task in the turn it entered the state: let the event follower see the
+        // states before it first, so a quota they crossed stops the execution before this runs.
+        await nextTurn();
         if (signal.aborted) throw namedError('States.Runtime', 'execution aborted');
-        return call(input);
+        notePayload(run, measurePayload(stateName, JSON.stringify(input), 'input'));
+        const result = await call(input);
+        notePayload(run, measurePayload(stateName, JSON.stringify(result), 'result'));
+        return result;
       };
     }
     return bound;
@@ -391,7 +461,10 @@ export class LocalWorkflowRunner implements WorkflowEngine {
   private async follow(name: string, workflow: string, events: ReturnType<StateMachine['run']>['eventLogs'], run: Running) {
     try {
       for await (const event of events) {
+        // After a quota crossed, the engine's last steps are not the execution's: it ended there.
+        if (run.terminal) continue;
         recordEvent(run, event);
+        enforceQuotas(run, event);
         clearTimeout(run.atWait);
         // Kept in the table when a task failed and when the execution sits at a Wait (it may sit
         // there long), so `ops history` shows a running or crashed execution up to where it is. A
@@ -479,6 +552,51 @@ function runKey(workflow: string, name: string): string {
   return `${workflow}\u0000${name}`;
 }
 
+function executionArn(workflow: string, name: string): string {
+  return `arn:aws:states:local:000000000000:execution:${workflow}:${name}`;
+}
+
+/** Step Functions' answer to a start of a name already used: the running execution itself for the same input, else ExecutionAlreadyExists. */
+function repeatAnswer(workflow: string, name: string, inputJson: string, known: KnownExecution, running: boolean): StartAnswer {
+  if (running && known.inputJson === inputJson) return { executionArn: executionArn(workflow, name), startDate: known.startDate, created: false };
+  throw alreadyExists(name, workflow);
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function notePayload(run: Running, bytes: number): void {
+  run.largestPayloadBytes = Math.max(run.largestPayloadBytes, bytes);
+}
+
+/** Events in the history so far, those dropped from the record included (ids run on). */
+function historyLength(run: Running): number {
+  return run.events.at(-1)?.id ?? 0;
+}
+
+/**
+ * Step Functions' quotas on what the engine just did: a state's output past 256 KiB, or a history
+ * with no room left but for its closing event. Either ends the execution there: the engine is
+ * aborted and the outcome recorded as the quota's failure (endedByQuota).
+ */
+function enforceQuotas(run: Running, event: LocalEngineEvent): void {
+  try {
+    if (event.type === 'StateExited') notePayload(run, measurePayload(event.state.name, JSON.stringify(event.state.output ?? null), 'result'));
+    if (historyLength(run) >= historyEventsLimit - 1 && !event.type.startsWith('Execution')) throw historyLimitReached();
+  } catch (error) {
+    if (!(error instanceof TerminalStateError)) throw error;
+    run.terminal = error;
+    run.abort();
+  }
+}
+
+/** The failure a quota ended the execution with, closing its history as Step Functions does. */
+function endedByQuota(run: Running, error: TerminalStateError): { status: 'FAILED'; error: string; cause: string } {
+  appendEvent(run, { type: 'ExecutionFailed', executionFailedEventDetails: { error: error.name, cause: error.message } }, new Date().toISOString());
+  return { status: 'FAILED', error: error.name, cause: error.message };
+}
+
 /**
  * Fault injection for the crash tests, in this local adapter only: LOCAL_FAULT_BEFORE_START =
  * `kill:<workflow>` SIGKILLs the process, `throw:<workflow>` fails the start, each just before an
@@ -496,22 +614,20 @@ type LocalEngineEvent = ReturnType<StateMachine['run']>['eventLogs'] extends Asy
 
 /**
  * One event of aws-local-stepfunctions, appended to the history as Step Functions would write it:
- * `<Type>StateEntered/Exited`, and for a Task `TaskScheduled` then `TaskSucceeded` or `TaskFailed`
- * (a retry is another `TaskScheduled` after the failure, as in AWS). Outputs and causes are cut to
+ * `<Type>StateEntered/Exited`, and for a Task `TaskScheduled`, `TaskStarted`, then `TaskSucceeded`
+ * or `TaskFailed` (a retry is another `TaskScheduled` after the failure, as in AWS). Outputs and causes are cut to
  * maxRecordedChars (`outputDetails.truncated`, as AWS marks a large one); past maxRecordedEvents
  * the oldest after ExecutionStarted are dropped and counted.
  */
 function recordEvent(run: Running, event: LocalEngineEvent): void {
   const timestamp = new Date(event.timestamp).toISOString();
-  const push = (entry: Omit<StoredHistoryEvent, 'id' | 'timestamp'>) => {
-    const last = run.events.at(-1);
-    run.events.push({ ...entry, id: (last?.id ?? 0) + 1, timestamp } as StoredHistoryEvent);
-    if (run.events.length > maxRecordedEvents) {
-      run.events.splice(1, 1);
-      run.droppedEvents += 1;
-    }
-  };
+  const push = (entry: Omit<StoredHistoryEvent, 'id' | 'timestamp'>) => appendEvent(run, entry, timestamp);
   const task = { resourceType: 'lambda', resource: 'invoke' };
+  // lambda:invoke is scheduled, then started, as Step Functions records it (and counts it toward 25,000 events).
+  const scheduled = () => {
+    push({ type: 'TaskScheduled', taskScheduledEventDetails: { ...task, region: 'local', parameters: '{}' } });
+    push({ type: 'TaskStarted', taskStartedEventDetails: task });
+  };
   switch (event.type) {
     case 'ExecutionStarted':
       // Recorded with the execution (startExecution); a re-drive starts the engine over after it.
@@ -519,10 +635,10 @@ function recordEvent(run: Running, event: LocalEngineEvent): void {
       return;
     case 'StateEntered':
       push({ type: `${event.state.type}StateEntered` as HistoryEventType, stateEnteredEventDetails: { name: event.state.name } });
-      if (event.state.type === 'Task') push({ type: 'TaskScheduled', taskScheduledEventDetails: { ...task, region: 'local', parameters: '{}' } });
+      if (event.state.type === 'Task') scheduled();
       return;
     case 'StateRetried':
-      if (event.state.type === 'Task') push({ type: 'TaskScheduled', taskScheduledEventDetails: { ...task, region: 'local', parameters: '{}' } });
+      if (event.state.type === 'Task') scheduled();
       return;
     case 'StateFailed':
       if (event.state.type === 'Task') push({ type: 'TaskFailed', taskFailedEventDetails: { ...task, error: event.Error, cause: clip(stringify(event.Cause)).text } });
@@ -547,6 +663,15 @@ function recordEvent(run: Running, event: LocalEngineEvent): void {
       // ExecutionAborted is a stop of this process, not an end: the record stays RUNNING. Map and
       // Parallel iteration events have no workflow of ours yet.
       return;
+  }
+}
+
+/** Appends one event; past maxRecordedEvents the oldest after ExecutionStarted is dropped and counted. */
+function appendEvent(run: Running, entry: Omit<StoredHistoryEvent, 'id' | 'timestamp'>, timestamp: string): void {
+  run.events.push({ ...entry, id: historyLength(run) + 1, timestamp } as StoredHistoryEvent);
+  if (run.events.length > maxRecordedEvents) {
+    run.events.splice(1, 1);
+    run.droppedEvents += 1;
   }
 }
 

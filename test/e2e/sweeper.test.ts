@@ -1,4 +1,4 @@
-import { operationExecutionName } from '#operations/kit/start.ts';
+import { operationExecutionName, operationInput } from '#operations/kit/start.ts';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -14,6 +14,8 @@ import { dynamo } from '#store/client.ts';
 import { getExecution } from '#store/executions.ts';
 import { keys, startingIndex } from '#store/keys.ts';
 import { creditDeposit } from '#store/ledger.ts';
+import { SimulatedFx, useFxProvider } from '#providers/fx.ts';
+import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { eventually } from '../support/eventually.ts';
 
 /**
@@ -89,6 +91,61 @@ describe('the sweeper, in process', () => {
     expect((await getExecution(operationExecutionName('payment', org.organizationId, transactionId), 'payment'))?.drives).toBe(1);
     await expectLedgerInvariant(org.organizationId);
   });
+
+  it('never counts a batch kept ACCEPTED while StartItems waits for its FX source as a restart: the engine answers its running execution, sweep after sweep', async () => {
+    // The FX source prices the batch's intake, then is down: StartItems waits and tries again, the batch stays ACCEPTED.
+    const fx = new SimulatedFx();
+    let quotes = 0;
+    useFxProvider({
+      name: fx.name,
+      quote: async (from, to, now) => {
+        quotes += 1;
+        if (quotes > 1) throw new ProviderUnavailable('FX source down');
+        return fx.quote(from, to, now);
+      },
+    });
+    const batchId = `sweep-batch-${randomBytes(4).toString('hex')}`;
+    const name = operationExecutionName('batch', org.organizationId, batchId);
+    process.env.SWEEPER_GRACE_SECONDS = '0';
+    reloadConfig();
+    try {
+      const mx = findCorridor('USDC', 'MXN', 'MX')!;
+      const accepted = await call(service, 'POST', '/batches', {
+        apiKey: org.apiKey,
+        body: {
+          batchId, corridor: { to: 'MXN', destinationCountry: 'MX' }, provider: mx.routes[0]!.provider,
+          items: [{ itemRef: 'only', sendAmount: { amount: '10.00', currency: 'USDC' }, recipientReference: 'sweeper batch', beneficiary: sampleBeneficiary(mx) }],
+        },
+      });
+      expect(accepted.status).toBe(202);
+      await eventually(async () => (quotes >= 3 ? true : undefined), { what: 'StartItems to try the FX source twice' });
+      expect((await call(service, 'GET', `/batches/${batchId}`, { apiKey: org.apiKey })).body.state).toBe('ACCEPTED');
+      expect((await startingItems()).some((sk) => sk.includes(batchId))).toBe(true);
+
+      // What Step Functions answers the sweeper's start: success, naming the running execution and its own start.
+      const execution = (await getExecution(name, 'batch'))!;
+      const repeat = await service.runner.startExecution('batch', name, operationInput('batch', org.organizationId, batchId));
+      expect(repeat.startDate).toEqual(new Date(execution.startedAt));
+      // The port says it is no start: not counted, however many sweeps find the batch.
+      for (let sweepNo = 0; sweepNo < 3; sweepNo += 1) {
+        const swept = await sweep();
+        expect(swept.checked).toBeGreaterThanOrEqual(1);
+        expect(swept.restarted).toEqual([]);
+      }
+    } finally {
+      useFxProvider(undefined);
+      delete process.env.SWEEPER_GRACE_SECONDS;
+      reloadConfig();
+    }
+    // The source back, the same execution starts the item and completes the batch.
+    const done = await eventually(async () => {
+      const { body } = await call(service, 'GET', `/batches/${batchId}`, { apiKey: org.apiKey });
+      return body.state === 'COMPLETED' ? body : undefined;
+    }, { what: 'the batch to complete', timeoutMs: 60_000 });
+    expect(done.state).toBe('COMPLETED');
+    expect(await service.runner.waitFor(name, 30_000, 'batch')).toMatchObject({ status: 'SUCCEEDED', drives: 1 });
+    await expectLedgerInvariant(org.organizationId);
+  }, 120_000);
 });
 
 describe('the sweeper after a SIGKILL between commit and start', () => {

@@ -11,6 +11,8 @@ import { maxAttempts } from '#domain/webhookRetries.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#store/keys.ts';
+import { getExecution } from '#store/executions.ts';
+import { deliveryExecutionName, deliveryWorkflow } from '#operations/webhook/delivery.ts';
 
 /**
  * Webhooks end to end: a real receiver on 127.0.0.1, real payments through HTTP, the delivery
@@ -214,6 +216,14 @@ describe('delivery', () => {
     expect(detail.deliveryStatus).toBe('failed');
     expect(detail.attempts).toHaveLength(maxAttempts);
     expect(new Set(receiver.of(event.id).map((delivery) => delivery.id))).toEqual(new Set([event.id]));
+    // The longest delivery there is, measured against Step Functions' quotas: its history and its largest state payload (the body stays in the table).
+    const execution = deliveryExecutionName({ organizationId: org.organizationId, eventId: event.id, redelivery: 0 });
+    expect(await service.runner.waitFor(execution, 30_000, deliveryWorkflow)).toMatchObject({ status: 'SUCCEEDED' });
+    const record = (await getExecution(execution, deliveryWorkflow))!;
+    const historyEvents = record.events?.at(-1)?.id ?? 0;
+    console.log(JSON.stringify({ longestWebhookDelivery: { attempts: maxAttempts, historyEvents, largestPayloadBytes: record.largestPayloadBytes } }));
+    expect(historyEvents).toBeLessThan(100);
+    expect(record.largestPayloadBytes).toBeLessThan(1_000);
     receiver.respond = () => ({ status: 200 });
     // The redelivery goes through, with the same webhook-id.
     const redelivered = await call(service, 'POST', `/events/${event.id}/redeliver`, { apiKey: org.apiKey });

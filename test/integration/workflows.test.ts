@@ -5,7 +5,7 @@ import { ExecutionAlreadyExists, SFNClient } from '@aws-sdk/client-sfn';
 import { PutCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { useFreshTable } from '../support/table.ts';
 import { LocalWorkflowRunner } from '../../lib/local/workflowRunner.ts';
-import { StepFunctionsEngine, stateMachineArn } from '#platform/workflowStepFunctions.ts';
+import { StepFunctionsEngine, startClockSkewMs, startedByThisCall, stateMachineArn } from '#platform/workflowStepFunctions.ts';
 import { executionName } from '#platform/workflow.ts';
 import { reloadConfig } from '#platform/config.ts';
 import { dynamo, tableName } from '#store/client.ts';
@@ -226,19 +226,61 @@ describe('walletProvisioning on the local runner', () => {
     expect(await activatedEventsFor(walletId)).toHaveLength(1);
   });
 
-  it('refuses a name the workflow has used, finished or not, with ExecutionAlreadyExists; another workflow may use it', async () => {
+  it('answers a repeated StartExecution as Step Functions: the running execution for the same input, ExecutionAlreadyExists for other input or once finished', async () => {
+    waitCap(undefined);
     const engine = runner();
     const organizationId = 'org_wf7';
     const walletId = await provisioningWallet(organizationId);
     const name = executionName(organizationId, walletId);
-    await engine.startExecution('walletProvisioning', name, { organizationId, walletId, activationWaitSeconds: 0 });
-    await expect(engine.startExecution('walletProvisioning', name, { organizationId, walletId })).rejects.toBeInstanceOf(ExecutionAlreadyExists);
-    expect(await engine.waitFor(name)).toMatchObject({ status: 'SUCCEEDED' });
-    await expect(engine.startExecution('walletProvisioning', name, { organizationId, walletId })).rejects.toBeInstanceOf(ExecutionAlreadyExists);
+    const input = { organizationId, walletId, activationWaitSeconds: 3 };
+    try {
+      const first = await engine.startExecution('walletProvisioning', name, input);
+      expect(first.executionArn).toBe(`arn:aws:states:local:000000000000:execution:walletProvisioning:${name}`);
+      await until(() => engine.currentState(name) === 'WaitForActivation' || undefined, 'the Wait state');
+
+      // Running, same input: a success naming the same execution and its original startDate, from this runner's memory and from another's read of the record.
+      expect(await engine.startExecution('walletProvisioning', name, { ...input })).toEqual(first);
+      expect(await runner().startExecution('walletProvisioning', name, { ...input })).toEqual(first);
+      expect(await engine.start('walletProvisioning', name, input)).toEqual({ executionName: name, started: false });
+      // Running, other input: ExecutionAlreadyExists.
+      await expect(engine.startExecution('walletProvisioning', name, { organizationId, walletId })).rejects.toBeInstanceOf(ExecutionAlreadyExists);
+      await expect(runner().startExecution('walletProvisioning', name, { ...input, activationWaitSeconds: 4 })).rejects.toBeInstanceOf(ExecutionAlreadyExists);
+
+      // Finished: ExecutionAlreadyExists whatever the input, from memory and from the record.
+      expect(await engine.waitFor(name)).toMatchObject({ status: 'SUCCEEDED', drives: 1 });
+      await engine.idle();
+      await expect(engine.startExecution('walletProvisioning', name, input)).rejects.toBeInstanceOf(ExecutionAlreadyExists);
+      await expect(runner().startExecution('walletProvisioning', name, input)).rejects.toBeInstanceOf(ExecutionAlreadyExists);
+      expect(await activatedEventsFor(walletId)).toHaveLength(1);
+    } finally {
+      waitCap('0');
+    }
     // Names are per state machine, as in Step Functions: the payment workflow may use the same one.
     await engine.startExecution('payment', name, { organizationId, transactionId: 'tx_absent' });
     expect(await engine.waitFor(name, 10_000, 'payment')).toMatchObject({ status: 'FAILED' });
     expect((await getExecution(name, 'walletProvisioning'))?.status).toBe('SUCCEEDED');
+  });
+
+  it('answers a repeated start of an execution another runner re-drives as the running execution it is', async () => {
+    waitCap(undefined);
+    const crashed = runner();
+    const organizationId = 'org_wf14';
+    const walletId = await provisioningWallet(organizationId);
+    const name = executionName(organizationId, walletId);
+    const input = { organizationId, walletId, activationWaitSeconds: 3600 };
+    const first = await crashed.startExecution('walletProvisioning', name, input);
+    await until(() => crashed.currentState(name) === 'WaitForActivation' || undefined, 'the Wait state');
+    await crashed.stop();
+    // Its runner gone, it is still RUNNING (until a runner re-drives it): a repeat is a success, as for any running execution.
+    try {
+      expect(await runner().startExecution('walletProvisioning', name, input)).toEqual(first);
+      await runner().resumeUnfinished();
+      await until(async () => ((await getExecution(name, 'walletProvisioning'))?.drives === 2 ? true : undefined), 'the re-drive');
+      expect(await runner().startExecution('walletProvisioning', name, input)).toEqual(first);
+      await expect(runner().startExecution('walletProvisioning', name, { organizationId, walletId })).rejects.toBeInstanceOf(ExecutionAlreadyExists);
+    } finally {
+      waitCap('0');
+    }
   });
 
   it('evaluates a Wait state\'s path: a negative wait a task answers fails the execution, as in AWS', async () => {
@@ -263,9 +305,9 @@ describe('walletProvisioning on the local runner', () => {
     const events = (await engine.history('walletProvisioning', name))!;
     expect(events.map((event) => event.type)).toEqual([
       'ExecutionStarted',
-      'TaskStateEntered', 'TaskScheduled', 'TaskSucceeded', 'TaskStateExited',
+      'TaskStateEntered', 'TaskScheduled', 'TaskStarted', 'TaskSucceeded', 'TaskStateExited',
       'WaitStateEntered', 'WaitStateExited',
-      'TaskStateEntered', 'TaskScheduled', 'TaskSucceeded', 'TaskStateExited',
+      'TaskStateEntered', 'TaskScheduled', 'TaskStarted', 'TaskSucceeded', 'TaskStateExited',
       'ExecutionSucceeded',
     ]);
     expect(events.map((event) => event.id)).toEqual(events.map((_, index) => index + 1));
@@ -329,7 +371,7 @@ describe('walletProvisioning on the local runner', () => {
         const types = (await getExecution(slow))?.events?.map((event) => event.type) ?? [];
         return types.includes('WaitStateEntered') ? types : undefined;
       }, 'the history up to the Wait, in the table');
-      expect(recorded).toEqual(['ExecutionStarted', 'TaskStateEntered', 'TaskScheduled', 'TaskSucceeded', 'TaskStateExited', 'WaitStateEntered']);
+      expect(recorded).toEqual(['ExecutionStarted', 'TaskStateEntered', 'TaskScheduled', 'TaskStarted', 'TaskSucceeded', 'TaskStateExited', 'WaitStateEntered']);
       expect(engine.currentState(slow)).toBe('WaitForActivation');
     } finally {
       quickWrites.stop();
@@ -393,6 +435,24 @@ describe('StepFunctionsEngine (no network: the SDK call is answered by a middlew
       command: 'StartExecutionCommand',
       input: { stateMachineArn: `${prefix}walletProvisioning`, name: 'org_1-wal_1', input: '{"walletId":"wal_1"}' },
     });
+  });
+
+  it('tells a new start from Step Functions\' success for a running execution\'s repeat by its startDate', async () => {
+    const startedAt = new Date(Date.now() - 60_000);
+    let created = false;
+    const { client } = clientAnswering(() => {
+      // Step Functions answers the repeat of a running execution's name and input with that execution's own startDate.
+      const answer = { executionArn: 'arn', startDate: created ? startedAt : new Date() };
+      created = true;
+      return answer;
+    });
+    const engine = new StepFunctionsEngine(prefix, client);
+    expect(await engine.start('batch', 'org_1-batch-b1', { batchId: 'b1' })).toEqual({ executionName: 'org_1-batch-b1', started: true });
+    expect(await engine.start('batch', 'org_1-batch-b1', { batchId: 'b1' })).toEqual({ executionName: 'org_1-batch-b1', started: false });
+    // Its clock may run behind ours by less than the allowance and a new execution is still new.
+    const calledAt = new Date();
+    expect(startedByThisCall(new Date(calledAt.getTime() - startClockSkewMs + 1), calledAt)).toBe(true);
+    expect(startedByThisCall(new Date(calledAt.getTime() - startClockSkewMs - 1), calledAt)).toBe(false);
   });
 
   it('is reachable when the state machine can be described', async () => {

@@ -89,7 +89,7 @@ export async function acceptChainDeposit(notice: ChainDepositNotice, options: { 
   const outcome = await createOperation(record, { ledger, event: { type: `chain_deposit.${record.status.toLowerCase()}`, data: chainDepositView(record) } });
   if ('otherOrganization' in outcome) throw new ChainDepositRefused(`transaction ${id} was already credited to another organization`);
   const deposit = 'created' in outcome ? outcome.created : outcome.existing;
-  // A repeated notice also restarts a move home that a crash left unstarted (the engine refuses a second run).
+  // A repeated notice also restarts a move home that a crash left unstarted (a second start of it runs nothing).
   if (deposit.status === 'SETTLING' || deposit.status === 'MOVING') await startAfterCommit('chainDeposit', deposit.organizationId, deposit.id);
   return { deposit, repeated: 'existing' in outcome };
 }

@@ -5,7 +5,8 @@ import { executionName, workflowEngine } from '#platform/workflow.ts';
 /**
  * Starting an operation's workflow, one rule for all of them: the execution is named
  * `<organizationId>-<executionPrefix>-<id>` (functions/contract/workflows.ts), so a second start of
- * the same operation is refused by the engine and nothing runs twice (decision 085).
+ * the same operation runs nothing twice (decision 085): the engine answers it as a repeat, a
+ * success naming the running execution or ExecutionAlreadyExists once it has ended (decision 100).
  */
 export function operationExecutionName(workflow: OperationWorkflowName, organizationId: string, id: string): string {
   return executionName(organizationId, `${workflows[workflow].operation.executionPrefix}-${id}`);
@@ -16,7 +17,7 @@ export function operationInput(workflow: OperationWorkflowName, organizationId: 
   return { organizationId, [workflows[workflow].operation.idField]: id };
 }
 
-/** Starts the workflow; a repeat is refused by the engine (answered, not thrown). Errors propagate: the caller retries. */
+/** Starts the workflow; a repeat is answered, not thrown, and runs nothing. Errors propagate: the caller retries. */
 export async function startOperation(workflow: OperationWorkflowName, organizationId: string, id: string): Promise<void> {
   const engine = await workflowEngine();
   await engine.start(workflow, operationExecutionName(workflow, organizationId, id), operationInput(workflow, organizationId, id));

@@ -16,7 +16,7 @@ import { EventType, type DeliveryAttempt } from '#schemas/webhooks.ts';
 /**
  * Delivering an event to the organization's endpoint (docs/decisions/091). Each delivery is one
  * execution of the `webhookDelivery` workflow, named from the event (and the redelivery's number),
- * so a second start of the same delivery is refused by the engine. Each attempt is one Task: it
+ * so a second start of the same delivery is a repeat that runs nothing (decision 100). Each attempt is one Task: it
  * reads the endpoint afresh (a DELETE or a disable stops the delivery there), signs the stored body
  * with every secret that signs now, POSTs it, keeps the attempt on the event, and answers whether to
  * wait and try again. At least once: an attempt cut off after the POST is made again, with the same
@@ -52,7 +52,7 @@ export function payloadOf(event: Pick<OutboxEvent, 'type' | 'createdAt' | 'data'
 /**
  * An event of the seven types reached the bus: keep it for GET /events (30 days) and, when the
  * endpoint takes its type, start its delivery. A repeated bus delivery finds the event kept and
- * starts the same execution name again, which the engine refuses: one delivery per event.
+ * starts the same execution name again, a repeat that runs nothing: one delivery per event.
  * `readEndpoint` lets the starter read an organization's endpoint once for a batch of its events.
  */
 export async function receiveEvent(event: OutboxEvent, readEndpoint: typeof getEndpoint = getEndpoint): Promise<void> {

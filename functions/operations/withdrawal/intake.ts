@@ -87,7 +87,7 @@ async function answerForExisting(organizationId: string, withdrawalId: string, r
   const existing = await replayExisting(await getOperation<WithdrawalRecord>(organizationId, 'withdrawal', withdrawalId), requestHash, {
     noun,
     differs,
-    // A retry after a crash between the commit and the start: starting again is refused by the engine when it already runs.
+    // A retry after a crash between the commit and the start: starting again runs nothing when it already runs (decision 100).
     startIfStarting: (record) => (record.status === 'INITIATED' ? startAfterCommit('withdrawal', organizationId, withdrawalId) : Promise.resolve()),
   });
   return existing && acceptedView(existing);
