@@ -100,6 +100,18 @@ export function page(html: string, status = 200): ApiResponse {
   return okText(html, 'text/html; charset=utf-8', undefined, status);
 }
 
+/** What a request answers when a dependency, or the clock, ran out: 503, safe to retry with the same key. */
+function unavailableReply(): ApiResponse {
+  const busy = new ApiError(
+    'unavailable',
+    'A dependency did not answer in time; the request may or may not have taken effect. Retry with backoff: a retry with the same idempotency key is safe.',
+  );
+  return { status: busy.status, body: busy.body(), headers: { 'retry-after': '1' } };
+}
+
+/** The 503 is answered this long before Lambda's own deadline: time to reply before Lambda stops the function. */
+const deadlineMarginMs = 500;
+
 function lifecycle(definition: RouteDefinition): ApiMiddleware {
   const finish = (request: Request<ApiEvent, ApiResult, Error, Context>, reply: ApiResponse) => {
     const state = states.get(request.event);
@@ -147,11 +159,7 @@ function lifecycle(definition: RouteDefinition): ApiMiddleware {
       }
       if (isDependencyUnavailable(error)) {
         logger.warn('dependency unavailable', { error, route: `${definition.method} ${definition.path}` });
-        const busy = new ApiError(
-          'unavailable',
-          'A dependency did not answer in time; the request may or may not have taken effect. Retry with backoff: a retry with the same idempotency key is safe.',
-        );
-        finish(request, { status: busy.status, body: busy.body(), headers: { 'retry-after': '1' } });
+        finish(request, unavailableReply());
         return;
       }
       logger.error('unhandled error', { error, route: `${definition.method} ${definition.path}` });
@@ -220,11 +228,9 @@ function input(definition: RouteDefinition): ApiMiddleware {
 export function endpoint<R extends RouteRequest>(
   definition: RouteDefinition<R>,
   fn: (request: ApiRequest<R>) => Promise<ApiResponse>,
-) {
-  return middy<ApiEvent, ApiResult, Error, Context>({
-    // The 503 is answered half a second before Lambda's own deadline: time to log, count and reply
-    // before Lambda stops the function (HTTP API would answer its own 500 then).
-    timeoutEarlyInMillis: 500,
+): (event: ApiEvent, context: Context) => Promise<ApiResult> {
+  const chain = middy<ApiEvent, ApiResult, Error, Context>({
+    timeoutEarlyInMillis: deadlineMarginMs,
     timeoutEarlyResponse: () => {
       throw new DeadlineReached();
     },
@@ -248,4 +254,28 @@ export function endpoint<R extends RouteRequest>(
       // middy treats an undefined result as "not answered"; a handler must always answer.
       return reply as unknown as ApiResult;
     });
+  // middy's early response covers the handler alone; the key check and the bucket before it can be
+  // slow too (a contended table). So the whole invocation answers its 503 before Lambda's deadline,
+  // never Lambda's own timeout (HTTP API's bare 500, which a client must not retry blindly).
+  return async (event, context) => {
+    const remaining = context?.getRemainingTimeInMillis?.();
+    if (remaining === undefined) return chain(event, context);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<ApiResult>((resolve) => {
+      timer = setTimeout(() => {
+        const reply = unavailableReply();
+        logger.warn('request past its deadline', { route: `${definition.method} ${definition.path}` });
+        resolve({
+          statusCode: reply.status,
+          headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-request-id': states.get(event)?.requestId ?? randomUUID(), ...reply.headers },
+          body: JSON.stringify(reply.body),
+        });
+      }, Math.max(0, remaining - deadlineMarginMs));
+    });
+    try {
+      return await Promise.race([chain(event, context), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }
