@@ -280,11 +280,11 @@ describe('GET /statements', () => {
       const json = await statement(org);
       expect(json.status).toBe(400);
       expect(json.body.error).toBe('invalid_period');
-      expect(json.body.message).toMatch(/^This period's statement is more than one answer carries \(0\.0 MB\): its first \d+ payments already take [\d.]+ MB as JSON; ask for a shorter period, or for CSV/);
+      // The read stopped once the lines passed the bound: what it counted is a floor.
+      expect(json.body.message).toMatch(/^This period's statement \(more than \d+ payments, more than [\d.]+ MB as JSON\) is more than one answer carries \(0\.0 MB\): ask for a shorter period, or for CSV/);
       const csv = await statement(org, '', { accept: 'text/csv' });
       expect(csv.status).toBe(400);
-      // Its rows alone may fit with the header row around them not: then the whole was read.
-      expect(csv.body.message).toMatch(/: its (first \d+ payments already take|\d+ payments take) [\d.]+ MB as CSV; ask for a shorter period\.$/);
+      expect(csv.body.message).toMatch(/as CSV\) .*ask for a shorter period\.$/);
       // A period that fits is answered as before.
       const empty = await statement(org, `?from=2020-01-01T00:00:00Z&to=2020-01-02T00:00:00Z`);
       expect(empty.status).toBe(200);

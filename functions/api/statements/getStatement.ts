@@ -13,12 +13,16 @@ const mediaTypes = ['application/json', 'text/csv'];
 
 const megabytes = (count: number) => (count / 1_000_000).toFixed(1);
 
-/** More than a response carries: a clear refusal instead of the platform's failure (decision 096). */
+/**
+ * More than a response carries: a clear refusal instead of the platform's failure (decision 096).
+ * When the read stopped at the bound, what was read is a floor ("more than").
+ */
 function tooLarge(format: StatementFormat, maxBytes: number, payments: number, bytes: number, readWhole: boolean): ApiError {
   const csv = format === 'csv';
+  const floor = readWhole ? '' : 'more than ';
   return new ApiError(
     'invalid_period',
-    `This period's statement is more than one answer carries (${megabytes(maxBytes)} MB): ${readWhole ? `its ${payments} payments take` : `its first ${payments} payments already take`} ${megabytes(bytes)} MB as ${csv ? 'CSV' : 'JSON'}; ask for a shorter period${csv ? '' : ', or for CSV (Accept: text/csv), about a third of the size'}.`,
+    `This period's statement (${floor}${payments} payments, ${floor}${megabytes(bytes)} MB as ${csv ? 'CSV' : 'JSON'}) is more than one answer carries (${megabytes(maxBytes)} MB): ask for a shorter period${csv ? '' : ', or for CSV (Accept: text/csv), about a third of the size'}.`,
   );
 }
 
