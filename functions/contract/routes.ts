@@ -342,8 +342,8 @@ export const getWithdrawal = route({
 });
 export const createBeneficiary = route({
   operationId: 'createBeneficiary', method: 'POST', path: '/treasury/beneficiaries', handler: 'functions/api/offRamps/createBeneficiary.ts', auth: 'key', needs: ['offRamp'],
-  permission: 'beneficiary.manage', kyb: true, feature: 'offramp', summary: 'Register an off-ramp bank account.', request: { body: CreateBeneficiaryBody }, responses: { 201: { ...created[201], schema: BeneficiaryView } },
-  errors: ['validation', 'forbidden', 'kyb_required', 'compliance_hold'],
+  permission: 'beneficiary.manage', kyb: true, feature: 'offramp', summary: 'Register an off-ramp bank account (at most 500 per organization, never deleted: 409 conflict with `limit` beyond).', request: { body: CreateBeneficiaryBody }, responses: { 201: { ...created[201], schema: BeneficiaryView } },
+  errors: ['validation', 'forbidden', 'kyb_required', 'compliance_hold', 'conflict'],
 });
 export const listBeneficiaries = route({
   operationId: 'listBeneficiaries', method: 'GET', path: '/treasury/beneficiaries', handler: 'functions/api/offRamps/listBeneficiaries.ts', auth: 'key', needs: ['offRamp'],
@@ -375,7 +375,7 @@ export const listRecipients = route({
 });
 export const createRecipient = route({
   operationId: 'createRecipient', method: 'POST', path: '/recipients', handler: 'functions/api/recipients/createRecipient.ts', auth: 'key',
-  permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Save a recipient.', request: { body: CreateRecipientBody }, responses: { 201: { ...created[201], schema: Recipient } }, errors: ['validation', 'forbidden'],
+  permission: 'recipient.manage', kyb: false, feature: 'recipients', summary: 'Save a recipient (at most 500 per organization: 409 conflict with `limit` beyond).', request: { body: CreateRecipientBody }, responses: { 201: { ...created[201], schema: Recipient } }, errors: ['validation', 'forbidden', 'conflict'],
 });
 export const updateRecipient = route({
   operationId: 'updateRecipient', method: 'PATCH', path: '/recipients/{recipientId}', handler: 'functions/api/recipients/updateRecipient.ts', auth: 'key',
@@ -394,7 +394,7 @@ export const listMembers = route({
 });
 export const inviteMember = route({
   operationId: 'inviteMember', method: 'POST', path: '/members/invitations', handler: 'functions/api/team/inviteMember.ts', auth: 'key',
-  permission: 'member.invite', kyb: false, feature: 'team', sendsMail: true, summary: 'Invite a member by e-mail.', request: { body: InviteMemberBody }, responses: { 201: { ...created[201], schema: InvitationResult } }, errors: ['validation', 'forbidden', 'conflict'],
+  permission: 'member.invite', kyb: false, feature: 'team', sendsMail: true, summary: 'Invite a member by e-mail (a team holds at most 2,000 members and pending invitations: 409 conflict with `limit` beyond).', request: { body: InviteMemberBody }, responses: { 201: { ...created[201], schema: InvitationResult } }, errors: ['validation', 'forbidden', 'conflict'],
 });
 export const resendInvitation = route({
   operationId: 'resendInvitation', method: 'POST', path: '/members/{memberId}/invitations', handler: 'functions/api/team/resendInvitation.ts', auth: 'key', deletes: true,

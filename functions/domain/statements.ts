@@ -70,19 +70,24 @@ function moneyOf(sums: Map<string, bigint>): Money[] {
   return [...sums].map(([currency, amount]) => money(amount, currency));
 }
 
+/** A row as the statement shows it: its realized fee, amounts as money. */
+export function statementLineOf(row: StatementRow): StatementLine {
+  return {
+    transactionId: row.transactionId,
+    corridor: row.corridor,
+    sendAmount: money(BigInt(row.send), row.corridor.from),
+    recipientReference: row.recipientReference,
+    fee: realizedFee(row),
+    initiatedAt: row.createdAt,
+  };
+}
+
 /** The statement of these rows (already the window's, in the order to list them). */
 export function buildStatement(organizationId: string, period: { from: string; to: string }, rows: StatementRow[], now: Date): Statement {
   const volume = new Map<string, bigint>();
   const fees = new Map<string, bigint>();
   const lines: StatementLine[] = rows.map((row) => {
-    const line: StatementLine = {
-      transactionId: row.transactionId,
-      corridor: row.corridor,
-      sendAmount: money(BigInt(row.send), row.corridor.from),
-      recipientReference: row.recipientReference,
-      fee: realizedFee(row),
-      initiatedAt: row.createdAt,
-    };
+    const line = statementLineOf(row);
     addTo(volume, line.sendAmount);
     for (const fee of line.fee) addTo(fees, fee);
     return line;
@@ -94,6 +99,36 @@ export function buildStatement(organizationId: string, period: { from: string; t
     totals: { transactionCount: lines.length, initiatedVolume: moneyOf(volume), feesEarned: moneyOf(fees) },
     generatedAt: now.toISOString(),
   };
+}
+
+export type StatementFormat = 'json' | 'csv';
+
+/**
+ * The bytes a row adds to the statement's body in this format: its JSON line and the comma after
+ * it, or its CSV row. The body is these and a small envelope, so once the rows read so far add up
+ * to more than the size bound the statement cannot be answered, whatever else the period holds
+ * (decision 096: the read stops there).
+ */
+export function statementLineBytes(row: StatementRow, format: StatementFormat): number {
+  const line = statementLineOf(row);
+  return utf8Bytes(format === 'json' ? JSON.stringify(line) : csvRow(line)) + (format === 'json' ? 1 : 0);
+}
+
+/**
+ * Fewer bytes than any row adds in this format (the shortest id, reference and amount there can
+ * be): rows still to read before the bound can be passed are at most the bytes left over this.
+ * Only sizes the pages read; a row larger than it just means fewer rows a page.
+ */
+export function smallestLineBytes(format: StatementFormat): number {
+  const row: StatementRow = {
+    transactionId: 'x'.repeat(8), corridor: { from: 'USDC', to: 'MXN', destinationCountry: 'MX' }, send: '1', fee: '0', feeRealized: false,
+    recipientReference: 'x', createdAt: new Date(0).toISOString(),
+  };
+  return statementLineBytes(row, format);
+}
+
+function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).byteLength;
 }
 
 /**
@@ -112,13 +147,16 @@ export function csvField(value: string): string {
  * one `fee` column with its `feeCurrency`, both empty where nothing was realized. Lines end CRLF.
  */
 export function statementCsv(statement: Statement): string {
+  return [`${statementCsvColumns.map(csvField).join(',')}\r\n`, ...statement.lines.map(csvRow)].join('');
+}
+
+/** One line's CSV row, CRLF included. */
+function csvRow(line: StatementLine): string {
   const decimal = (amount: Money) => formatDecimal(BigInt(amount.amount), amount.scale ?? 0);
-  const rows = statement.lines.map((line) => {
-    const fee = line.fee[0];
-    return [
-      line.transactionId, line.initiatedAt, line.corridor.from, line.corridor.to, line.corridor.destinationCountry, decimal(line.sendAmount),
-      line.recipientReference, fee ? decimal(fee) : '', fee ? fee.currency : '',
-    ];
-  });
-  return [[...statementCsvColumns], ...rows].map((row) => `${row.map(csvField).join(',')}\r\n`).join('');
+  const fee = line.fee[0];
+  const fields = [
+    line.transactionId, line.initiatedAt, line.corridor.from, line.corridor.to, line.corridor.destinationCountry, decimal(line.sendAmount),
+    line.recipientReference, fee ? decimal(fee) : '', fee ? fee.currency : '',
+  ];
+  return `${fields.map(csvField).join(',')}\r\n`;
 }

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { parseApiKey } from '#domain/apiKeys.ts';
 import { roleHasPermission } from '#domain/permissions.ts';
 import { bucketOf, takesNoBody, type RouteDefinition, type RouteRequest } from '#contract/routes.ts';
-import { authorizeAndCharge, type Caller } from '#store/access.ts';
+import { authorizeAndCharge, type Caller, type Gate, type Grant } from '#store/access.ts';
 import type { OrganizationItem } from '#store/organizations.ts';
 import { countRequestCalls } from '#store/client.ts';
 import { config } from './config.ts';
@@ -22,7 +22,7 @@ import { parseBody, parseForm, parseNoBody, parseParams, parseQuery } from './re
  * fixed list of concerns, in this order:
  *   0. logging    Powertools adds the Lambda context (cold start, request id) to every log line
  *   1. lifecycle  request id, structured log line, error → contract body, headers on every answer
- *   2. access     API key → caller, then its rate bucket (one round trip of latency), permission, KYB gate
+ *   2. access     API key → caller, its permission and KYB gate, then its rate bucket (one round trip of latency)
  *   3. input      body (content type, size, JSON) and zod validation of body, query, path; then
  *                 what the row needs: a sandbox tool refuses production, provider ports must be wired
  * The route row (functions/contract/routes.ts) says which of them apply and with what.
@@ -69,6 +69,8 @@ interface RequestState {
   headers: Record<string, string>;
   caller?: Caller;
   organization?: OrganizationItem;
+  /** The organization of a caller refused before its charge (no caller is built): for the log line. */
+  refusedOrganizationId?: string;
   body?: unknown;
   query?: unknown;
   params?: unknown;
@@ -133,7 +135,7 @@ function lifecycle(definition: RouteDefinition): ApiMiddleware {
       status: reply.status,
       durationMs: state ? Date.now() - state.startedAt : undefined,
       dynamoCalls: state?.dynamoCalls.calls,
-      organizationId: state?.caller?.organizationId,
+      organizationId: state?.caller?.organizationId ?? state?.refusedOrganizationId,
       requestId,
     });
   };
@@ -169,6 +171,8 @@ function lifecycle(definition: RouteDefinition): ApiMiddleware {
 }
 
 function access(definition: RouteDefinition): ApiMiddleware {
+  // What the row asks of the caller, decided before its bucket is charged (docs/decisions/107).
+  const gate: Gate = { admits: (grant) => roleRefusal(definition, grant) === undefined, kyb: definition.kyb };
   return {
     before: async (request) => {
       if (definition.auth === 'open') return;
@@ -177,9 +181,14 @@ function access(definition: RouteDefinition): ApiMiddleware {
       const match = /^Bearer ([^\s]+)$/.exec(header.trim());
       const key = match ? parseApiKey(match[1]!, config().SERVICE_ENVIRONMENT) : undefined;
       if (!key) throw unauthorized();
-      const result = await authorizeAndCharge(key, bucketOf(definition));
+      const result = await authorizeAndCharge(key, bucketOf(definition), gate);
       if (result.outcome === 'unauthorized') throw unauthorized();
       Object.assign(state.headers, result.rate);
+      if (result.outcome === 'refused') {
+        state.refusedOrganizationId = result.organizationId;
+        if (result.refusal === 'role') throw roleRefusal(definition, result.grant)!;
+        throw new ApiError('kyb_required', 'The organization must pass KYB verification before it can do this.');
+      }
       if (result.outcome === 'rate_limited') {
         throw new ApiError(
           'rate_limited',
@@ -190,17 +199,19 @@ function access(definition: RouteDefinition): ApiMiddleware {
       }
       state.caller = result.caller;
       state.organization = result.organization;
-      if (definition.permission && !roleHasPermission(result.caller.role, definition.permission)) {
-        throw new ApiError('forbidden', `The ${result.caller.role} role does not have the ${definition.permission} permission.`);
-      }
-      if (definition.ownerOnly && (result.caller.role !== 'owner' || result.caller.memberId)) {
-        throw new ApiError('forbidden', 'Only the organization key (role owner) may do this.');
-      }
-      if (definition.kyb && result.caller.kybStatus !== 'approved') {
-        throw new ApiError('kyb_required', 'The organization must pass KYB verification before it can do this.');
-      }
     },
   };
+}
+
+/** Why the row refuses a key with this grant (403 `forbidden`), or undefined when it admits it. */
+function roleRefusal(definition: RouteDefinition, grant: Grant): ApiError | undefined {
+  if (definition.permission && !roleHasPermission(grant.role, definition.permission)) {
+    return new ApiError('forbidden', `The ${grant.role} role does not have the ${definition.permission} permission.`);
+  }
+  if (definition.ownerOnly && (grant.role !== 'owner' || grant.memberId)) {
+    return new ApiError('forbidden', 'Only the organization key (role owner) may do this.');
+  }
+  return undefined;
 }
 
 function unauthorized(): ApiError {

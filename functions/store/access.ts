@@ -6,16 +6,18 @@ import { bucketSpan, decide, defaultLimits, headersAfter, type BucketLimit, type
 import type { Role } from '#domain/permissions.ts';
 import { dynamo, tableName } from './client.ts';
 import { keys } from './keys.ts';
-import { getApiKey, type ApiKeyItem, type OrganizationItem } from './organizations.ts';
+import { getApiKey, getOrganization, type ApiKeyItem, type OrganizationItem } from './organizations.ts';
 
 /**
- * Authentication, then the rate bucket (docs/decisions/076-authenticate-before-the-bucket.md):
- * a strongly consistent GetItem of the key's own item (decision 077) decides who is calling, and
- * one conditional UpdateItem on the organization item advances the bucket's TAT and returns the
- * organization (name, KYB status). An unknown or revoked key is 401 and never sees or moves a
- * bucket. The two calls go out together (one round trip of latency) for a key this process has
- * already seen authenticate; for any other key the read comes first, so a wrong key charges
- * nothing and nobody can drain another organization's bucket by guessing.
+ * Authentication, then what the caller may do, then the rate bucket
+ * (docs/decisions/076-authenticate-before-the-bucket.md, 107-decide-before-the-bucket.md): a
+ * strongly consistent GetItem of the key's own item (decision 077) decides who is calling and with
+ * what role, and one conditional UpdateItem on the organization item advances the bucket's TAT and
+ * returns the organization (name, KYB status). An unknown or revoked key is 401 and never sees or
+ * moves a bucket; a role the route refuses, or an organization its KYB gate refuses, is answered
+ * without a token taken. The two calls go out together (one round trip of latency) for a key this
+ * process has already seen authenticate with a role the route admits; for any other key the read
+ * comes first, so a wrong key or a refused role charges nothing.
  */
 export interface Caller {
   organizationId: string;
@@ -29,9 +31,28 @@ export interface Caller {
   memberId?: string;
 }
 
+/** What a key item grants: the role, and the member it belongs to (none for the organization key). */
+export interface Grant {
+  role: Role;
+  memberId?: string;
+}
+
+/** What the route asks of a caller before it may spend the organization's tokens. */
+export interface Gate {
+  /** Whether the key's role (and kind) may call the route: its permission, owner-only. */
+  admits: (grant: Grant) => boolean;
+  /** The organization must be KYB approved. */
+  kyb: boolean;
+}
+
+/** A route with no permission and no KYB gate. */
+export const openGate: Gate = { admits: () => true, kyb: false };
+
 export type AccessResult =
   | { outcome: 'allowed'; caller: Caller; organization: OrganizationItem; rate: RateHeaders }
   | { outcome: 'rate_limited'; retryAfterSeconds: number; rate: RateHeaders }
+  /** Authenticated, refused by the gate (`role` before `kyb`); nothing was charged, `rate` shows the bucket as it stands. */
+  | { outcome: 'refused'; refusal: 'role' | 'kyb'; grant: Grant; organizationId: string; rate: RateHeaders }
   | { outcome: 'unauthorized' };
 
 const tatAttribute: Record<BucketName, string> = { initiate: 'tatInitiate', write: 'tatWrite', read: 'tatRead' };
@@ -72,43 +93,87 @@ function isTransactionConflict(error: unknown): boolean {
 }
 
 /**
- * Hashes of keys that authenticated in this process, most recent last: for these the bucket is
- * charged beside the key's read rather than after it. It never decides authentication (the read
- * does, every time); a key found revoked is dropped and its charge refunded, so a revoked key
- * moves a bucket at most once per process, for a moment.
+ * Hashes of keys that authenticated in this process, most recent last, with the grant their item
+ * carried: for these the bucket is charged beside the key's read rather than after it, when the
+ * grant seen is one the route admits. It never decides authentication or permission (the read
+ * does, every time); a key found revoked, or with a role the route refuses since, is corrected and
+ * its charge refunded, so a stale entry moves a bucket at most once per process, for a moment.
  */
-const seenAuthenticated = new Map<string, true>();
+const seenAuthenticated = new Map<string, Grant>();
 const maxSeenAuthenticated = 10_000;
 
-function rememberAuthenticated(hash: string): void {
+function rememberAuthenticated(hash: string, grant: Grant): void {
   seenAuthenticated.delete(hash);
-  seenAuthenticated.set(hash, true);
+  seenAuthenticated.set(hash, grant);
   if (seenAuthenticated.size > maxSeenAuthenticated) seenAuthenticated.delete(seenAuthenticated.keys().next().value!);
+}
+
+function grantOf(item: ApiKeyItem): Grant {
+  return { role: item.role, ...(item.memberId ? { memberId: item.memberId } : {}) };
 }
 
 function authentic(item: ApiKeyItem | undefined, key: ParsedApiKey): item is ApiKeyItem {
   return item !== undefined && item.organizationId === key.organizationId && sameHash(item.hash, key.hash);
 }
 
-/** `now` (epoch ms) is the time the bucket is charged at: by default, when the charge goes out. */
-export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, now?: number, cost = 1): Promise<AccessResult> {
+/**
+ * `now` (epoch ms) is the time the bucket is charged at: by default, when the charge goes out.
+ * `gate` is what the route asks of the caller: checked before any token is taken (decision 107).
+ */
+export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, gate: Gate = openGate, now?: number, cost = 1): Promise<AccessResult> {
   let item: ApiKeyItem | undefined;
   let charged: Charge;
-  if (seenAuthenticated.has(key.hash)) {
-    [item, charged] = await Promise.all([getApiKey(key.organizationId, key.keyId), charge(key.organizationId, bucket, now ?? Date.now(), cost)]);
+  const seen = seenAuthenticated.get(key.hash);
+  if (seen && gate.admits(seen)) {
+    [item, charged] = await Promise.all([getApiKey(key.organizationId, key.keyId), charge(key.organizationId, bucket, now ?? Date.now(), cost, gate.kyb)]);
+  } else if (seen) {
+    // A key seen before with a role this route refuses: the read decides, and the bucket is only looked at.
+    const [read, standing] = await Promise.all([getApiKey(key.organizationId, key.keyId), bucketAsItStands(key.organizationId, bucket)]);
+    item = read;
+    if (!authentic(item, key)) {
+      seenAuthenticated.delete(key.hash);
+      return { outcome: 'unauthorized' };
+    }
+    rememberAuthenticated(key.hash, grantOf(item));
+    if (!gate.admits(grantOf(item))) {
+      if (!standing) return { outcome: 'unauthorized' };
+      return { outcome: 'refused', refusal: 'role', grant: grantOf(item), organizationId: key.organizationId, rate: standing };
+    }
+    // Its role changed since: charge as for any key that may call the route.
+    charged = await charge(key.organizationId, bucket, now ?? Date.now(), cost, gate.kyb);
   } else {
     item = await getApiKey(key.organizationId, key.keyId);
     if (!authentic(item, key)) return { outcome: 'unauthorized' };
+    if (!gate.admits(grantOf(item))) {
+      rememberAuthenticated(key.hash, grantOf(item));
+      const standing = await bucketAsItStands(key.organizationId, bucket);
+      if (!standing) return { outcome: 'unauthorized' };
+      return { outcome: 'refused', refusal: 'role', grant: grantOf(item), organizationId: key.organizationId, rate: standing };
+    }
     // Taken after the read: a time from before it would count the read's latency as tokens spent.
-    charged = await charge(key.organizationId, bucket, now ?? Date.now(), cost);
+    charged = await charge(key.organizationId, bucket, now ?? Date.now(), cost, gate.kyb);
   }
   if (!authentic(item, key)) {
     seenAuthenticated.delete(key.hash);
     if (charged.outcome === 'allowed') await refund(key.organizationId, bucket, charged.increment);
     return { outcome: 'unauthorized' };
   }
-  rememberAuthenticated(key.hash);
+  const grant = grantOf(item);
+  rememberAuthenticated(key.hash, grant);
   if (charged.outcome === 'no_organization') return { outcome: 'unauthorized' };
+  if (!gate.admits(grant)) {
+    // The role changed since this process saw the key: the token taken beside the read goes back.
+    if (charged.outcome === 'allowed') {
+      await refund(key.organizationId, bucket, charged.increment);
+      const limit = charged.organization.rateLimits?.[bucket] ?? defaultLimits[bucket];
+      const tat = (charged.organization[tatAttribute[bucket]] as number) - charged.increment;
+      return { outcome: 'refused', refusal: 'role', grant, organizationId: key.organizationId, rate: standingHeaders(tat, limit) };
+    }
+    const standing = charged.outcome === 'kyb_refused' ? charged.rate : await bucketAsItStands(key.organizationId, bucket);
+    if (!standing) return { outcome: 'unauthorized' };
+    return { outcome: 'refused', refusal: 'role', grant, organizationId: key.organizationId, rate: standing };
+  }
+  if (charged.outcome === 'kyb_refused') return { outcome: 'refused', refusal: 'kyb', grant, organizationId: key.organizationId, rate: charged.rate };
   if (charged.outcome === 'rate_limited') return charged;
   const { organization, rate } = charged;
   const caller: Caller = {
@@ -117,10 +182,25 @@ export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, 
     kybStatus: organization.kybStatus,
     keyId: key.keyId,
     keyHash: key.hash,
-    role: item.role,
-    ...(item.memberId ? { memberId: item.memberId } : {}),
+    ...grant,
   };
   return { outcome: 'allowed', caller, organization, rate };
+}
+
+/** The headers of a bucket whose stored TAT is `tat`, nothing taken: a refused request shows the bucket as it stands. */
+function standingHeaders(tat: number | undefined, limit: BucketLimit, now = Date.now()): RateHeaders {
+  return headersAfter(Math.max(tat ?? now, now), now, limit);
+}
+
+/**
+ * The bucket as the table holds it, read and not moved, for the headers of a request refused before
+ * its charge; undefined when the organization is gone. Eventually consistent: only headers depend on it.
+ */
+async function bucketAsItStands(organizationId: string, bucket: BucketName): Promise<RateHeaders | undefined> {
+  const organization = await getOrganization(organizationId);
+  if (!organization) return undefined;
+  const tat = organization[tatAttribute[bucket]];
+  return standingHeaders(typeof tat === 'number' ? tat : undefined, organization.rateLimits?.[bucket] ?? defaultLimits[bucket]);
 }
 
 /**
@@ -133,18 +213,24 @@ export async function chargeFurtherTokens(
   cost: number,
 ): Promise<{ outcome: 'allowed'; rate: RateHeaders } | { outcome: 'rate_limited'; retryAfterSeconds: number; rate: RateHeaders }> {
   if (cost <= 0) throw new Error('a further charge is at least one token');
-  const charged = await charge(organizationId, bucket, Date.now(), cost);
-  if (charged.outcome === 'no_organization') throw new Error(`organization ${organizationId} vanished while its request ran`);
+  const charged = await charge(organizationId, bucket, Date.now(), cost, false);
+  if (charged.outcome === 'no_organization' || charged.outcome === 'kyb_refused') throw new Error(`organization ${organizationId} vanished while its request ran`);
   return charged.outcome === 'allowed' ? { outcome: 'allowed', rate: charged.rate } : charged;
 }
 
 type Charge =
   | { outcome: 'allowed'; organization: OrganizationItem; rate: RateHeaders; /** What the TAT moved by: a refund takes it back. */ increment: number }
   | { outcome: 'rate_limited'; retryAfterSeconds: number; rate: RateHeaders }
+  /** The route's KYB gate refused the organization: the condition that says so took nothing. */
+  | { outcome: 'kyb_refused'; rate: RateHeaders }
   | { outcome: 'no_organization' };
 
-/** One token (or `cost`) from the organization's bucket: decision 004. */
-async function charge(organizationId: string, bucket: BucketName, now: number, cost: number): Promise<Charge> {
+/**
+ * One token (or `cost`) from the organization's bucket: decision 004. With `requireKyb` the same
+ * conditional update also asks that the organization be KYB approved, so a KYB refusal costs no
+ * token and no extra call (decision 107).
+ */
+async function charge(organizationId: string, bucket: BucketName, now: number, cost: number, requireKyb: boolean): Promise<Charge> {
   const attribute = tatAttribute[bucket];
   const cacheKey = `${organizationId}#${bucket}`;
   let known: number | undefined = lastSeenTat.get(cacheKey);
@@ -165,6 +251,7 @@ async function charge(organizationId: string, bucket: BucketName, now: number, c
     // Busy bucket: add the increment to the stored TAT, if that keeps it within capacity. Neither
     // form depends on the exact old value, so concurrent requests do not invalidate each other.
     const busy = known !== undefined && known > now;
+    const kybCondition = requireKyb ? ' AND kybStatus = :approved' : '';
     try {
       const result = await dynamo().send(
         new UpdateCommand({
@@ -172,11 +259,12 @@ async function charge(organizationId: string, bucket: BucketName, now: number, c
           Key: keys.organization(organizationId),
           UpdateExpression: busy ? 'SET #tat = #tat + :increment' : 'SET #tat = :newTat',
           ConditionExpression: busy
-            ? 'attribute_exists(pk) AND #tat BETWEEN :now AND :latest'
-            : 'attribute_exists(pk) AND (attribute_not_exists(#tat) OR #tat <= :now)',
+            ? `attribute_exists(pk) AND #tat BETWEEN :now AND :latest${kybCondition}`
+            : `attribute_exists(pk) AND (attribute_not_exists(#tat) OR #tat <= :now)${kybCondition}`,
           ExpressionAttributeNames: { '#tat': attribute },
           ExpressionAttributeValues: {
             ':now': now,
+            ...(requireKyb ? { ':approved': 'approved' } : {}),
             ...(busy ? { ':increment': increment, ':latest': now + capacity - increment } : { ':newTat': now + increment }),
           },
           ReturnValues: 'ALL_NEW',
@@ -217,8 +305,12 @@ async function charge(organizationId: string, bucket: BucketName, now: number, c
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       if (!error.Item) return { outcome: 'no_organization' };
       const current = unmarshall(error.Item) as OrganizationItem;
-      // The bucket was in the other form, or full. Decide again on what it holds.
       limit = current.rateLimits?.[bucket] ?? defaultLimits[bucket];
+      if (requireKyb && current.kybStatus !== 'approved') {
+        const tat = current[attribute];
+        return { outcome: 'kyb_refused', rate: standingHeaders(typeof tat === 'number' ? tat : undefined, limit) };
+      }
+      // The bucket was in the other form, or full. Decide again on what it holds.
       lastSeenLimit.set(cacheKey, limit);
       known = typeof current[attribute] === 'number' ? (current[attribute] as number) : undefined;
       // What the table holds now, even when it moved back (a reset): not the larger of it and the past.

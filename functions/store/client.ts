@@ -53,10 +53,11 @@ function documentClientWith(unmarshallOptions: NonNullable<TranslateConfig['unma
       try {
         result = await next(args);
       } catch (error) {
-        recordCapacity({ command, input, readUnits: 0, writeUnits: 0, failed: true });
+        recordCapacity({ command, input, readUnits: 0, writeUnits: 0, itemsRead: 0, failed: true });
         throw error;
       }
-      const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
+      const output = result.output as ReadOutput & { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] };
+      const consumed = output.ConsumedCapacity;
       let readUnits = 0;
       let writeUnits = 0;
       for (const entry of consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed]) {
@@ -68,7 +69,7 @@ function documentClientWith(unmarshallOptions: NonNullable<TranslateConfig['unma
         } else if (readCommands.has(command)) readUnits += units;
         else writeUnits += units;
       }
-      recordCapacity({ command, input, readUnits, writeUnits, failed: false });
+      recordCapacity({ command, input, readUnits, writeUnits, itemsRead: itemsReadOf(command, output), failed: false });
       return result;
     },
     { step: 'initialize', name: 'countConsumedCapacity' },
@@ -113,7 +114,23 @@ export interface CapacityRecord {
   input: Record<string, unknown>;
   readUnits: number;
   writeUnits: number;
+  /** Items the call read: a Query's or Scan's ScannedCount (before any filter), the items a Get answered. */
+  itemsRead: number;
   failed: boolean;
+}
+
+interface ReadOutput {
+  ScannedCount?: number;
+  Item?: unknown;
+  Responses?: unknown[] | Record<string, unknown[]>;
+}
+
+function itemsReadOf(command: string, output: ReadOutput): number {
+  if (command === 'Query' || command === 'Scan') return output.ScannedCount ?? 0;
+  if (command === 'GetItem') return output.Item ? 1 : 0;
+  if (command === 'BatchGetItem') return Object.values(output.Responses ?? {}).reduce((sum: number, items) => sum + (Array.isArray(items) ? items.length : 0), 0);
+  if (command === 'TransactGetItems') return (output.Responses as { Item?: unknown }[] | undefined ?? []).filter((response) => response.Item).length;
+  return 0;
 }
 
 const capacityCommands = new Set([

@@ -51,6 +51,8 @@ export const keys = {
   /** An event the organization can receive, as delivered, with its attempts; kept 30 days. */
   webhookEvent: (organizationId: string, eventId: string) => ({ pk: `ORG#${organizationId}`, sk: `WEBHOOK_EVENT#${eventId}` }),
   recipient: (organizationId: string, recipientId: string) => ({ pk: `ORG#${organizationId}`, sk: `RECIPIENT#${recipientId}` }),
+  /** How many items a capped list of the organization holds (functions/store/listCounts.ts, decision 108). */
+  listCount: (organizationId: string, list: string) => ({ pk: `ORG#${organizationId}`, sk: `LISTCOUNT#${list}` }),
   /** A treasury operation (functions/store/operations.ts): on-ramp, withdrawal, off-ramp, on-chain deposit. */
   operation: (organizationId: string, kind: string, id: string) => ({ pk: `ORG#${organizationId}`, sk: `OP#${kind}#${id}` }),
   /** Makes an operation id global: who holds it (the contract's idempotency_key_conflict). */

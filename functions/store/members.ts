@@ -8,6 +8,7 @@ import { cancellationReasons, dynamo, queryPrefix, tableName, transactWrite, typ
 import { ApiError, notFound } from '#platform/errors.ts';
 import { keys } from './keys.ts';
 import { apiKeyItem, putApiKey } from './organizations.ts';
+import { listFull, writeCounted } from './listCounts.ts';
 
 /**
  * Team members, their invitations and their keys (docs/decisions/051-team-and-keys.md).
@@ -194,7 +195,7 @@ export async function createInvitation(input: {
     updatedAt: at,
     inviteTokenHash: hash,
   };
-  const written = await transact([
+  const written = await writeCounted(input.organizationId, 'members', [
     { Put: { TableName: tableName(), Item: member, ConditionExpression: 'attribute_not_exists(pk)' } },
     {
       Put: {
@@ -204,8 +205,10 @@ export async function createInvitation(input: {
       },
     },
     { Put: { TableName: tableName(), Item: invitationItem({ organizationId: input.organizationId, memberId: id, tokenHash: hash, expiresAt, now }) } },
-  ]);
-  if (written === 'stale') return 'email_taken';
+  ], 1);
+  // The team's count is in the same transaction: a team at its cap takes no one more (decision 108).
+  if (written.outcome === 'full') throw listFull('members', written.cap);
+  if (written.outcome === 'refused') return 'email_taken';
   return { member, token, expiresAt };
 }
 
@@ -357,7 +360,8 @@ export async function removeMember(member: MemberItem): Promise<true | Stale> {
     // No condition: the member's condition above already names this key.
     items.push({ Delete: { TableName: tableName(), Key: keys.apiKey(member.organizationId, member.keyId) } });
   }
-  return transact(items);
+  // One less on the team's count (decision 108), in the same transaction.
+  return (await writeCounted(member.organizationId, 'members', items, -1)).outcome === 'written' ? true : 'stale';
 }
 
 export interface RotatedMemberKey {

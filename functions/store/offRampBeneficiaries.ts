@@ -1,12 +1,13 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
+import { listFull, writeCounted } from './listCounts.ts';
 import type { BeneficiaryView } from '#schemas/offramps.ts';
 
 /**
  * Off-ramp beneficiaries: `ORG#<org> / OFFRAMP_BENEFICIARY#<uuid>`, the view itself. Written once
  * (no edit, no delete: the contract), so an off-ramp can rely on the payee it was sent to.
- * Bounded per organization and answered whole.
+ * Bounded per organization (decision 108) and answered whole.
  */
 export const offRampBeneficiaryEntity = 'offRampBeneficiary';
 
@@ -14,14 +15,19 @@ export interface OffRampBeneficiaryRecord extends BeneficiaryView {
   organizationId: string;
 }
 
+/** Written with the organization's count of beneficiaries: 409 `conflict` once it holds its cap (decision 108). */
 export async function putOffRampBeneficiary(record: OffRampBeneficiaryRecord): Promise<void> {
-  await dynamo().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.offRampBeneficiary(record.organizationId, record.id), entity: offRampBeneficiaryEntity, ...record },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  const written = await writeCounted(record.organizationId, 'beneficiaries', [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...keys.offRampBeneficiary(record.organizationId, record.id), entity: offRampBeneficiaryEntity, ...record },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ], 1);
+  if (written.outcome === 'full') throw listFull('beneficiaries', written.cap);
+  if (written.outcome === 'refused') throw new Error(`beneficiary id ${record.id} was taken`);
 }
 
 /** Another organization's beneficiary is simply absent: the key is scoped by the caller's organization. */

@@ -1,9 +1,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { monotonicFactory } from 'ulid';
 import { dynamo, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
+import { listFull, writeCounted } from './listCounts.ts';
+import { ApiError } from '#platform/errors.ts';
 import {
   recipientFieldNames, type CreateRecipientBody, type Recipient, type RecipientField, type UpdateRecipientBody,
 } from '#schemas/recipients.ts';
@@ -53,13 +55,11 @@ export async function createRecipient(organizationId: string, body: CreateRecipi
     createdAt: at,
     updatedAt: at,
   };
-  await dynamo().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.recipient(organizationId, record.id), entity: recipientEntity, ...record },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  const written = await writeCounted(organizationId, 'recipients', [
+    { Put: { TableName: tableName(), Item: { ...keys.recipient(organizationId, record.id), entity: recipientEntity, ...record }, ConditionExpression: 'attribute_not_exists(pk)' } },
+  ], 1);
+  if (written.outcome === 'full') throw listFull('recipients', written.cap);
+  if (written.outcome === 'refused') throw new Error(`recipient id ${record.id} was taken`);
   return recipientView(record);
 }
 
@@ -139,22 +139,34 @@ export async function updateRecipient(
   }
 }
 
-/** Deletes and answers the recipient as it was; undefined when there was none (or another organization's). */
+/**
+ * Deletes and answers the recipient as it was; undefined when there was none (or another
+ * organization's). Read first, then deleted on the condition that it is still as read (with the
+ * list's count, decision 108), so the answer is what was deleted.
+ */
 export async function deleteRecipient(organizationId: string, recipientId: string): Promise<Recipient | undefined> {
-  try {
-    const { Attributes } = await dynamo().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.recipient(organizationId, recipientId),
-        ConditionExpression: 'attribute_exists(pk)',
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return recipientView(Attributes!);
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const recipient = await getRecipient(organizationId, recipientId);
+    if (!recipient) return undefined;
+    const written = await writeCounted(organizationId, 'recipients', [
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.recipient(organizationId, recipientId),
+          ConditionExpression: recipient.lastUsedAt === null
+            ? 'updatedAt = :updatedAt AND (attribute_not_exists(lastUsedAt) OR attribute_type(lastUsedAt, :unset))'
+            : 'updatedAt = :updatedAt AND lastUsedAt = :lastUsedAt',
+          ExpressionAttributeValues: {
+            ':updatedAt': recipient.updatedAt,
+            ...(recipient.lastUsedAt === null ? { ':unset': 'NULL' } : { ':lastUsedAt': recipient.lastUsedAt }),
+          },
+        },
+      },
+    ], -1);
+    if (written.outcome === 'written') return recipient;
+    // Changed or deleted since it was read: read it again.
   }
+  throw new ApiError('unavailable', 'The recipient changed while this request was deleting it; retry.');
 }
 
 /**

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, ScanCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, ScanCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { cancellationReasons, dynamo, queryAll, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
 import { keys, listSortKey, startingIndex } from './keys.ts';
 import type { StoredPrice } from './quotes.ts';
@@ -271,20 +271,35 @@ function feeLinePut(tx: TransactionRecord) {
 
 /**
  * The lines of the payments initiated in `[from, to)` (ISO instants in UTC with milliseconds), oldest
- * first: one key range of the organization's partition. createdAt is always `toISOString()` (24
- * characters), so string order is time order, and `BETWEEN FEELINE#<from> AND FEELINE#<to>` is the
- * half-open window: a line stamped exactly `to` sorts as `…<to>#<id>`, after the upper bound, one
- * stamped `from` inside. What it reads grows with the window's payments, never with the others.
+ * first, a page at a time: one key range of the organization's partition. createdAt is always
+ * `toISOString()` (24 characters), so string order is time order, and `BETWEEN FEELINE#<from> AND
+ * FEELINE#<to>` is the half-open window: a line stamped exactly `to` sorts as `…<to>#<id>`, after the
+ * upper bound, one stamped `from` inside. What it reads grows with the window's payments, never with
+ * the others; the caller stops pulling pages as soon as it has read enough (a statement over its size
+ * bound, decision 096), and `pageLimit` (asked before each page) caps how many lines the next one reads.
  */
-export async function statementRows(organizationId: string, period: { from: string; to: string }): Promise<StatementRow[]> {
+export async function* statementRowPages(
+  organizationId: string,
+  period: { from: string; to: string },
+  pageLimit: () => number | undefined = () => undefined,
+): AsyncGenerator<StatementRow[]> {
   const { pk } = keys.organization(organizationId);
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': pk, ':from': `FEELINE#${period.from}`, ':to': `FEELINE#${period.to}` },
-    ProjectionExpression: 'transactionId, corridor, send, fee, feeRealized, recipientReference, createdAt',
-  });
-  return items as unknown as StatementRow[];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const limit = pageLimit();
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': pk, ':from': `FEELINE#${period.from}`, ':to': `FEELINE#${period.to}` },
+        ProjectionExpression: 'transactionId, corridor, send, fee, feeRealized, recipientReference, createdAt',
+        ExclusiveStartKey: startKey,
+        ...(limit === undefined ? {} : { Limit: Math.max(1, Math.ceil(limit)) }),
+      }),
+    );
+    startKey = page.LastEvaluatedKey;
+    yield (page.Items ?? []) as unknown as StatementRow[];
+  } while (startKey);
 }
 
 /**

@@ -9,6 +9,7 @@ import { screeningList } from '#domain/screening.ts';
 import { until } from '../support/eventually.ts';
 import { operationHistory } from '../../lib/ops/operationHistory.ts';
 import { followItems, startItems } from '#operations/batch/progress.ts';
+import { observeConsumedCapacity } from '#store/client.ts';
 
 let service: LocalService;
 let org: TestOrganization;
@@ -282,6 +283,36 @@ describe('POST /batches', () => {
     // An operator raises the organization's initiate bucket (admin org limits): the large batch passes.
     await setRateLimit(limited.organizationId, 'initiate', { burst: 200, perSecond: 5 });
     await until(async () => (await send(limited.apiKey, batch(Array.from({ length: 31 }, (_, index) => item(`h${index}`, '20.00')), { batchId: 'raised-batch-0001' }))).status, (status) => status === 202, { what: 'the raised limit to admit the batch', timeoutMs: 20_000, intervalMs: 1_000 });
+  });
+});
+
+describe('a batch that can never pass', () => {
+  it('is refused before any read: a 1,000-item batch against a bucket of 30 costs the key read and the charge, no lookup, price or batch read', async () => {
+    const small = await createTestOrganization(service, 'approved', 'Small Bucket Org');
+    await fund(small.organizationId, 100_000n);
+    const saved = await call(service, 'POST', '/recipients', { apiKey: small.apiKey, body: { name: 'Ana Ruiz', type: 'bank', account: beneficiary.account } });
+    expect(saved.status).toBe(201);
+    // Items that would each need a lookup (a saved recipient), a price and a check of their id.
+    const body = batch(Array.from({ length: 1_000 }, (_, index) => item(`r${index}`, '20.00', { beneficiary: undefined, recipientId: saved.body.id })));
+    const calls: { command: string; input: string }[] = [];
+    process.env.COUNT_CAPACITY = '1';
+    const stop = observeConsumedCapacity((record) => {
+      const input = JSON.stringify(record.input);
+      if (input.includes(small.organizationId)) calls.push({ command: record.command, input });
+    });
+    let answer;
+    try {
+      answer = await send(small.apiKey, body);
+    } finally {
+      stop();
+      delete process.env.COUNT_CAPACITY;
+    }
+    expect(answer.status).toBe(429);
+    expect(answer.body).toMatchObject({ error: 'rate_limited', capacity: 30, needed: 1_000 });
+    // What the intake would read: the batch, the home wallet, recipients, payments, holds. None of it.
+    expect(calls.filter((call) => /BATCH|WALLET#|RECIPIENT#|TX#|COMPLIANCE#|BALANCE#/.test(call.input))).toEqual([]);
+    // Only the request's access: its key's item and its bucket's charge.
+    expect(calls.filter((call) => call.input.includes('APIKEY#') || (call.command === 'UpdateItem' && call.input.includes('"sk":"ORG"'))).map((call) => call.command).sort()).toEqual(['GetItem', 'UpdateItem']);
   });
 });
 

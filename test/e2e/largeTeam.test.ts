@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
-import { inviteAndAccept, useTemporaryOutbox } from '../support/team.ts';
+import { inviteAndAccept, uniqueEmail, useTemporaryOutbox } from '../support/team.ts';
 import { acceptInvitation, createInvitation } from '#store/members.ts';
 import { getOrganization, setRateLimits } from '#store/organizations.ts';
 import { useOwnDynamoDbLocal } from '../support/ownDynamoDb.ts';
@@ -72,9 +72,15 @@ describe(`an organization of ${teamSize} members`, () => {
     expect((await call(service, 'GET', '/me', { apiKey: org.apiKey })).status).toBe(401);
     expect((await call(service, 'GET', '/me', { apiKey: orgRotated.body.apiKey })).status).toBe(200);
 
+    // 2,000 is the team's cap (decision 108): one more is refused until one leaves.
+    const beyond = await call(service, 'POST', '/members/invitations', { apiKey: orgRotated.body.apiKey, body: { email: uniqueEmail('beyond'), role: 'viewer' } });
+    expect(beyond.status).toBe(409);
+    expect(beyond.body).toMatchObject({ error: 'conflict', limit: teamSize });
+
     const removed = await call(service, 'DELETE', `/members/${joined.memberId}`, { apiKey: orgRotated.body.apiKey });
     expect(removed.status).toBe(200);
     expect((await call(service, 'GET', '/me', { apiKey: rotated.body.apiKey })).status).toBe(401);
+    expect((await call(service, 'POST', '/members/invitations', { apiKey: orgRotated.body.apiKey, body: { email: uniqueEmail('room'), role: 'viewer' } })).status).toBe(201);
 
     // What every request rewrites: the organization and its buckets, no key, well under one write unit (1 KB).
     const organization = await getOrganization(org.organizationId);

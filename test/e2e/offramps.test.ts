@@ -12,10 +12,11 @@ import { sampleOffRampBeneficiaries } from '#operations/offRamp/beneficiaries.ts
 import { offRampFxBufferBps, priceOffRamp } from '#domain/offRampPricing.ts';
 import { offRampAcceptedEvent } from '#operations/offRamp/intake.ts';
 import { offRampStatusView, type OffRampRecord } from '#operations/offRamp/view.ts';
-import { getOffRampBeneficiary } from '#store/offRampBeneficiaries.ts';
+import { getOffRampBeneficiary, offRampBeneficiaryEntity } from '#store/offRampBeneficiaries.ts';
 import { createOperation } from '#store/operations.ts';
 import { reloadConfig } from '#platform/config.ts';
-import { dynamo, tableName } from '#store/client.ts';
+import { batchPutAll, dynamo, tableName } from '#store/client.ts';
+import { keys } from '#store/keys.ts';
 import { creditDeposit, listJournalEntries, readBalance } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import {
@@ -182,6 +183,28 @@ describe('beneficiaries', () => {
     const theirs = await call(service, 'GET', '/treasury/beneficiaries', { apiKey: other.apiKey });
     expect(theirs.body.beneficiaries.map((b: { id: string }) => b.id)).toEqual([otherEur]);
   });
+});
+
+describe('a bounded list, never deleted (decision 108)', () => {
+  it('the 500th beneficiary is registered and the 501st is 409 conflict with the limit; the list at the cap stays well under 1 MB', async () => {
+    const full = await createTestOrganization(service, 'approved', 'Full Beneficiaries Org');
+    const longest = { ...eurBody, name: 'n'.repeat(140), accountId: 'a'.repeat(140), bic: 'B'.repeat(11), bankName: 'b'.repeat(140), city: 'c'.repeat(140), addressLine: 'l'.repeat(140) };
+    // 499 written straight into the table, as an organization from before the cap holds them: counted at the next registration.
+    const at = new Date().toISOString();
+    await batchPutAll(Array.from({ length: 499 }, () => {
+      const id = randomUUID();
+      return { ...keys.offRampBeneficiary(full.organizationId, id), entity: offRampBeneficiaryEntity, organizationId: full.organizationId, id, ...longest, country: 'DE', currency: 'EUR', createdAt: at };
+    }));
+    const last = await register(full.apiKey, longest);
+    expect(last.status, JSON.stringify(last.body)).toBe(201);
+    const refused = await register(full.apiKey, longest);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ error: 'conflict', message: expect.stringContaining('500 off-ramp beneficiaries'), limit: 500 });
+    const atCap = await call(service, 'GET', '/treasury/beneficiaries', { apiKey: full.apiKey });
+    expect(atCap.body.count).toBe(500);
+    expect(Buffer.byteLength(JSON.stringify(atCap.body))).toBeLessThan(500_000);
+    // Seeding 499 of the largest beneficiaries and counting them once takes a while on a busy machine.
+  }, 120_000);
 });
 
 describe('GET /treasury/offramp/quote', () => {

@@ -3,7 +3,9 @@ import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { inviteAndAccept, useTemporaryOutbox } from '../support/team.ts';
 import { permissionMatrix, type Role } from '#domain/permissions.ts';
-import { setRateLimits } from '#store/organizations.ts';
+import { getOrganization, setKybStatus, setRateLimits } from '#store/organizations.ts';
+import { creditDeposit } from '#store/ledger.ts';
+import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { routes, routeKey, type RouteDefinition } from '#contract/routes.ts';
 
 /**
@@ -94,5 +96,55 @@ describe('the permission matrix', () => {
 
   it('a route without a permission is open to every role', async () => {
     for (const role of callers) expect((await call(service, 'GET', '/me', { apiKey: keyOf[role] })).body.role).toBe(role);
+  });
+});
+
+/**
+ * What the caller may do is decided before its bucket is charged (issue 25, item 1): a request its
+ * role or its organization's KYB refuses answers 403 at once and takes no token, so a low role
+ * cannot empty the buckets the organization pays with.
+ */
+describe('a refused request spends none of the organization’s tokens', () => {
+  it('60 POST /transactions from a viewer at once are each 403; the owner’s payment after them is not 429', async () => {
+    const payer = await createTestOrganization(service, 'approved', 'Contract Limits Org');
+    await creditDeposit({ organizationId: payer.organizationId, depositId: `dep-${payer.organizationId}`, amount: 1_000_000_000n, rail: 'wire', memo: 'test deposit' });
+    const viewer = await inviteAndAccept(service, payer.apiKey, 'viewer');
+    const payment = (idempotencyKey: string) => ({
+      idempotencyKey, corridor: { to: 'MXN', destinationCountry: 'MX' }, sendAmount: { amount: '10.00', currency: 'USDC' },
+      recipientReference: 'rent', beneficiary: sampleBeneficiary(findCorridor('USDC', 'MXN', 'MX')!),
+    });
+    const refused = await Promise.all(Array.from({ length: 60 }, (_, index) => call(service, 'POST', '/transactions', { apiKey: viewer.apiKey, body: payment(`viewer-try-${index}`) })));
+    for (const answer of refused) {
+      expect(answer.status, JSON.stringify(answer.body)).toBe(403);
+      expect(answer.body.error).toBe('forbidden');
+      // Still an authenticated answer: the bucket as it stands, untouched.
+      expect(answer.headers.get('ratelimit-limit')).toBe('30');
+      expect(answer.headers.get('ratelimit-remaining')).toBe('30');
+    }
+    const paid = await call(service, 'POST', '/transactions', { apiKey: payer.apiKey, body: payment('owner-after-viewer') });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(202);
+    expect(paid.headers.get('ratelimit-remaining')).toBe('29');
+  });
+
+  it('an organization KYB has not approved is 403 kyb_required without a token taken, and pays at once when approved', async () => {
+    const pending = await createTestOrganization(service, 'pending', 'Pending KYB Org');
+    await creditDeposit({ organizationId: pending.organizationId, depositId: `dep-${pending.organizationId}`, amount: 1_000_000_000n, rail: 'wire', memo: 'test deposit' });
+    const payment = (idempotencyKey: string) => ({
+      idempotencyKey, corridor: { to: 'MXN', destinationCountry: 'MX' }, sendAmount: { amount: '10.00', currency: 'USDC' },
+      recipientReference: 'rent', beneficiary: sampleBeneficiary(findCorridor('USDC', 'MXN', 'MX')!),
+    });
+    // The first one from a key this process has not seen, the rest from one it has.
+    const first = await call(service, 'POST', '/transactions', { apiKey: pending.apiKey, body: payment('pending-try-first') });
+    const refused = [first, ...(await Promise.all(Array.from({ length: 40 }, (_, index) => call(service, 'POST', '/transactions', { apiKey: pending.apiKey, body: payment(`pending-try-${index}`) }))))];
+    for (const answer of refused) {
+      expect(answer.status, JSON.stringify(answer.body)).toBe(403);
+      expect(answer.body.error).toBe('kyb_required');
+      expect(answer.headers.get('ratelimit-remaining')).toBe('30');
+    }
+    expect((await getOrganization(pending.organizationId))?.tatInitiate).toBeUndefined();
+    await setKybStatus(pending.organizationId, 'approved');
+    const paid = await call(service, 'POST', '/transactions', { apiKey: pending.apiKey, body: payment('approved-at-last') });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(202);
+    expect(paid.headers.get('ratelimit-remaining')).toBe('29');
   });
 });

@@ -3,9 +3,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { addApiKey, setRateLimit } from '#store/organizations.ts';
-import { dynamo, tableName } from '#store/client.ts';
+import { batchPutAll, dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { getRecipient, markRecipientUsed } from '#store/recipients.ts';
+import { getRecipient, markRecipientUsed, newRecipientId, recipientEntity } from '#store/recipients.ts';
 import { recipientFieldNames } from '#schemas/recipients.ts';
 import { createRecipient, deleteRecipient, listRecipients, updateRecipient } from '#contract/routes.ts';
 import { deepStrict, strictly } from '../support/strictSchema.ts';
@@ -337,6 +337,40 @@ describe('markRecipientUsed (store, against the service table)', () => {
     expect(await markRecipientUsed(org.organizationId, recipient.id, later)).toBeUndefined();
     expect(await getRecipient(org.organizationId, recipient.id)).toBeUndefined();
   });
+});
+
+describe('a bounded list (decision 108)', () => {
+  it('of ten racing for the 500th place one is saved and the others are 409 conflict with the limit; the list at the cap stays under 1 MB; a deletion makes room', async () => {
+    const full = await createTestOrganization(service, 'approved', 'Full Recipients Org');
+    // Every field at its longest.
+    const longest = {
+      name: 'n'.repeat(200), type: 'bank', account: 'a'.repeat(140), bankCode: 'c'.repeat(40), bic: 'B'.repeat(11), bankName: 'b'.repeat(200),
+      country: 'PT', city: 'c'.repeat(120), addressLine: 'l'.repeat(280), state: 's'.repeat(100), postalCode: 'p'.repeat(20),
+      phoneCallingCode: '+3510', phoneNumber: '9'.repeat(15), address: 'w'.repeat(200), networkId: 'i'.repeat(60),
+    };
+    // 499 of them written straight into the table, as an organization from before the cap holds them: counted when the next is saved.
+    const at = new Date().toISOString();
+    await batchPutAll(Array.from({ length: 499 }, () => {
+      const id = newRecipientId();
+      return { ...keys.recipient(full.organizationId, id), entity: recipientEntity, organizationId: full.organizationId, id, ...longest, lastUsedAt: null, createdAt: at, updatedAt: at };
+    }));
+    // Ten at once for the last place: exactly one is saved, whichever counts the list first.
+    const racing = await Promise.all(Array.from({ length: 10 }, () => create(longest, full.apiKey)));
+    expect(racing.map((answer) => answer.status).sort()).toEqual([201, ...Array(9).fill(409)]);
+    const last = racing.find((answer) => answer.status === 201)!;
+    const refused = racing.find((answer) => answer.status === 409)!;
+    expect(refused.body).toEqual({ error: 'conflict', message: expect.stringContaining('500 saved recipients'), limit: 500 });
+
+    const atCap = await list(full.apiKey);
+    expect(atCap.count).toBe(500);
+    expect(Buffer.byteLength(JSON.stringify(atCap))).toBeLessThan(1_000_000);
+
+    expect((await remove(last.body.id, full.apiKey)).status).toBe(200);
+    expect((await create(longest, full.apiKey)).status).toBe(201);
+    expect((await create(wallet, full.apiKey)).status).toBe(409);
+    expect((await list(full.apiKey)).count).toBe(500);
+    // Seeding 499 of the largest recipients and counting them once takes a while on a busy machine.
+  }, 120_000);
 });
 
 describe('capabilities', () => {

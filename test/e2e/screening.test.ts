@@ -4,6 +4,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { expectLedgerInvariantForAll } from '../support/ledgerInvariant.ts';
+import { until } from '../support/eventually.ts';
 import { strictly } from '../support/strictSchema.ts';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { sampleOffRampBeneficiaries } from '#operations/offRamp/beneficiaries.ts';
@@ -84,6 +85,51 @@ describe('payments', () => {
     const record = await complianceRecord(body.idempotencyKey);
     expect(record).toMatchObject({ decision: 'held', screenedParty: 'beneficiary', beneficiaryAccount: expect.stringMatching(/^\*+\d{4}$/) });
     expect(JSON.stringify(record)).not.toContain(beneficiary.account);
+  });
+});
+
+describe('a batch item whose id names a payment held by screening (issue 25, item 6)', () => {
+  it.each([
+    ['screening holds the item too', lookAlikeName],
+    ['the item itself is clean', 'Ana Ruiz'],
+  ])('%s: the item fails without touching the hold, and the held payment still answers its 403', async (_case, itemName) => {
+    const mx = findCorridor('USDC', 'MXN', 'MX')!;
+    const batchId = key('batch');
+    const payment = {
+      idempotencyKey: `${batchId}:i1`, corridor: { to: 'MXN', destinationCountry: 'MX' }, sendAmount: { amount: '100.00', currency: 'USDC' },
+      recipientReference: 'invoice 7', beneficiary: { ...sampleBeneficiary(mx), name: lookAlikeName },
+    };
+    const held = await call(service, 'POST', '/transactions', { apiKey: org.apiKey, body: payment });
+    expectHold(held, payment.idempotencyKey);
+    const record = await complianceRecord(payment.idempotencyKey);
+    expect(record).toBeDefined();
+    const before = await money();
+
+    const accepted = await call(service, 'POST', '/batches', {
+      apiKey: org.apiKey,
+      body: {
+        batchId, corridor: { to: 'MXN', destinationCountry: 'MX' }, provider: mx.routes[0]!.provider,
+        items: [
+          { itemRef: 'i1', sendAmount: { amount: '30.00', currency: 'USDC' }, recipientReference: 'payroll', beneficiary: { ...sampleBeneficiary(mx), name: itemName } },
+          { itemRef: 'i2', sendAmount: { amount: '20.00', currency: 'USDC' }, recipientReference: 'payroll', beneficiary: sampleBeneficiary(mx) },
+        ],
+      },
+    });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
+    const done = await until(
+      async () => (await call(service, 'GET', `/batches/${encodeURIComponent(batchId)}`, { apiKey: org.apiKey })).body,
+      (body) => body.state === 'COMPLETED',
+      { what: `batch ${batchId} to complete`, timeoutMs: 30_000 },
+    );
+    expect(done.page.items[0]).toMatchObject({ itemRef: 'i1', state: 'FAILED', failureReason: 'transaction_id_in_use' });
+    expect(done.page.items[1]).toMatchObject({ itemRef: 'i2', state: 'RECONCILED' });
+
+    // The hold is as screening wrote it, no payment took its id, and the repeated payment is still held.
+    expect(await complianceRecord(payment.idempotencyKey)).toEqual(record);
+    expect((await call(service, 'GET', `/transactions/${encodeURIComponent(payment.idempotencyKey)}`, { apiKey: org.apiKey })).status).toBe(404);
+    expectHold(await call(service, 'POST', '/transactions', { apiKey: org.apiKey, body: payment }), payment.idempotencyKey);
+    // Only the clean item's 20 USDC left the balance: the failed item's 30 came back.
+    expect(before.balance.available - (await money()).balance.available).toBe(20_000_000n);
   });
 });
 

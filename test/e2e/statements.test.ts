@@ -3,7 +3,7 @@ import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
 import { until } from '../support/eventually.ts';
 import { creditDeposit } from '#store/ledger.ts';
-import { batchPutAll } from '#store/client.ts';
+import { batchPutAll, observeConsumedCapacity } from '#store/client.ts';
 import { backfillFeeLines, createTransactionItems, getTransaction, type TransactionRecord } from '#store/transactions.ts';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { setRateLimits } from '#store/organizations.ts';
@@ -280,7 +280,8 @@ describe('GET /statements', () => {
       const json = await statement(org);
       expect(json.status).toBe(400);
       expect(json.body.error).toBe('invalid_period');
-      expect(json.body.message).toMatch(/^This period's statement \(\d+ payments, [\d.]+ MB as JSON\) is more than one answer carries \(0\.0 MB\): ask for a shorter period, or for CSV/);
+      // The read stopped once the lines passed the bound: what it counted is a floor.
+      expect(json.body.message).toMatch(/^This period's statement \(more than \d+ payments, more than [\d.]+ MB as JSON\) is more than one answer carries \(0\.0 MB\): ask for a shorter period, or for CSV/);
       const csv = await statement(org, '', { accept: 'text/csv' });
       expect(csv.status).toBe(400);
       expect(csv.body.message).toMatch(/as CSV\) .*ask for a shorter period\.$/);
@@ -315,6 +316,59 @@ describe('GET /statements', () => {
     expect(csv.status).toBe(200);
     expect(parseCsv(csv.body)).toHaveLength(6001);
   }, 120_000);
+
+  it('stops reading a refused statement once its lines pass the bound: its cost is the bound, not the history', async () => {
+    const template = (await getTransaction(org.organizationId, ids.reconciled!))!;
+    const day = { from: '2026-05-01T00:00:00.000Z', to: '2026-05-02T00:00:00.000Z' };
+    let seeded = 0;
+    /** `count` more statement lines in the day (the lines alone: the statement reads nothing else). */
+    const seed = async (count: number) => {
+      const lines = Array.from({ length: count }, () => {
+        seeded += 1;
+        const createdAt = new Date(Date.parse(day.from) + seeded * 20_000).toISOString();
+        return storedWithoutEvent({ ...template, transactionId: `history-${String(seeded).padStart(5, '0')}`, createdAt, updatedAt: createdAt })[1]!;
+      });
+      await batchPutAll(lines);
+    };
+    /** The statement of the day refused, with what its Query calls read. */
+    const refusedRead = async (accept: string) => {
+      const reads: { calls: number; items: number } = { calls: 0, items: 0 };
+      const stop = observeConsumedCapacity((record) => {
+        if (record.command === 'Query' && JSON.stringify(record.input).includes(`FEELINE#${day.from}`)) {
+          reads.calls += 1;
+          reads.items += record.itemsRead;
+        }
+      });
+      try {
+        const { status, body } = await statement(org, `?from=${day.from}&to=${day.to}`, { accept });
+        expect(status).toBe(400);
+        expect(body.error).toBe('invalid_period');
+      } finally {
+        stop();
+      }
+      return reads;
+    };
+    process.env.STATEMENT_MAX_BYTES = '20000';
+    process.env.COUNT_CAPACITY = '1';
+    reloadConfig();
+    try {
+      await seed(1_500);
+      const json = await refusedRead('application/json');
+      const csv = await refusedRead('text/csv');
+      // About the bound's worth of lines (a JSON line is about 300 bytes, a CSV row about 100), not the day's 1,500.
+      expect(json.items).toBeGreaterThan(20_000 / 400);
+      expect(json.items).toBeLessThan(200);
+      expect(csv.items).toBeLessThan(500);
+      // Twice the history: the same reads.
+      await seed(1_500);
+      expect(await refusedRead('application/json')).toEqual(json);
+      expect(await refusedRead('text/csv')).toEqual(csv);
+    } finally {
+      delete process.env.STATEMENT_MAX_BYTES;
+      delete process.env.COUNT_CAPACITY;
+      reloadConfig();
+    }
+  });
 
   it('is live on this environment, as capabilities say', async () => {
     const { body } = await call(service, 'GET', '/capabilities');

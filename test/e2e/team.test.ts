@@ -8,7 +8,9 @@ import { invitationMail, inviteAndAccept, outboxDirectory, uniqueEmail, useTempo
 import { readOutbox } from '../../lib/ops/outbox.ts';
 import { hashInvitationToken } from '#domain/team.ts';
 import { reloadConfig } from '#platform/config.ts';
-import { dynamo, tableName } from '#store/client.ts';
+import { batchPutAll, dynamo, tableName } from '#store/client.ts';
+import { memberEntity } from '#store/members.ts';
+import { ulid } from 'ulid';
 import { keys } from '#store/keys.ts';
 import { listApiKeys, setRateLimit } from '#store/organizations.ts';
 import { routes, routeKey } from '#contract/routes.ts';
@@ -264,6 +266,37 @@ describe('one address, one teammate', () => {
     expect((await invite(org.apiKey, { email, role: 'viewer' })).status).toBe(201);
     expect((await invite(other.apiKey, { email, role: 'viewer' })).status).toBe(201);
   });
+});
+
+describe('a team of at most 2,000 members and pending invitations (decision 108)', () => {
+  it('the 2,000th is invited and the next is 409 conflict with the limit; GET /members at the cap stays under 1 MB; removing one makes room', async () => {
+    const big = await roomy(await createTestOrganization(service, 'approved', 'Full Team Org'));
+    // 1,999 invitations written straight into the table, as a team from before the cap: counted at the next invitation.
+    const at = new Date().toISOString();
+    await batchPutAll(Array.from({ length: 1_999 }, (_, index) => {
+      const id = `mem_${ulid()}`;
+      const email = `seeded.${index}@example.com`;
+      return {
+        ...keys.member(big.organizationId, id), entity: memberEntity, id, organizationId: big.organizationId, email, emailKey: email, name: `Seeded Teammate ${index}`,
+        role: 'viewer', status: 'invited', invitedAt: at, acceptedAt: null, createdAt: at, updatedAt: at, inviteTokenHash: `seeded-${index}`,
+      };
+    }));
+    const last = await invite(big.apiKey, { email: uniqueEmail('last'), role: 'viewer', name: 'The Last One' });
+    expect(last.status, JSON.stringify(last.body)).toBe(201);
+    const refused = await invite(big.apiKey, { email: uniqueEmail('one-too-many'), role: 'viewer' });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ error: 'conflict', message: expect.stringContaining('2000 members and pending invitations'), limit: 2_000 });
+
+    const atCap = await call(service, 'GET', '/members', { apiKey: big.apiKey });
+    expect(atCap.body.count).toBe(2_000);
+    expect(Buffer.byteLength(JSON.stringify(atCap.body))).toBeLessThan(1_000_000);
+
+    // Rescinding an invitation makes room for one.
+    expect((await call(service, 'DELETE', `/members/${last.body.member.id}`, { apiKey: big.apiKey })).status).toBe(200);
+    expect((await invite(big.apiKey, { email: uniqueEmail('room'), role: 'viewer' })).status).toBe(201);
+    expect((await invite(big.apiKey, { email: uniqueEmail('no-room'), role: 'viewer' })).status).toBe(409);
+    // Seeding 1,999 members and counting them once takes a while on a busy machine.
+  }, 120_000);
 });
 
 describe('roles are granted and changed only below the caller', () => {

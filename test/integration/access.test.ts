@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey, parseApiKey } from '#domain/apiKeys.ts';
-import { authorizeAndCharge } from '#store/access.ts';
+import { authorizeAndCharge, type Gate } from '#store/access.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createOrganization, getOrganization, listApiKeys, moveAllLegacyKeys, revokeApiKey, setRateLimit } from '#store/organizations.ts';
+import { addApiKey, createOrganization, getOrganization, listApiKeys, moveAllLegacyKeys, revokeApiKey, setRateLimit } from '#store/organizations.ts';
 import { keys } from '#store/keys.ts';
 import { useFreshTable } from '../support/table.ts';
 
@@ -99,6 +99,68 @@ describe('one round trip for a key seen before, and no charge for a key that doe
     const again = await recorded(() => authorizeAndCharge(key, 'read'));
     expect(again.result.outcome).toBe('unauthorized');
     expect(again.sent.map((sent) => sent.kind)).toEqual(['read']);
+  });
+});
+
+/** A route no viewer may call, behind the KYB gate: POST /transactions' gate. */
+const payments: Gate = { admits: (grant) => grant.role !== 'viewer', kyb: true };
+
+describe('what the caller may do is decided before its bucket is charged (decision 107)', () => {
+  it('a role the route refuses costs reads only, the first time and every time after, and takes no token', async () => {
+    const { organization } = await createOrganization({ name: 'Viewer Refused', kybStatus: 'approved', environment: 'simulated' });
+    const viewer = parseApiKey((await addApiKey(organization.id, { role: 'viewer', environment: 'simulated' })).apiKey, 'simulated')!;
+
+    const first = await recorded(() => authorizeAndCharge(viewer, 'initiate', payments));
+    expect(first.result).toMatchObject({ outcome: 'refused', refusal: 'role', grant: { role: 'viewer' }, rate: { 'ratelimit-remaining': '30' } });
+    expect(first.sent.map((sent) => sent.kind)).toEqual(['read', 'read']);
+
+    // Seen now: its key and its bucket are read together, one round trip, and nothing is written.
+    const next = await recorded(() => authorizeAndCharge(viewer, 'initiate', payments));
+    expect(next.result.outcome).toBe('refused');
+    expect(next.sent.map((sent) => sent.kind)).toEqual(['read', 'read']);
+    expect(overlap(next.sent[0]!, next.sent[1]!)).toBe(true);
+    expect((await getOrganization(organization.id))?.tatInitiate).toBeUndefined();
+
+    // A route it may call is charged as ever.
+    const allowed = await recorded(() => authorizeAndCharge(viewer, 'read'));
+    expect(allowed.result.outcome).toBe('allowed');
+    expect(allowed.sent.map((sent) => sent.kind)).toEqual(['read', 'write']);
+  });
+
+  it('a role lowered after the key was seen: the token taken beside the read is given back', async () => {
+    const { organization } = await createOrganization({ name: 'Role Lowered', kybStatus: 'approved', environment: 'simulated' });
+    await setRateLimit(organization.id, 'initiate', { burst: 30, perSecond: 0.001 });
+    const issued = await addApiKey(organization.id, { role: 'admin', environment: 'simulated' });
+    const key = parseApiKey(issued.apiKey, 'simulated')!;
+    expect((await authorizeAndCharge(key, 'initiate', payments)).outcome).toBe('allowed');
+    const tat = (await getOrganization(organization.id))!.tatInitiate;
+    // What PATCH /members does to a member's key item (decision 077).
+    await dynamo().send(
+      new UpdateCommand({ TableName: tableName(), Key: keys.apiKey(organization.id, key.keyId), UpdateExpression: 'SET #role = :viewer', ExpressionAttributeNames: { '#role': 'role' }, ExpressionAttributeValues: { ':viewer': 'viewer' } }),
+    );
+
+    const lowered = await recorded(() => authorizeAndCharge(key, 'initiate', payments));
+    expect(lowered.result).toMatchObject({ outcome: 'refused', refusal: 'role', grant: { role: 'viewer' }, rate: { 'ratelimit-remaining': '29' } });
+    expect(lowered.sent.map((sent) => sent.kind).sort()).toEqual(['read', 'write', 'write']);
+    expect((await getOrganization(organization.id))!.tatInitiate).toBe(tat);
+
+    const again = await recorded(() => authorizeAndCharge(key, 'initiate', payments));
+    expect(again.result.outcome).toBe('refused');
+    expect(again.sent.map((sent) => sent.kind)).toEqual(['read', 'read']);
+  });
+
+  it('an organization the KYB gate refuses: the charge’s own condition says so, and moves nothing', async () => {
+    const { organization, apiKey } = await createOrganization({ name: 'KYB Pending', kybStatus: 'pending', environment: 'simulated' });
+    const key = parseApiKey(apiKey.apiKey, 'simulated')!;
+    for (const attempt of ['first sight', 'seen']) {
+      const refused = await recorded(() => authorizeAndCharge(key, 'initiate', payments));
+      expect(refused.result, attempt).toMatchObject({ outcome: 'refused', refusal: 'kyb', grant: { role: 'owner' }, rate: { 'ratelimit-remaining': '30' } });
+      expect(refused.sent.map((sent) => sent.kind).sort(), attempt).toEqual(['read', 'write']);
+    }
+    expect((await getOrganization(organization.id))?.tatInitiate).toBeUndefined();
+    // The same key on a route without the gate is charged.
+    expect((await authorizeAndCharge(key, 'initiate', { ...payments, kyb: false })).outcome).toBe('allowed');
+    expect((await getOrganization(organization.id))?.tatInitiate).toBeDefined();
   });
 });
 

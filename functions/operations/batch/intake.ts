@@ -20,8 +20,13 @@ import type { Recipient } from '#schemas/recipients.ts';
 
 const noun = 'batch';
 
-/** Charges the batch's further initiate tokens (one per item) once the batch is known to be valid. */
-export type ChargeItems = (itemCount: number) => Promise<void>;
+/** The batch's initiate tokens, one per item (the first was charged on arrival). */
+export interface ItemTokens {
+  /** Throws the 429 of a batch larger than the bucket can ever hold: known without a read. */
+  refuseWhatCanNeverPass: (itemCount: number) => void;
+  /** Charges the further tokens, once the batch is known to be valid. */
+  charge: (itemCount: number) => Promise<void>;
+}
 
 /**
  * POST /batches: the whole batch is checked before anything moves (every item, every rule; a
@@ -30,7 +35,9 @@ export type ChargeItems = (itemCount: number) => Promise<void>;
  * workflow. A balance that cannot cover the total stores the batch REJECTED, nothing held. The
  * batchId is the idempotency key: the same body answers the same, another body is 409.
  */
-export async function acceptBatch(organizationId: string, body: CreateBatchBody, chargeItems: ChargeItems): Promise<BatchAccepted> {
+export async function acceptBatch(organizationId: string, body: CreateBatchBody, tokens: ItemTokens): Promise<BatchAccepted> {
+  // What can never pass is refused before any read: not after a thousand lookups (issue 25, item 5).
+  tokens.refuseWhatCanNeverPass(body.items.length);
   const sends = body.items.map((item, index) => sendOf(item, index));
   const problems = sends.flatMap((send) => ('problem' in send ? [send] : []));
   // The meaning of the body: amounts as minor units, so "100" and "100.00" are one batch.
@@ -63,7 +70,7 @@ export async function acceptBatch(organizationId: string, body: CreateBatchBody,
   await noPaymentNamedLikeAnItem(organizationId, body);
 
   // Valid: now the batch costs one initiate token per item (the first was charged on arrival).
-  await chargeItems(body.items.length);
+  await tokens.charge(body.items.length);
 
   const now = new Date();
   const at = now.toISOString();

@@ -2,7 +2,8 @@ import { logger } from '#platform/logger.ts';
 import { operationMoved } from '#platform/metrics.ts';
 import { cancellationReasons, tableName, transactWrite, type TransactItem } from '#store/client.ts';
 import { applyMovement, MovementAlreadyApplied, TransactionConflict } from '#store/ledger.ts';
-import { complianceRecordItem, createTransactionItems, getTransaction, type TransactionRecord } from '#store/transactions.ts';
+import { complianceRecordItem, createTransactionItems, getComplianceHold, getTransaction, type TransactionRecord } from '#store/transactions.ts';
+import { keys } from '#store/keys.ts';
 import { markRecipientUsed } from '#store/recipients.ts';
 import { storedPrice } from '#store/quotes.ts';
 import {
@@ -126,9 +127,13 @@ async function startItem(batch: BatchRecord, item: BatchItemRecord, pricer: (sen
   if (hit) {
     const record = complianceRecordItem({
       organizationId: batch.organizationId, transactionId: item.transactionId, requestHash: batch.requestHash, party: hit.party,
-      beneficiaryName: item.beneficiary.name, beneficiaryAccountMasked: maskAccount(item.beneficiary.account), corridor: batch.corridor, now,
+      beneficiaryName: item.beneficiary.name, beneficiaryAccountMasked: maskAccount(item.beneficiary.account), corridor: batch.corridor,
+      details: { batchId: batch.batchId }, now,
     });
-    return failItem(batch, item, 'compliance_hold', 'held by screening before any value moved; compliance reviews it', [{ Put: { TableName: tableName(), Item: record } }]);
+    // Conditional like every record an item writes: a hold already at this id (a payment held under it) is never replaced.
+    return failItem(batch, item, 'compliance_hold', 'held by screening before any value moved; compliance reviews it', [
+      { Put: { TableName: tableName(), Item: record, ConditionExpression: 'attribute_not_exists(pk)' } },
+    ]);
   }
   const priced = pricer(BigInt(item.send));
   if ('refused' in priced) return failItem(batch, item, priced.refused, priced.message);
@@ -157,11 +162,17 @@ async function startItem(batch: BatchRecord, item: BatchItemRecord, pricer: (sen
     createdAt: at,
     updatedAt: at,
   };
+  // The id must be free of a payment and of a screening hold alike: a payment held under this id has no payment item, only its hold.
+  const holdFree: TransactItem = {
+    ConditionCheck: { TableName: tableName(), Key: keys.complianceRecord(batch.organizationId, item.transactionId), ConditionExpression: 'attribute_not_exists(pk)' },
+  };
   try {
-    await transactWrite([...createTransactionItems(tx), batchCountMove(batch.organizationId, batch.batchId, shardOf(item.index), 'QUEUED', 'FUNDED')] as TransactItem[]);
+    await transactWrite([...createTransactionItems(tx), batchCountMove(batch.organizationId, batch.batchId, shardOf(item.index), 'QUEUED', 'FUNDED'), holdFree] as TransactItem[]);
     operationMoved('payment', 'FUNDED');
   } catch (error) {
-    if (cancellationReasons(error)?.[0]?.Code !== 'ConditionalCheckFailed') throw error;
+    const codes = cancellationReasons(error)?.map((reason) => reason.Code);
+    if (codes?.at(-1) === 'ConditionalCheckFailed') return failHeldId(batch, item);
+    if (codes?.[0] !== 'ConditionalCheckFailed') throw error;
     const existing = await getTransaction(batch.organizationId, item.transactionId);
     if (existing?.batchId !== batch.batchId) {
       return failItem(batch, item, 'transaction_id_in_use', `${item.transactionId} already names another payment, which was left untouched`);
@@ -171,6 +182,13 @@ async function startItem(batch: BatchRecord, item: BatchItemRecord, pricer: (sen
   await startAfterCommit('payment', batch.organizationId, item.transactionId);
   if (item.recipientId) await markRecipientUsed(batch.organizationId, item.recipientId, now);
   return { itemRef: item.itemRef, started: true };
+}
+
+/** The item's id names a screening hold: this item's own (screening changed since an earlier run held it), or another payment's. */
+async function failHeldId(batch: BatchRecord, item: BatchItemRecord): Promise<ItemResult> {
+  const hold = await getComplianceHold(batch.organizationId, 'payment', item.transactionId);
+  if (hold?.requestHash === batch.requestHash) return failItem(batch, item, 'compliance_hold', 'held by screening before any value moved; compliance reviews it');
+  return failItem(batch, item, 'transaction_id_in_use', `${item.transactionId} already names another payment, which was left untouched`);
 }
 
 /** The item ends before it is a payment: its share of the hold back to the balance, its failure and count, in one transaction. */
@@ -197,7 +215,14 @@ async function failItem(batch: BatchRecord, item: BatchItemRecord, failureReason
     logger.info('batch item failed before its payment', { batchId: batch.batchId, itemRef: item.itemRef, failureReason });
   } catch (error) {
     // Released already, by a run that stopped before writing the batch's place.
-    if (!(error instanceof MovementAlreadyApplied) && !(error instanceof TransactionConflict)) throw error;
+    if (error instanceof MovementAlreadyApplied) return { itemRef: item.itemRef, started: false, failureReason };
+    if (!(error instanceof TransactionConflict)) throw error;
+    // Only a record of `extra` refused (the release and the failure were free): its id names another
+    // payment's hold, which stays as it is; the item fails as an id in use, without that record.
+    const [failure, , ...rest] = error.extraCodes;
+    if (failure !== 'ConditionalCheckFailed' && rest.includes('ConditionalCheckFailed')) {
+      return failItem(batch, item, 'transaction_id_in_use', `${item.transactionId} already names another payment, which was left untouched`);
+    }
   }
   return { itemRef: item.itemRef, started: false, failureReason };
 }
