@@ -46,6 +46,7 @@ if (process.env.DYNAMODB_ENDPOINT) process.env.WAIT_MAX_SECONDS ??= '1';
 
 const { parseArgs } = await import('node:util');
 const { z } = await import('zod');
+const { plainText } = await import('#schemas/common.ts');
 const { moveAllLegacyKeys, replaceOrganizationKeys, setKybStatus, setRateLimit } = await import('#store/organizations.ts');
 const { config } = await import('#platform/config.ts');
 const { buckets, defaultLimits } = await import('#domain/rateLimit.ts');
@@ -96,9 +97,10 @@ try {
       args: rest,
       options: { name: { type: 'string' }, kyb: { type: 'string', default: 'pending' }, deposit: { type: 'string' } },
     });
-    const name = z.string().trim().min(1).max(200).safeParse(values.name);
+    // The name is in every e-mail of the organization and in its lists: one line, as any name a caller gives (decision 109).
+    const name = plainText(200).safeParse(values.name?.trim());
     const status = kyb.safeParse(values.kyb);
-    if (!name.success) fail('--name is required (1 to 200 characters)');
+    if (!name.success) fail('--name is required (1 to 200 characters, one line: no control characters, line breaks or bidi overrides)');
     if (!status.success) fail('--kyb must be approved or pending');
     // An opening deposit is USDC nobody paid: only the simulated stage may have it.
     if (values.deposit !== undefined && config().SERVICE_ENVIRONMENT !== 'simulated') {

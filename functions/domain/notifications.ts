@@ -1,7 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EventType } from '#schemas/webhooks.ts';
-import { escapeHtml, oneLine } from './html.ts';
+import { escapeHtml } from './html.ts';
 import { formatMoney } from './money.ts';
+import { oneLine, quoted } from './plainText.ts';
 import { maskAccount } from './screening.ts';
 
 /**
@@ -162,12 +163,13 @@ function describe(type: EventType, data: Record<string, unknown>): Described {
  * The e-mail of one event to one member: what happened (the subject says it), the figures as money
  * with their currency, the operation id, and how to stop these e-mails. `data` is the matching GET's
  * body as the event carries it; only ids, states, amounts and a masked note are shown, never an account.
+ * Text of others (the organization's name, a provider's or operator's note) is quoted data in its
+ * row (docs/decisions/109).
  */
 export function notificationEmail(input: {
   type: EventType;
   data: unknown;
   organizationName: string;
-  memberName: string | null;
   baseUrl: string;
   unsubscribeUrl: string;
 }): EmailContent {
@@ -178,14 +180,13 @@ export function notificationEmail(input: {
     ['Operation id', described.operationId],
     ...figures,
     ...(described.state ? [['State', described.state] as const] : []),
-    ...(described.note ? [['Note', described.note] as const] : []),
-    ['Organization', input.organizationName],
+    ...(described.note ? [['Note', quoted(described.note)] as const] : []),
+    ['Organization', quoted(input.organizationName)],
   ];
   const readAt = `${input.baseUrl.replace(/\/+$/, '')}${described.read.replace(/^GET /, '')}`;
-  const greeting = input.memberName ? `Hello ${input.memberName},` : 'Hello,';
   const why = `You receive this e-mail because you chose ${input.type} in your notification preferences.`;
   const text = [
-    greeting,
+    'Hello,',
     '',
     `${described.headline}.`,
     '',
@@ -198,7 +199,7 @@ export function notificationEmail(input: {
     '',
   ].join('\n');
   const html = [
-    `<p>${escapeHtml(greeting)}</p>`,
+    '<p>Hello,</p>',
     `<p><strong>${escapeHtml(described.headline)}.</strong></p>`,
     '<table>',
     ...rows.map(([label, value]) => `<tr><th align="left">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`),
@@ -209,14 +210,14 @@ export function notificationEmail(input: {
   return { subject: oneLine(described.headline), text, html };
 }
 
-/** The verification e-mail: one link, single use, with its expiry. */
-export function verificationEmail(input: { organizationName: string; memberName: string | null; link: string; expiresAt: Date }): EmailContent {
-  const greeting = input.memberName ? `Hello ${input.memberName},` : 'Hello,';
+/** The verification e-mail: one link, single use, with its expiry; the organization's name is quoted data (109). */
+export function verificationEmail(input: { organizationName: string; link: string; expiresAt: Date }): EmailContent {
+  const organization = quoted(input.organizationName);
   const expires = input.expiresAt.toISOString();
   const text = [
-    greeting,
+    'Hello,',
     '',
-    `Confirm this address to receive e-mail notifications from ${input.organizationName}:`,
+    `Confirm this address to receive e-mail notifications from the organization ${organization}:`,
     input.link,
     '',
     `The link works once and expires at ${expires}. A newer link replaces this one.`,
@@ -224,8 +225,8 @@ export function verificationEmail(input: { organizationName: string; memberName:
     '',
   ].join('\n');
   const html = [
-    `<p>${escapeHtml(greeting)}</p>`,
-    `<p>Confirm this address to receive e-mail notifications from <strong>${escapeHtml(input.organizationName)}</strong>.</p>`,
+    '<p>Hello,</p>',
+    `<p>Confirm this address to receive e-mail notifications from the organization <strong>${escapeHtml(organization)}</strong>.</p>`,
     `<p><a href="${escapeHtml(input.link)}">Verify this address</a></p>`,
     `<p>The link works once and expires at ${escapeHtml(expires)}. A newer link replaces this one.</p>`,
     '<p>If you did not ask for this, ignore this e-mail: nothing is sent to an address until it is verified.</p>',

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { roleRank, type Role } from '#domain/permissions.ts';
-import { escapeHtml, oneLine } from './html.ts';
+import { escapeHtml } from './html.ts';
+import { oneLine, quoted } from './plainText.ts';
 
 /**
  * The rules of the team (contract: Team and API keys, Authentication; docs/decisions/051):
@@ -61,7 +62,12 @@ export interface InvitationEmail {
   html: string;
 }
 
-/** The invitation e-mail. Names come from callers, so the HTML part escapes them. */
+/**
+ * The invitation e-mail. The organization's name and the name the inviter typed are someone else's
+ * text in a message from the service: each is shown as quoted data inside one of our sentences, never
+ * as a line of its own (a name with line breaks and a link cannot write a paragraph), and escaped in
+ * the HTML part (docs/decisions/109).
+ */
 export function invitationEmail(input: {
   organizationName: string;
   name: string | null;
@@ -72,12 +78,15 @@ export function invitationEmail(input: {
 }): InvitationEmail {
   const link = acceptLink(input.baseUrl, input.token);
   const endpoint = `${input.baseUrl.replace(/\/+$/, '')}/invitations/accept`;
-  const greeting = input.name ? `Hello ${input.name},` : 'Hello,';
   const expires = input.expiresAt.toISOString();
+  const organization = quoted(input.organizationName);
+  const invited = `You are invited to join the organization ${organization} as ${input.role}.`;
+  const addressed = input.name === null ? undefined : `The inviter gave your name as ${quoted(input.name)}.`;
   const text = [
-    greeting,
+    'Hello,',
     '',
-    `You are invited to join ${input.organizationName} as ${input.role}.`,
+    invited,
+    ...(addressed ? [addressed] : []),
     '',
     'Accept the invitation with this link:',
     link,
@@ -90,8 +99,8 @@ export function invitationEmail(input: {
     '',
   ].join('\n');
   const html = [
-    `<p>${escapeHtml(greeting)}</p>`,
-    `<p>You are invited to join <strong>${escapeHtml(input.organizationName)}</strong> as ${escapeHtml(input.role)}.</p>`,
+    '<p>Hello,</p>',
+    `<p>You are invited to join the organization <strong>${escapeHtml(organization)}</strong> as ${escapeHtml(input.role)}.${addressed ? ` ${escapeHtml(addressed)}` : ''}</p>`,
     `<p><a href="${escapeHtml(link)}">Accept the invitation</a></p>`,
     `<p>The link works once and expires at ${escapeHtml(expires)}. Accepting it shows your API key once: store it safely.</p>`,
     '<p>If you did not expect this invitation, ignore this e-mail.</p>',

@@ -55,7 +55,7 @@ async function mailOne(event: OutboxEvent & { type: EventType }, { member }: Not
   if (claim.outcome === 'busy') return false;
   const baseUrl = publicBaseUrl();
   const unsubscribeUrl = unsubscribeLink(baseUrl, unsubscribeToken(member.notifyKey!, { organizationId: member.organizationId, memberId: member.id, eventType: event.type }));
-  const content = notificationEmail({ type: event.type, data: event.data, organizationName, memberName: member.name, baseUrl, unsubscribeUrl });
+  const content = notificationEmail({ type: event.type, data: event.data, organizationName, baseUrl, unsubscribeUrl });
   const sent = await sendMail({
     to: member.email,
     ...content,

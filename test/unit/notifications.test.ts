@@ -43,7 +43,6 @@ describe('notification e-mail', () => {
       type: 'transaction.refunded',
       data: { transactionId: 'pay-7', state: 'REFUNDED', failure: 'Rail refused account 12345678901234 (closed)' },
       organizationName: 'Acme <Ltd>',
-      memberName: 'Ana',
       baseUrl: 'https://api.example.com',
       unsubscribeUrl: 'https://api.example.com/notifications/unsubscribe?token=t',
     });
@@ -56,7 +55,7 @@ describe('notification e-mail', () => {
   });
 
   it('names deposits and off-ramps with their figures', () => {
-    const base = { organizationName: 'Acme', memberName: null, baseUrl: 'https://a.example', unsubscribeUrl: 'https://a.example/u' };
+    const base = { organizationName: 'Acme', baseUrl: 'https://a.example', unsubscribeUrl: 'https://a.example/u' };
     const usdc = (amount: string) => ({ amount, currency: 'USDC', scale: 6 });
     expect(notificationEmail({ ...base, type: 'onramp.delivered', data: { onRampId: 'dep-1', gross: usdc('1000000000'), fee: usdc('5000000'), net: usdc('995000000') } }).subject)
       .toBe('Deposit dep-1 delivered: 995.000000 USDC credited to your balance');

@@ -20,7 +20,6 @@ export const handler = endpoint(sendEmailVerification, async ({ caller }) =>
     if (issued === 'stale') return issued;
     const message = verificationEmail({
       organizationName: caller.organizationName,
-      memberName: member.name,
       link: verificationLink(publicBaseUrl(), issued.token),
       expiresAt: issued.expiresAt,
     });
