@@ -8,6 +8,7 @@
  *   npm run --silent admin -- statements backfill
  *   npm run --silent admin -- mail latest [--to <address>]
  *   npm run --silent admin -- mail bounce <address> [--reason "<text>"]
+ *   npm run --silent admin -- mail unsuppress <address>
  *   npm run --silent admin -- chain-deposit simulate <organizationId> --network <network> --amount <USDC> [--tx-hash <hash>]
  *   npm run --silent admin -- resolve payment <organizationId> <transactionId> --as paid|not-paid --note "<text>"
  *   npm run --silent admin -- resolve withdrawal <organizationId> <withdrawalId> --as sent|not-sent --note "<text>" [--tx-hash 0x…]
@@ -64,7 +65,9 @@ const usage = `usage (add --stage simulated|sandbox|production to reach a deploy
   admin mail latest [--to <address>]         (the newest message in the local mail outbox)
   admin mail bounce <address> [--reason "<text>"]
                                              (records a permanent bounce of the address, as SES's feedback does:
-                                              no more notification e-mail to it until its member verifies again)
+                                              no e-mail of any kind is attempted to it from then on)
+  admin mail unsuppress <address>            (lifts the address's suppression once it receives mail again;
+                                              in AWS also remove it from SES's account-level suppression list)
   admin chain-deposit simulate <organizationId> --network <network> --amount <USDC> [--tx-hash <hash>]
                                              (USDC arriving on chain, as a custodian would report it; simulated only)
   admin resolve payment <organizationId> <transactionId> --as paid|not-paid --note "<text>"
@@ -206,6 +209,12 @@ try {
     };
     await recordSuppression(suppression);
     console.log(JSON.stringify(suppression));
+  } else if (group === 'mail' && command === 'unsuppress') {
+    const [address] = rest;
+    if (!address || !/^[^@\s]+@[^@\s]+$/.test(address)) fail('give the e-mail address to receive mail again');
+    const { liftSuppression } = await import('#store/mailSuppressions.ts');
+    const lifted = await liftSuppression(address);
+    console.log(JSON.stringify({ email: address.toLowerCase(), lifted: lifted !== undefined, ...(lifted ? { was: lifted } : {}) }));
   } else if (group === 'chain-deposit' && command === 'simulate') {
     const { values, positionals } = parseArgs({
       args: rest,

@@ -108,3 +108,37 @@ export function invitationEmail(input: {
   const subject = oneLine(`Invitation to join ${input.organizationName}`);
   return { subject, text, html };
 }
+
+/**
+ * Invitation e-mails to one address from one organization (docs/decisions/109): at most two in any
+ * minute (an invitation and an immediate re-send) and six in any 24 hours (the invitation and five
+ * re-sends). Counted per address, not per member, so rescinding and inviting again does not start
+ * afresh. Only e-mails the transport accepted count.
+ */
+export const invitationMailLimits: readonly { windowSeconds: number; max: number }[] = [
+  { windowSeconds: 60, max: 2 },
+  { windowSeconds: 24 * 3600, max: 6 },
+];
+
+/** The longest window: sends older than this no longer count and are dropped. */
+export const invitationMailMemorySeconds = Math.max(...invitationMailLimits.map((limit) => limit.windowSeconds));
+
+/** Seconds until one more invitation e-mail may go to an address already sent these (ISO times), or 0 when it may go now. */
+export function invitationMailWait(sentAt: readonly string[], now: Date): number {
+  const times = sentAt.map((at) => Date.parse(at)).sort((a, b) => a - b);
+  let waitMs = 0;
+  for (const { windowSeconds, max } of invitationMailLimits) {
+    const inWindow = times.filter((time) => time > now.getTime() - windowSeconds * 1000);
+    if (inWindow.length < max) continue;
+    // The send that must leave the window before one more fits in it.
+    const leaving = inWindow[inWindow.length - max]!;
+    waitMs = Math.max(waitMs, leaving + windowSeconds * 1000 - now.getTime());
+  }
+  return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : 0;
+}
+
+/** The sends still remembered at `now`, with one more at `now`. */
+export function withInvitationMail(sentAt: readonly string[], now: Date): string[] {
+  const since = now.getTime() - invitationMailMemorySeconds * 1000;
+  return [...sentAt.filter((at) => Date.parse(at) > since), now.toISOString()].sort();
+}

@@ -4,7 +4,9 @@ import { publicBaseUrl } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
 import { queueConsumer } from '#platform/queueConsumer.ts';
 import { sendMail } from '#providers/mail.ts';
-import { claimNotificationMail, markNotificationMailSent, mayEmail, releaseNotificationMail, subscribersOf, type NotificationRecipient } from '#store/notifications.ts';
+import type { MailableAddress } from '#store/mailSuppressions.ts';
+import { claimNotificationMail, markNotificationMailSent, notifiableAddress, releaseNotificationMail, subscribersOf } from '#store/notifications.ts';
+import type { MemberItem } from '#store/members.ts';
 import { getOrganization } from '#store/organizations.ts';
 import { outboxEventSchema, type OutboxEvent } from '#store/outbox.ts';
 import { EventType } from '#schemas/webhooks.ts';
@@ -31,9 +33,11 @@ const busEventSchema = z.object({ detail: outboxEventSchema.extend({ type: Event
 export const handler = queueConsumer('notification e-mails not all sent', busEventSchema, async ({ detail }, _record, reads) => {
   const { organizationId, type } = detail;
   const subscribers = await reads(`subscribers:${organizationId}:${type}`, () => subscribersOf(organizationId, type));
-  const recipients = subscribers.filter(({ member, suppression }) =>
+  const recipients = subscribers.flatMap(({ member, suppression }) => {
     // The member's own record decides (a stale subscription item of a changed choice sends nothing).
-    mayEmail(member, suppression) && (member.notifyEvents ?? []).includes(detail.type) && member.notifyKey !== undefined);
+    const to = notifiableAddress(member, suppression);
+    return to && (member.notifyEvents ?? []).includes(detail.type) && member.notifyKey !== undefined ? [{ member, to }] : [];
+  });
   if (recipients.length === 0) return;
   const organization = await reads(`organization:${organizationId}`, () => getOrganization(organizationId));
   let failed = 0;
@@ -49,7 +53,7 @@ export const handler = queueConsumer('notification e-mails not all sent', busEve
   if (failed > 0) throw new Error(`${failed} of ${recipients.length} notification e-mails were not sent; the delivery is retried`);
 });
 
-async function mailOne(event: OutboxEvent & { type: EventType }, { member }: NotificationRecipient, organizationName: string): Promise<boolean> {
+async function mailOne(event: OutboxEvent & { type: EventType }, { member, to }: { member: MemberItem; to: MailableAddress }, organizationName: string): Promise<boolean> {
   const claim = await claimNotificationMail(event.id, member.id, claimLeaseMs);
   if (claim.outcome === 'sent') return true;
   if (claim.outcome === 'busy') return false;
@@ -57,7 +61,7 @@ async function mailOne(event: OutboxEvent & { type: EventType }, { member }: Not
   const unsubscribeUrl = unsubscribeLink(baseUrl, unsubscribeToken(member.notifyKey!, { organizationId: member.organizationId, memberId: member.id, eventType: event.type }));
   const content = notificationEmail({ type: event.type, data: event.data, organizationName, baseUrl, unsubscribeUrl });
   const sent = await sendMail({
-    to: member.email,
+    to,
     ...content,
     // RFC 2369 and RFC 8058: mail clients show an unsubscribe button that POSTs List-Unsubscribe=One-Click to the link.
     headers: { 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },

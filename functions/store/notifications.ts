@@ -8,7 +8,7 @@ import type { EventType } from '#schemas/webhooks.ts';
 import type { NotificationPreferences } from '#schemas/notifications.ts';
 import { batchGetAll, dynamo, queryPrefix, tableName, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
-import { getSuppression, type MailSuppression } from './mailSuppressions.ts';
+import { clearedAddress, getSuppression, standingSuppression, type MailableAddress, type MailSuppression } from './mailSuppressions.ts';
 import { getMember, transact, type MemberItem, type Stale } from './members.ts';
 
 /**
@@ -47,20 +47,19 @@ export interface EmailVerificationItem {
 
 // ---- Preferences -------------------------------------------------------------------------
 
-/** A suppression stops mail to the member until the member verifies the address after it. */
+/** A suppression stops mail to the member until the member verifies the address after it (or an operator lifts it). */
 export function activeSuppression(member: MemberItem, suppression: MailSuppression | undefined): MailSuppression | undefined {
-  if (!suppression) return undefined;
-  if (member.emailVerifiedAt && member.emailVerifiedAt > suppression.suppressedAt) return undefined;
-  return suppression;
+  return standingSuppression(suppression, member.emailVerifiedAt);
 }
 
 export function memberSuppression(member: MemberItem): Promise<MailSuppression | undefined> {
   return member.email ? getSuppression(member.email) : Promise.resolve(undefined);
 }
 
-/** The member may be e-mailed: active, an address, verified, and not suppressed since. */
-export function mayEmail(member: MemberItem, suppression: MailSuppression | undefined): boolean {
-  return member.status === 'active' && Boolean(member.email) && member.emailVerifiedAt !== undefined && !activeSuppression(member, suppression);
+/** The member's address, when it may be e-mailed notifications: active, verified, and not suppressed since. */
+export function notifiableAddress(member: MemberItem, suppression: MailSuppression | undefined): MailableAddress | undefined {
+  if (member.status !== 'active' || member.emailVerifiedAt === undefined) return undefined;
+  return clearedAddress(member.email, suppression, member.emailVerifiedAt);
 }
 
 function inContractOrder(events: readonly string[]): EventType[] {
