@@ -234,11 +234,15 @@ export function verificationEmail(input: { organizationName: string; link: strin
   return { subject: oneLine(`Verify your address for ${input.organizationName} notifications`), text, html };
 }
 
-/** A small page for a person who opened one of the e-mailed links; `form` adds one button that POSTs back to the same link. */
-export function linkPage(input: { title: string; message: string; form?: { action: string; button: string; fields?: Record<string, string> } }): string {
+/**
+ * A small page for a person who opened one of the e-mailed links; `form` adds one button that POSTs
+ * back to the very URL the page was opened at (a form without `action`), which the page kit's
+ * `form-action 'self'` allows wherever the service is served from (functions/platform/page.ts).
+ */
+export function linkPage(input: { title: string; message: string; form?: { button: string; fields?: Record<string, string> } }): string {
   const form = input.form
     ? [
-        `<form method="post" action="${escapeHtml(input.form.action)}">`,
+        '<form method="post">',
         ...Object.entries(input.form.fields ?? {}).map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`),
         `<button type="submit">${escapeHtml(input.form.button)}</button>`,
         '</form>',
