@@ -6,6 +6,7 @@
  *   npm run --silent admin -- org rotate-key <organizationId>
  *   npm run --silent admin -- org migrate-keys
  *   npm run --silent admin -- statements backfill
+ *   npm run --silent admin -- notifications seal-keys
  *   npm run --silent admin -- mail latest [--to <address>]
  *   npm run --silent admin -- mail bounce <address> [--reason "<text>"]
  *   npm run --silent admin -- mail unsuppress <address>
@@ -62,6 +63,7 @@ const usage = `usage (add --stage simulated|sandbox|production to reach a deploy
   admin org rotate-key <organizationId>      (a new organization key; the old one stops at once)
   admin org migrate-keys                     (once, for a table from before key items: decision 077)
   admin statements backfill                  (once, for a table from before statement lines: decision 096)
+  admin notifications seal-keys              (once, for a table from before sealed unsubscribe keys: decision 110)
   admin mail latest [--to <address>]         (the newest message in the local mail outbox)
   admin mail bounce <address> [--reason "<text>"]
                                              (records a permanent bounce of the address, as SES's feedback does:
@@ -180,6 +182,10 @@ try {
     const replaced = await replaceOrganizationKeys(organizationId, config().SERVICE_ENVIRONMENT);
     if (!replaced) fail(`no organization ${organizationId}`);
     console.log(JSON.stringify({ organizationId, apiKey: replaced.apiKey.apiKey, role: 'owner', revokedKeys: replaced.revokedKeyIds.length }));
+  } else if (group === 'notifications' && command === 'seal-keys') {
+    // Once, for a table written before decision 110; running it again seals nothing.
+    const { sealClearUnsubscribeKeys } = await import('#store/unsubscribeKeys.ts');
+    console.log(JSON.stringify(await sealClearUnsubscribeKeys()));
   } else if (group === 'statements' && command === 'backfill') {
     // Once, for payments written before statement lines (decision 096); running it again writes nothing.
     const { backfillFeeLines } = await import('#store/transactions.ts');

@@ -29,6 +29,8 @@ export interface EventRule {
   starts?: WorkflowName[];
   /** The target e-mails through the mail port: in AWS it may send as the stage's SES identity. */
   sendsMail?: true;
+  /** Opens sealed signing secrets (members' unsubscribe keys, to sign links): granted kms:Decrypt on the secrets key (decision 110). */
+  opensSecrets?: true;
 }
 
 export const eventRules: EventRule[] = [
@@ -51,6 +53,7 @@ export const eventRules: EventRule[] = [
     pattern: { source: [eventSource], 'detail-type': [...eventTypes] },
     target: 'functions/events/notificationMailer.ts',
     sendsMail: true,
+    opensSecrets: true,
   },
   {
     name: 'webhookDelivery',

@@ -33,9 +33,15 @@ export interface UnsubscribeClaims {
   organizationId: string;
   memberId: string;
   eventType: EventType;
+  /**
+   * The version of the member's key that signed it (docs/decisions/110). The member's key rotation
+   * makes a new version, which retires every link signed under an older one; removal retires all.
+   * A token from before versions names none and is version 1, the first key's.
+   */
+  keyVersion: number;
 }
 
-/** A member's own key for its unsubscribe links: made when the address is verified, kept on the member. */
+/** A member's own key for its unsubscribe links: made when the address is verified, kept sealed on the member. */
 export function newUnsubscribeKey(): string {
   return randomBytes(32).toString('base64url');
 }
@@ -45,12 +51,12 @@ function signature(key: string, payload: string): Buffer {
 }
 
 /**
- * `<claims>.<HMAC-SHA256 of claims under the member's key>`, base64url: it names the member and the
- * event type in the clear (the store must find the member to check it) and cannot be made without
- * the key, so nobody can unsubscribe someone else or from another event.
+ * `<claims>.<HMAC-SHA256 of claims under the member's key>`, base64url: it names the member, the
+ * event type and the key's version in the clear (the store must find the member and the key to check
+ * it) and cannot be made without the key, so nobody can unsubscribe someone else or from another event.
  */
 export function unsubscribeToken(key: string, claims: UnsubscribeClaims): string {
-  const payload = Buffer.from(JSON.stringify([claims.organizationId, claims.memberId, claims.eventType]), 'utf8').toString('base64url');
+  const payload = Buffer.from(JSON.stringify([claims.organizationId, claims.memberId, claims.eventType, claims.keyVersion]), 'utf8').toString('base64url');
   return `${payload}.${signature(key, payload).toString('base64url')}`;
 }
 
@@ -60,10 +66,12 @@ export function readUnsubscribeToken(token: string): UnsubscribeClaims | undefin
   if (!payload || !mac || rest.length > 0) return undefined;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    if (!Array.isArray(parsed) || parsed.length !== 3 || !parsed.every((part) => typeof part === 'string' && part.length > 0)) return undefined;
-    const [organizationId, memberId, eventType] = parsed as string[];
-    if (!isNotificationEventType(eventType!)) return undefined;
-    return { organizationId: organizationId!, memberId: memberId!, eventType };
+    if (!Array.isArray(parsed) || (parsed.length !== 3 && parsed.length !== 4)) return undefined;
+    const [organizationId, memberId, eventType, keyVersion = 1] = parsed as unknown[];
+    if (![organizationId, memberId, eventType].every((part) => typeof part === 'string' && part.length > 0)) return undefined;
+    if (!Number.isSafeInteger(keyVersion) || (keyVersion as number) < 1) return undefined;
+    if (!isNotificationEventType(eventType as string)) return undefined;
+    return { organizationId: organizationId as string, memberId: memberId as string, eventType: eventType as EventType, keyVersion: keyVersion as number };
   } catch {
     return undefined;
   }

@@ -7,6 +7,7 @@ import { sendMail } from '#providers/mail.ts';
 import type { MailableAddress } from '#store/mailSuppressions.ts';
 import { claimNotificationMail, markNotificationMailSent, notifiableAddress, releaseNotificationMail, subscribersOf } from '#store/notifications.ts';
 import type { MemberItem } from '#store/members.ts';
+import { hasUnsubscribeKey, openUnsubscribeKey, unsubscribeKeyVersion } from '#store/unsubscribeKeys.ts';
 import { getOrganization } from '#store/organizations.ts';
 import { outboxEventSchema, type OutboxEvent } from '#store/outbox.ts';
 import { EventType } from '#schemas/webhooks.ts';
@@ -36,7 +37,7 @@ export const handler = queueConsumer('notification e-mails not all sent', busEve
   const recipients = subscribers.flatMap(({ member, suppression }) => {
     // The member's own record decides (a stale subscription item of a changed choice sends nothing).
     const to = notifiableAddress(member, suppression);
-    return to && (member.notifyEvents ?? []).includes(detail.type) && member.notifyKey !== undefined ? [{ member, to }] : [];
+    return to && (member.notifyEvents ?? []).includes(detail.type) && hasUnsubscribeKey(member) ? [{ member, to }] : [];
   });
   if (recipients.length === 0) return;
   const organization = await reads(`organization:${organizationId}`, () => getOrganization(organizationId));
@@ -46,19 +47,27 @@ export const handler = queueConsumer('notification e-mails not all sent', busEve
     while (next < recipients.length) {
       const recipient = recipients[next]!;
       next += 1;
-      if (!(await mailOne(detail, recipient, organization?.name ?? detail.organizationId))) failed += 1;
+      // One opening of each member's key per batch of events (a KMS Decrypt in AWS).
+      const key = await reads(`unsubscribeKey:${organizationId}:${recipient.member.id}:${unsubscribeKeyVersion(recipient.member)}`, () => openUnsubscribeKey(recipient.member));
+      if (!(await mailOne(detail, recipient, key!, organization?.name ?? detail.organizationId))) failed += 1;
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrentSends, recipients.length) }, worker));
   if (failed > 0) throw new Error(`${failed} of ${recipients.length} notification e-mails were not sent; the delivery is retried`);
 });
 
-async function mailOne(event: OutboxEvent & { type: EventType }, { member, to }: { member: MemberItem; to: MailableAddress }, organizationName: string): Promise<boolean> {
+async function mailOne(
+  event: OutboxEvent & { type: EventType },
+  { member, to }: { member: MemberItem; to: MailableAddress },
+  unsubscribeKey: { key: string; version: number },
+  organizationName: string,
+): Promise<boolean> {
   const claim = await claimNotificationMail(event.id, member.id, claimLeaseMs);
   if (claim.outcome === 'sent') return true;
   if (claim.outcome === 'busy') return false;
   const baseUrl = publicBaseUrl();
-  const unsubscribeUrl = unsubscribeLink(baseUrl, unsubscribeToken(member.notifyKey!, { organizationId: member.organizationId, memberId: member.id, eventType: event.type }));
+  const claims = { organizationId: member.organizationId, memberId: member.id, eventType: event.type, keyVersion: unsubscribeKey.version };
+  const unsubscribeUrl = unsubscribeLink(baseUrl, unsubscribeToken(unsubscribeKey.key, claims));
   const content = notificationEmail({ type: event.type, data: event.data, organizationName, baseUrl, unsubscribeUrl });
   const sent = await sendMail({
     to,

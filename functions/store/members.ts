@@ -13,6 +13,7 @@ import { cancellationReasons, dynamo, queryPrefix, tableName, transactWrite, typ
 import { ApiError, notFound } from '#platform/errors.ts';
 import { keys } from './keys.ts';
 import { apiKeyItem, putApiKey } from './organizations.ts';
+import { hasUnsubscribeKey, nextUnsubscribeKey, type UnsubscribeKeyFields } from './unsubscribeKeys.ts';
 
 /**
  * Team members, their invitations and their keys (docs/decisions/051-team-and-keys.md).
@@ -37,7 +38,7 @@ export const memberEmailEntity = 'memberEmail';
 export const invitationEntity = 'invitation';
 export const invitationMailsEntity = 'invitationMails';
 
-export interface MemberItem {
+export interface MemberItem extends UnsubscribeKeyFields {
   pk: string;
   sk: string;
   entity: typeof memberEntity;
@@ -70,8 +71,7 @@ export interface MemberItem {
   verifiedTokenHash?: string;
   /** SHA-256 of the pending verification link's token. */
   verifyTokenHash?: string;
-  /** The member's HMAC key for unsubscribe links, made at its first verification. */
-  notifyKey?: string;
+  // The member's sealed, versioned key for its unsubscribe links (functions/store/unsubscribeKeys.ts, decision 110).
 }
 
 export interface InvitationItem {
@@ -467,22 +467,33 @@ export interface RotatedMemberKey {
 
 /**
  * A new key with the member's role in place of `callingKeyId`, in one transaction with the
- * member's record: the old key is 401 on the very next request. `stale` when the calling key is no
- * longer the member's (revoked or rotated meanwhile).
+ * member's record: the old key is 401 on the very next request. The member's unsubscribe key is
+ * rotated with it (a new version, decision 110), so the links in e-mails sent before stop working
+ * too: one action retires everything that speaks for the member. `stale` when the calling key is no
+ * longer the member's (revoked or rotated meanwhile) or its unsubscribe key changed.
  */
 export async function rotateMemberKey(member: MemberItem, callingKeyId: string, environment: KeyEnvironment, now = new Date()): Promise<RotatedMemberKey | Stale> {
   if (member.status !== 'active' || member.keyId !== callingKeyId) return 'stale';
   const issued = issueApiKey(environment, member.organizationId);
   const at = now.toISOString();
+  const unsubscribeKey = hasUnsubscribeKey(member) ? await nextUnsubscribeKey(member) : undefined;
   const written = await transact([
     {
       Update: {
         TableName: tableName(),
         Key: keys.member(member.organizationId, member.id),
-        UpdateExpression: 'SET keyId = :new, updatedAt = :now',
-        ConditionExpression: '#status = :active AND keyId = :old AND #role = :role',
+        UpdateExpression: unsubscribeKey
+          ? 'SET keyId = :new, updatedAt = :now, notifyKeySealed = :sealed, notifyKeyVersion = :version REMOVE notifyKey'
+          : 'SET keyId = :new, updatedAt = :now',
+        ConditionExpression: `#status = :active AND keyId = :old AND #role = :role AND ${
+          member.notifyKeyVersion === undefined ? 'attribute_not_exists(notifyKeyVersion)' : 'notifyKeyVersion = :previous'
+        }`,
         ExpressionAttributeNames: { '#status': 'status', '#role': 'role' },
-        ExpressionAttributeValues: { ':new': issued.keyId, ':old': callingKeyId, ':active': 'active', ':role': member.role, ':now': at },
+        ExpressionAttributeValues: {
+          ':new': issued.keyId, ':old': callingKeyId, ':active': 'active', ':role': member.role, ':now': at,
+          ...(unsubscribeKey ? { ':sealed': unsubscribeKey.sealed, ':version': unsubscribeKey.version } : {}),
+          ...(member.notifyKeyVersion === undefined ? {} : { ':previous': member.notifyKeyVersion }),
+        },
       },
     },
     {
@@ -496,5 +507,7 @@ export async function rotateMemberKey(member: MemberItem, callingKeyId: string, 
     putApiKey(apiKeyItem(issued, { role: member.role, memberId: member.id }, at)),
   ]);
   if (written === 'stale') return 'stale';
-  return { member: { ...member, keyId: issued.keyId, updatedAt: at }, apiKey: issued.apiKey };
+  const { notifyKey: _replaced, ...rest } = member;
+  const rotated = unsubscribeKey ? { ...rest, notifyKeySealed: unsubscribeKey.sealed, notifyKeyVersion: unsubscribeKey.version } : member;
+  return { member: { ...rotated, keyId: issued.keyId, updatedAt: at }, apiKey: issued.apiKey };
 }

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { formatMoney } from '#domain/money.ts';
 import {
@@ -17,7 +18,7 @@ describe('money for people', () => {
 });
 
 describe('unsubscribe tokens', () => {
-  const claims = { organizationId: 'org_1', memberId: 'mem_1', eventType: 'transaction.reconciled' as const };
+  const claims = { organizationId: 'org_1', memberId: 'mem_1', eventType: 'transaction.reconciled' as const, keyVersion: 3 };
 
   it('name the member and event and verify only under the member key', () => {
     const key = newUnsubscribeKey();
@@ -34,6 +35,26 @@ describe('unsubscribe tokens', () => {
     expect(isUnsubscribeTokenValid(key, `${other}.${mac}`)).toBe(false);
     expect(readUnsubscribeToken('not-a-token')).toBeUndefined();
     expect(readUnsubscribeToken(`${Buffer.from('["a","b","transaction.funded"]').toString('base64url')}.x`)).toBeUndefined();
+  });
+
+  it('name the version of the key that signed them, which cannot be moved either (decision 110)', () => {
+    const key = newUnsubscribeKey();
+    const [, mac] = unsubscribeToken(key, claims).split('.');
+    const older = Buffer.from(JSON.stringify(['org_1', 'mem_1', 'transaction.reconciled', 2])).toString('base64url');
+    expect(readUnsubscribeToken(`${older}.${mac}`)).toEqual({ ...claims, keyVersion: 2 });
+    expect(isUnsubscribeTokenValid(key, `${older}.${mac}`)).toBe(false);
+    for (const version of [0, -1, 1.5, '2', null]) {
+      const odd = Buffer.from(JSON.stringify(['org_1', 'mem_1', 'transaction.reconciled', version])).toString('base64url');
+      expect(readUnsubscribeToken(`${odd}.${mac}`), String(version)).toBeUndefined();
+    }
+  });
+
+  it('a token from before versions names none: it is version 1, the first key\'s', () => {
+    const key = newUnsubscribeKey();
+    const payload = Buffer.from(JSON.stringify(['org_1', 'mem_1', 'transaction.refunded'])).toString('base64url');
+    const mac = createHmac('sha256', key).update(payload, 'utf8').digest('base64url');
+    expect(readUnsubscribeToken(`${payload}.${mac}`)).toEqual({ organizationId: 'org_1', memberId: 'mem_1', eventType: 'transaction.refunded', keyVersion: 1 });
+    expect(isUnsubscribeTokenValid(key, `${payload}.${mac}`)).toBe(true);
   });
 });
 
