@@ -392,7 +392,7 @@ export const inviteMember = route({
 });
 export const resendInvitation = route({
   operationId: 'resendInvitation', method: 'POST', path: '/members/{memberId}/invitations', handler: 'functions/api/team/resendInvitation.ts', auth: 'key',
-  permission: 'member.invite', kyb: false, feature: 'team', sendsMail: true, summary: 'Re-send an invitation with a fresh link.', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: InvitationResult } }, errors: ['forbidden', 'not_found', 'conflict'],
+  permission: 'member.invite', kyb: false, feature: 'team', sendsMail: true, summary: 'Re-send an invitation with a fresh link (at most 2 invitation e-mails a minute and 6 a day to one address).', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: InvitationResult } }, errors: ['forbidden', 'not_found', 'conflict'],
 });
 export const acceptInvitation = route({
   operationId: 'acceptInvitation', method: 'POST', path: '/invitations/accept', handler: 'functions/api/team/acceptInvitation.ts', auth: 'open',
