@@ -6,8 +6,10 @@
  *   npm run --silent admin -- org rotate-key <organizationId>
  *   npm run --silent admin -- org migrate-keys
  *   npm run --silent admin -- statements backfill
+ *   npm run --silent admin -- notifications seal-keys
  *   npm run --silent admin -- mail latest [--to <address>]
  *   npm run --silent admin -- mail bounce <address> [--reason "<text>"]
+ *   npm run --silent admin -- mail unsuppress <address>
  *   npm run --silent admin -- chain-deposit simulate <organizationId> --network <network> --amount <USDC> [--tx-hash <hash>]
  *   npm run --silent admin -- resolve payment <organizationId> <transactionId> --as paid|not-paid --note "<text>"
  *   npm run --silent admin -- resolve withdrawal <organizationId> <withdrawalId> --as sent|not-sent --note "<text>" [--tx-hash 0x…]
@@ -48,6 +50,7 @@ if (process.env.DYNAMODB_ENDPOINT) process.env.WAIT_MAX_SECONDS ??= '1';
 
 const { parseArgs } = await import('node:util');
 const { z } = await import('zod');
+const { plainText } = await import('#schemas/common.ts');
 const { moveAllLegacyKeys, replaceOrganizationKeys, setKybStatus, setRateLimit } = await import('#store/organizations.ts');
 const { config } = await import('#platform/config.ts');
 const { buckets, defaultLimits } = await import('#domain/rateLimit.ts');
@@ -62,10 +65,13 @@ const usage = `usage (add --stage simulated|sandbox|production to reach a deploy
   admin org rotate-key <organizationId>      (a new organization key; the old one stops at once)
   admin org migrate-keys                     (once, for a table from before key items: decision 077)
   admin statements backfill                  (once, for a table from before statement lines: decision 096)
+  admin notifications seal-keys              (once, for a table from before sealed unsubscribe keys: decision 110)
   admin mail latest [--to <address>]         (the newest message in the local mail outbox)
   admin mail bounce <address> [--reason "<text>"]
                                              (records a permanent bounce of the address, as SES's feedback does:
-                                              no more notification e-mail to it until its member verifies again)
+                                              no e-mail of any kind is attempted to it from then on)
+  admin mail unsuppress <address>            (lifts the address's suppression once it receives mail again;
+                                              in AWS also remove it from SES's account-level suppression list)
   admin chain-deposit simulate <organizationId> --network <network> --amount <USDC> [--tx-hash <hash>]
                                              (USDC arriving on chain, as a custodian would report it; simulated only)
   admin resolve payment <organizationId> <transactionId> --as paid|not-paid --note "<text>"
@@ -98,9 +104,10 @@ try {
       args: rest,
       options: { name: { type: 'string' }, kyb: { type: 'string', default: 'pending' }, deposit: { type: 'string' } },
     });
-    const name = z.string().trim().min(1).max(200).safeParse(values.name);
+    // The name is in every e-mail of the organization and in its lists: one line, as any name a caller gives (decision 109).
+    const name = plainText(200).safeParse(values.name?.trim());
     const status = kyb.safeParse(values.kyb);
-    if (!name.success) fail('--name is required (1 to 200 characters)');
+    if (!name.success) fail('--name is required (1 to 200 characters, one line: no control characters, line breaks or bidi overrides)');
     if (!status.success) fail('--kyb must be approved or pending');
     // An opening deposit is USDC nobody paid: only the simulated stage may have it.
     if (values.deposit !== undefined && config().SERVICE_ENVIRONMENT !== 'simulated') {
@@ -177,6 +184,10 @@ try {
     const replaced = await replaceOrganizationKeys(organizationId, config().SERVICE_ENVIRONMENT);
     if (!replaced) fail(`no organization ${organizationId}`);
     console.log(JSON.stringify({ organizationId, apiKey: replaced.apiKey.apiKey, role: 'owner', revokedKeys: replaced.revokedKeyIds.length }));
+  } else if (group === 'notifications' && command === 'seal-keys') {
+    // Once, for a table written before decision 110; running it again seals nothing.
+    const { sealClearUnsubscribeKeys } = await import('#store/unsubscribeKeys.ts');
+    console.log(JSON.stringify(await sealClearUnsubscribeKeys()));
   } else if (group === 'statements' && command === 'backfill') {
     // Once, for payments written before statement lines (decision 096); running it again writes nothing.
     const { backfillFeeLines } = await import('#store/transactions.ts');
@@ -206,6 +217,12 @@ try {
     };
     await recordSuppression(suppression);
     console.log(JSON.stringify(suppression));
+  } else if (group === 'mail' && command === 'unsuppress') {
+    const [address] = rest;
+    if (!address || !/^[^@\s]+@[^@\s]+$/.test(address)) fail('give the e-mail address to receive mail again');
+    const { liftSuppression } = await import('#store/mailSuppressions.ts');
+    const lifted = await liftSuppression(address);
+    console.log(JSON.stringify({ email: address.toLowerCase(), lifted: lifted !== undefined, ...(lifted ? { was: lifted } : {}) }));
   } else if (group === 'chain-deposit' && command === 'simulate') {
     const { values, positionals } = parseArgs({
       args: rest,

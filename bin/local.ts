@@ -18,6 +18,7 @@ const { onboardOrganization } = await import('../lib/ops/onboarding.ts');
 const { getApiKey, moveAllLegacyKeys } = await import('#store/organizations.ts');
 const { backfillFeeLines } = await import('#store/transactions.ts');
 const { runMigrationOnce } = await import('#store/migrations.ts');
+const { sealClearUnsubscribeKeys } = await import('#store/unsubscribeKeys.ts');
 const { parseApiKey } = await import('#domain/apiKeys.ts');
 const { config } = await import('#platform/config.ts');
 
@@ -83,6 +84,8 @@ async function demoOrganization(): Promise<Demo> {
 if (dataDir) await runMigrationOnce('apiKeyItems', moveAllLegacyKeys);
 // Payments kept from before statement lines (decision 096) get theirs once.
 if (dataDir) await runMigrationOnce('statementLines', backfillFeeLines);
+// Members' unsubscribe keys kept in clear from before decision 110 are sealed once (as version 1).
+if (dataDir) await runMigrationOnce('unsubscribeKeysSealed', sealClearUnsubscribeKeys);
 const demo = await demoOrganization();
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 console.log(`

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Corridor, CorridorInput, DecimalAmount, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery } from './common.ts';
+import { Corridor, CorridorInput, DecimalAmount, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery, plainText } from './common.ts';
 import { Beneficiary, Originator, PaymentState } from './transactions.ts';
 
 export const BatchItemInput = z
@@ -9,7 +9,7 @@ export const BatchItemInput = z
       .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
       .meta({ description: 'Unique within the batch; the item\'s transaction id is `<batchId>:<itemRef>`.' }),
     sendAmount: DecimalAmount,
-    recipientReference: z.string().min(1).max(200),
+    recipientReference: plainText(200),
     beneficiary: Beneficiary.optional().meta({ description: 'Give this or `recipientId`.' }),
     recipientId: z.string().min(1).max(200).optional().meta({
       description: 'A saved recipient resolved by the service; give this or `beneficiary`.',

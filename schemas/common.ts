@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isWithinLargestAmount, largestAmountMessage, largestWholeUnits } from '#domain/money.ts';
+import { isPlainText, plainTextMessage } from '#domain/plainText.ts';
 
 /** Shapes shared by many endpoints. Names follow the contract (service-interface.md, "Resources"). */
 
@@ -22,6 +23,16 @@ export const DecimalString = amountString(/^\d+(\.\d+)?$/, 'must be a decimal st
   id: 'DecimalString',
   description: `An amount as a decimal string; more decimals than the currency allows is refused, and so is more than ${largestWholeUnits} whole units.`,
 });
+
+/**
+ * A name, address or reference a caller gives, `min` to `max` characters: one line of text that
+ * reads in its own order. Every such field of a body that reaches an e-mail, a list or a statement
+ * is this one refinement (docs/decisions/109), so a line break, a control character or a bidi
+ * override is 400 `validation` naming the field, on every endpoint alike.
+ */
+export function plainText(max: number, min = 1) {
+  return z.string().min(min).max(max).refine(isPlainText, plainTextMessage);
+}
 
 export const IdempotencyKey = z
   .string()

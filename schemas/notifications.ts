@@ -31,6 +31,9 @@ export const VerificationSent = z
     sent: z.boolean(),
     email: z.string().meta({ description: "The address on the caller's own member record." }),
     expiresAt: Timestamp,
+    reason: z.string().optional().meta({
+      description: 'Why `sent` is false: the mail transport failed, or the address is suppressed and no e-mail was attempted (our addition; docs/decisions/109).',
+    }),
   })
   .meta({ id: 'VerificationSent' });
 export type VerificationSent = z.infer<typeof VerificationSent>;

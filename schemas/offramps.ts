@@ -1,17 +1,17 @@
 import { z } from 'zod';
-import { DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery } from './common.ts';
+import { DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery, plainText } from './common.ts';
 
 // ---- Beneficiaries (off-ramp payees) ------------------------------------------------------
 
 /** POST /treasury/beneficiaries: unknown fields are ignored (stripped); every field is required. */
 export const CreateBeneficiaryBody = z
   .object({
-    name: z.string().min(1).max(140),
-    accountId: z.string().min(1).max(140).meta({ description: 'IBAN or account number. Nothing verifies it.' }),
-    bic: z.string().min(8).max(11),
-    bankName: z.string().min(1).max(140),
-    city: z.string().min(1).max(140),
-    addressLine: z.string().min(1).max(140),
+    name: plainText(140),
+    accountId: plainText(140).meta({ description: 'IBAN or account number. Nothing verifies it.' }),
+    bic: plainText(11, 8),
+    bankName: plainText(140),
+    city: plainText(140),
+    addressLine: plainText(140),
     country: z.string().regex(/^[A-Za-z]{2}$/),
     currency: z.string().length(3).meta({ description: 'The payout currency.' }),
   })

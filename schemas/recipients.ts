@@ -1,30 +1,30 @@
 import { z } from 'zod';
-import { CountryCode, PathId, Timestamp } from './common.ts';
+import { CountryCode, PathId, Timestamp, plainText } from './common.ts';
 
 export const RecipientType = z.enum(['wallet', 'bank']).meta({ id: 'RecipientType', description: 'Cannot change after creation.' });
 export type RecipientType = z.infer<typeof RecipientType>;
 
 /** The optional fields of a saved recipient with their bounds; create and update share them. */
 const recipientFields = {
-  account: z.string().min(1).max(140),
-  bankCode: z.string().min(1).max(40),
-  bic: z.string().min(8).max(11),
-  bankName: z.string().min(1).max(200),
+  account: plainText(140),
+  bankCode: plainText(40),
+  bic: plainText(11, 8),
+  bankName: plainText(200),
   country: CountryCode,
-  city: z.string().min(1).max(120),
-  addressLine: z.string().min(1).max(280),
-  state: z.string().min(1).max(100),
-  postalCode: z.string().min(1).max(20),
+  city: plainText(120),
+  addressLine: plainText(280),
+  state: plainText(100),
+  postalCode: plainText(20),
   phoneCallingCode: z.string().regex(/^\+?\d{1,4}$/),
   phoneNumber: z.string().regex(/^\d{4,15}$/),
-  address: z.string().min(1).max(200).meta({ description: 'Wallet address.' }),
-  networkId: z.string().min(1).max(60),
+  address: plainText(200).meta({ description: 'Wallet address.' }),
+  networkId: plainText(60),
 };
 export type RecipientField = keyof typeof recipientFields;
 /** The optional fields' names, in contract order: the store keeps each of them, null when unset. */
 export const recipientFieldNames = Object.keys(recipientFields) as RecipientField[];
 
-const RecipientName = z.string().min(1).max(200);
+const RecipientName = plainText(200);
 
 /** POST /recipients: strict (an unknown field gives 400). */
 export const CreateRecipientBody = z

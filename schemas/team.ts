@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PathId, Timestamp } from './common.ts';
+import { PathId, Timestamp, plainText } from './common.ts';
 
 export const Role = z.enum(['owner', 'admin', 'member', 'viewer']).meta({
   id: 'Role',
@@ -47,7 +47,7 @@ export type MemberList = z.infer<typeof MemberList>;
 export const InviteMemberBody = z
   .object({
     email: z.email().max(320),
-    name: z.string().min(1).max(200).optional(),
+    name: plainText(200).optional(),
     role: RequestedRole,
   })
   .strict()

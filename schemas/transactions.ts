@@ -10,22 +10,23 @@ import {
   PathId,
   Timestamp,
   pageQuery,
+  plainText,
 } from './common.ts';
 import { Margin } from './quotes.ts';
 
 /** Beneficiary of a payment (payment and batch item bodies). Which fields a corridor needs varies. */
 export const Beneficiary = z
   .object({
-    name: z.string().min(1).max(200),
-    account: z.string().min(1).max(140),
-    bankCode: z.string().min(1).max(35).optional(),
-    bic: z.string().min(8).max(11).optional(),
-    bankName: z.string().min(1).max(200).optional(),
+    name: plainText(200),
+    account: plainText(140),
+    bankCode: plainText(35).optional(),
+    bic: plainText(11, 8).optional(),
+    bankName: plainText(200).optional(),
     country: CountryCode.optional(),
-    city: z.string().min(1).max(100).optional(),
-    addressLine: z.string().min(1).max(280).optional(),
-    state: z.string().min(1).max(100).optional(),
-    postalCode: z.string().min(1).max(20).optional(),
+    city: plainText(100).optional(),
+    addressLine: plainText(280).optional(),
+    state: plainText(100).optional(),
+    postalCode: plainText(20).optional(),
     phone: z
       .object({
         callingCode: z.string().regex(/^\+?\d{1,4}$/),
@@ -42,13 +43,13 @@ export type Beneficiary = z.infer<typeof Beneficiary>;
 /** Travel Rule sender; every field is optional. Identifiers are references, never full numbers. */
 export const Originator = z
   .object({
-    name: z.string().min(1).max(200),
-    account: z.string().min(1).max(140).meta({ description: 'A reference, masked or last-four; never a full identifier.' }),
-    address: z.string().min(1).max(280),
+    name: plainText(200),
+    account: plainText(140).meta({ description: 'A reference, masked or last-four; never a full identifier.' }),
+    address: plainText(280),
     country: CountryCode,
-    bic: z.string().min(8).max(11),
-    institution: z.string().min(1).max(200),
-    idNumber: z.string().min(1).max(80).meta({ description: 'A reference, masked or last-four.' }),
+    bic: plainText(11, 8),
+    institution: plainText(200),
+    idNumber: plainText(80).meta({ description: 'A reference, masked or last-four.' }),
     dateOfBirth: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   })
   .partial()
@@ -64,11 +65,7 @@ export const CreateTransactionBody = z
     corridor: CorridorInput,
     sendAmount: DecimalAmount,
     integratorWalletId: z.string().min(1).max(265).optional().meta({ description: 'Must be the home wallet; funding is always from it.' }),
-    recipientReference: z
-      .string()
-      .min(1)
-      .max(200)
-      .meta({ description: "The caller's own reference, echoed back, never shown to the recipient." }),
+    recipientReference: plainText(200).meta({ description: "The caller's own reference, echoed back, never shown to the recipient." }),
     originator: Originator.optional(),
     beneficiary: Beneficiary.optional().meta({
       description: 'Optional in the schema, but a payment without one has nowhere to pay.',

@@ -31,6 +31,8 @@ export interface EventRule {
   sendsMail?: true;
   /** The target deletes items (releases a claim): DeleteItem is granted only to the targets that say so. */
   deletes?: true;
+  /** Opens sealed signing secrets (members' unsubscribe keys, to sign links): granted kms:Decrypt on the secrets key (decision 110). */
+  opensSecrets?: true;
 }
 
 export const eventRules: EventRule[] = [
@@ -54,6 +56,7 @@ export const eventRules: EventRule[] = [
     target: 'functions/events/notificationMailer.ts',
     sendsMail: true,
     deletes: true,
+    opensSecrets: true,
   },
   {
     name: 'webhookDelivery',

@@ -114,8 +114,13 @@ export interface RouteDefinition<R extends RouteRequest = RouteRequest> {
   needs?: ProviderNeed[];
   /** The handler e-mails through the mail port: in AWS it may send as the stage's SES identity (lib/aws/apiStack.ts). */
   sendsMail?: true;
-  /** Seals webhook signing secrets: granted kms:GenerateDataKey on the secrets key in AWS, and not Decrypt (docs/decisions/092). */
-  sealsWebhookSecrets?: boolean;
+  /**
+   * Seals signing secrets with the secret box (store/secretBox.ts: webhook secrets, members'
+   * unsubscribe keys): granted kms:GenerateDataKey on the secrets key in AWS (docs/decisions/092, 110).
+   */
+  sealsSecrets?: boolean;
+  /** Opens sealed signing secrets (a member's unsubscribe key, to check a link): granted kms:Decrypt on that key (110). */
+  opensSecrets?: boolean;
 }
 
 export type TableAccess = 'none' | 'read' | 'write';
@@ -135,18 +140,21 @@ export interface RouteNeeds {
   starts: WorkflowName[];
   /** Signs or checks pagination cursors (the cursor key): every list that documents invalid_cursor. */
   cursors: boolean;
-  /** Seals webhook signing secrets (the KMS key's GenerateDataKey). */
-  sealsWebhookSecrets: boolean;
+  /** Seals signing secrets (the KMS key's GenerateDataKey). */
+  sealsSecrets: boolean;
+  /** Opens sealed signing secrets (the KMS key's Decrypt). */
+  opensSecrets: boolean;
 }
 
 export function routeNeeds(definition: RouteDefinition): RouteNeeds {
-  if (definition.handler === notImplementedHandler) return { table: 'read', tableExtras: [], starts: [], cursors: false, sealsWebhookSecrets: false };
+  if (definition.handler === notImplementedHandler) return { table: 'read', tableExtras: [], starts: [], cursors: false, sealsSecrets: false, opensSecrets: false };
   return {
     table: definition.table ?? (definition.method !== 'GET' ? 'write' : definition.auth === 'open' ? 'none' : 'read'),
     tableExtras: tableExtrasOf(definition),
     starts: definition.starts ?? [],
     cursors: definition.errors?.includes('invalid_cursor') ?? false,
-    sealsWebhookSecrets: definition.sealsWebhookSecrets ?? false,
+    sealsSecrets: definition.sealsSecrets ?? false,
+    opensSecrets: definition.opensSecrets ?? false,
   };
 }
 
@@ -398,7 +406,7 @@ export const inviteMember = route({
 });
 export const resendInvitation = route({
   operationId: 'resendInvitation', method: 'POST', path: '/members/{memberId}/invitations', handler: 'functions/api/team/resendInvitation.ts', auth: 'key', deletes: true,
-  permission: 'member.invite', kyb: false, feature: 'team', sendsMail: true, summary: 'Re-send an invitation with a fresh link.', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: InvitationResult } }, errors: ['forbidden', 'not_found', 'conflict'],
+  permission: 'member.invite', kyb: false, feature: 'team', sendsMail: true, summary: 'Re-send an invitation with a fresh link (at most 2 invitation e-mails a minute and 6 a day to one address).', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: InvitationResult } }, errors: ['forbidden', 'not_found', 'conflict'],
 });
 export const acceptInvitation = route({
   operationId: 'acceptInvitation', method: 'POST', path: '/invitations/accept', handler: 'functions/api/team/acceptInvitation.ts', auth: 'open', deletes: true,
@@ -413,7 +421,7 @@ export const removeMember = route({
   permission: 'member.manage', kyb: false, feature: 'team', summary: 'Remove a member or rescind an invitation.', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: RemovedMember } }, errors: ['forbidden', 'not_found'],
 });
 export const rotateMemberKey = route({
-  operationId: 'rotateMemberKey', method: 'POST', path: '/members/me/api-key', handler: 'functions/api/keys/rotateMemberKey.ts', auth: 'key', deletes: true,
+  operationId: 'rotateMemberKey', method: 'POST', path: '/members/me/api-key', handler: 'functions/api/keys/rotateMemberKey.ts', auth: 'key', deletes: true, sealsSecrets: true,
   kyb: false, feature: 'api-keys', summary: "Reissue the calling member's key; the previous one stops at once.", responses: { 200: { ...ok[200], schema: RotatedMemberKey } }, errors: ['not_found', 'member_required'],
 });
 export const rotateOrganizationKey = route({
@@ -428,7 +436,7 @@ export const getWebhookEndpoint = route({
   kyb: false, feature: 'webhooks', summary: 'The registered webhook endpoint (404 when none is).', responses: { 200: { ...ok[200], schema: WebhookEndpoint } }, errors: ['not_found'],
 });
 export const putWebhookEndpoint = route({
-  operationId: 'putWebhookEndpoint', method: 'PUT', path: '/webhooks/endpoint', handler: 'functions/api/webhooks/putWebhookEndpoint.ts', auth: 'key', sealsWebhookSecrets: true,
+  operationId: 'putWebhookEndpoint', method: 'PUT', path: '/webhooks/endpoint', handler: 'functions/api/webhooks/putWebhookEndpoint.ts', auth: 'key', sealsSecrets: true,
   permission: 'webhook.manage', kyb: false, feature: 'webhooks', summary: 'Register or replace the webhook endpoint; issue or rotate its signing secret.', request: { body: PutWebhookEndpointBody }, responses: { 200: { ...ok[200], schema: RegisteredWebhookEndpoint } }, errors: ['validation', 'forbidden', 'conflict'],
 });
 export const deleteWebhookEndpoint = route({
@@ -462,22 +470,22 @@ export const sendEmailVerification = route({
 /** The pages the e-mailed links open: open routes whose token is the credential, answering a page for a person (docs/decisions/094). */
 const linkPage = (description: string) => ({ 200: { description, html: true as const }, 410: { description: 'The link is unknown, used, replaced or expired: a page saying so.', html: true as const } });
 export const verifyEmail = route({
-  operationId: 'verifyEmail', method: 'GET', path: '/notifications/verify', handler: 'functions/api/notifications/verifyEmail.ts', auth: 'open', table: 'write',
+  operationId: 'verifyEmail', method: 'GET', path: '/notifications/verify', handler: 'functions/api/notifications/verifyEmail.ts', auth: 'open', table: 'write', sealsSecrets: true,
   kyb: false, feature: 'notifications', summary: "The verification link: verifies the member's address and shows a page saying so (or why not).", request: { query: NotificationLinkQuery },
   responses: linkPage('The address is verified: a page saying so.'), errors: ['validation'],
 });
 export const verifyEmailByForm = route({
-  operationId: 'verifyEmailByForm', method: 'POST', path: '/notifications/verify', handler: 'functions/api/notifications/verifyEmailByForm.ts', auth: 'open',
+  operationId: 'verifyEmailByForm', method: 'POST', path: '/notifications/verify', handler: 'functions/api/notifications/verifyEmailByForm.ts', auth: 'open', sealsSecrets: true,
   kyb: false, feature: 'notifications', summary: 'The same verification, posted as a form.', request: { query: NotificationLinkQuery, form: VerifyEmailForm },
   responses: linkPage('The address is verified: a page saying so.'), errors: ['validation'],
 });
 export const unsubscribePage = route({
-  operationId: 'unsubscribePage', method: 'GET', path: '/notifications/unsubscribe', handler: 'functions/api/notifications/unsubscribePage.ts', auth: 'open', table: 'read',
+  operationId: 'unsubscribePage', method: 'GET', path: '/notifications/unsubscribe', handler: 'functions/api/notifications/unsubscribePage.ts', auth: 'open', table: 'read', opensSecrets: true,
   kyb: false, feature: 'notifications', summary: 'The unsubscribe link: a page with one button; a GET changes nothing (link scanners follow links).', request: { query: NotificationLinkQuery },
   responses: linkPage('A page asking to confirm.'), errors: ['validation'],
 });
 export const unsubscribe = route({
-  operationId: 'unsubscribe', method: 'POST', path: '/notifications/unsubscribe', handler: 'functions/api/notifications/unsubscribe.ts', auth: 'open', deletes: true,
+  operationId: 'unsubscribe', method: 'POST', path: '/notifications/unsubscribe', handler: 'functions/api/notifications/unsubscribe.ts', auth: 'open', opensSecrets: true, deletes: true,
   kyb: false, feature: 'notifications', summary: "One-click unsubscribe (RFC 8058): removes the e-mail's event type from the member's preferences.", request: { query: NotificationLinkQuery, form: UnsubscribeForm },
   responses: linkPage('Unsubscribed: a page saying so.'), errors: ['validation'],
 });

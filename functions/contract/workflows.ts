@@ -15,8 +15,8 @@ export interface TaskDefinition {
   handler: string;
   /** Workflows the task starts (states:StartExecution on those state machines only, in AWS): a batch starts its items' payments. */
   starts?: readonly string[];
-  /** Opens webhook signing secrets: the only function granted kms:Decrypt on the secrets key in AWS (docs/decisions/092). */
-  opensWebhookSecrets?: boolean;
+  /** Opens sealed signing secrets (webhook secrets): granted kms:Decrypt on the secrets key in AWS (docs/decisions/092). */
+  opensSecrets?: boolean;
   /** Deletes items (closes markers): DeleteItem is granted only to the tasks that say so. */
   deletes?: true;
 }
@@ -112,7 +112,7 @@ export const workflows = {
     name: 'webhookDelivery',
     definition: 'statemachines/webhook-delivery.asl.json',
     tasks: {
-      DeliveryStep: { handler: 'functions/tasks/webhookDelivery/deliveryStep.ts', opensWebhookSecrets: true },
+      DeliveryStep: { handler: 'functions/tasks/webhookDelivery/deliveryStep.ts', opensSecrets: true },
     },
   },
 } as const satisfies Record<string, WorkflowDefinition>;

@@ -2,8 +2,3 @@
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
-
-/** A header or subject is one line: control characters would fold it into something else. */
-export function oneLine(value: string): string {
-  return value.replace(/[\u0000-\u001f\u007f]+/g, ' ');
-}

@@ -1,7 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EventType } from '#schemas/webhooks.ts';
-import { escapeHtml, oneLine } from './html.ts';
+import { escapeHtml } from './html.ts';
 import { formatMoney } from './money.ts';
+import { oneLine, quoted } from './plainText.ts';
 import { maskAccount } from './screening.ts';
 
 /**
@@ -32,9 +33,15 @@ export interface UnsubscribeClaims {
   organizationId: string;
   memberId: string;
   eventType: EventType;
+  /**
+   * The version of the member's key that signed it (docs/decisions/110). The member's key rotation
+   * makes a new version, which retires every link signed under an older one; removal retires all.
+   * A token from before versions names none and is version 1, the first key's.
+   */
+  keyVersion: number;
 }
 
-/** A member's own key for its unsubscribe links: made when the address is verified, kept on the member. */
+/** A member's own key for its unsubscribe links: made when the address is verified, kept sealed on the member. */
 export function newUnsubscribeKey(): string {
   return randomBytes(32).toString('base64url');
 }
@@ -44,12 +51,12 @@ function signature(key: string, payload: string): Buffer {
 }
 
 /**
- * `<claims>.<HMAC-SHA256 of claims under the member's key>`, base64url: it names the member and the
- * event type in the clear (the store must find the member to check it) and cannot be made without
- * the key, so nobody can unsubscribe someone else or from another event.
+ * `<claims>.<HMAC-SHA256 of claims under the member's key>`, base64url: it names the member, the
+ * event type and the key's version in the clear (the store must find the member and the key to check
+ * it) and cannot be made without the key, so nobody can unsubscribe someone else or from another event.
  */
 export function unsubscribeToken(key: string, claims: UnsubscribeClaims): string {
-  const payload = Buffer.from(JSON.stringify([claims.organizationId, claims.memberId, claims.eventType]), 'utf8').toString('base64url');
+  const payload = Buffer.from(JSON.stringify([claims.organizationId, claims.memberId, claims.eventType, claims.keyVersion]), 'utf8').toString('base64url');
   return `${payload}.${signature(key, payload).toString('base64url')}`;
 }
 
@@ -59,10 +66,12 @@ export function readUnsubscribeToken(token: string): UnsubscribeClaims | undefin
   if (!payload || !mac || rest.length > 0) return undefined;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    if (!Array.isArray(parsed) || parsed.length !== 3 || !parsed.every((part) => typeof part === 'string' && part.length > 0)) return undefined;
-    const [organizationId, memberId, eventType] = parsed as string[];
-    if (!isNotificationEventType(eventType!)) return undefined;
-    return { organizationId: organizationId!, memberId: memberId!, eventType };
+    if (!Array.isArray(parsed) || (parsed.length !== 3 && parsed.length !== 4)) return undefined;
+    const [organizationId, memberId, eventType, keyVersion = 1] = parsed as unknown[];
+    if (![organizationId, memberId, eventType].every((part) => typeof part === 'string' && part.length > 0)) return undefined;
+    if (!Number.isSafeInteger(keyVersion) || (keyVersion as number) < 1) return undefined;
+    if (!isNotificationEventType(eventType as string)) return undefined;
+    return { organizationId: organizationId as string, memberId: memberId as string, eventType: eventType as EventType, keyVersion: keyVersion as number };
   } catch {
     return undefined;
   }
@@ -162,12 +171,13 @@ function describe(type: EventType, data: Record<string, unknown>): Described {
  * The e-mail of one event to one member: what happened (the subject says it), the figures as money
  * with their currency, the operation id, and how to stop these e-mails. `data` is the matching GET's
  * body as the event carries it; only ids, states, amounts and a masked note are shown, never an account.
+ * Text of others (the organization's name, a provider's or operator's note) is quoted data in its
+ * row (docs/decisions/109).
  */
 export function notificationEmail(input: {
   type: EventType;
   data: unknown;
   organizationName: string;
-  memberName: string | null;
   baseUrl: string;
   unsubscribeUrl: string;
 }): EmailContent {
@@ -178,14 +188,13 @@ export function notificationEmail(input: {
     ['Operation id', described.operationId],
     ...figures,
     ...(described.state ? [['State', described.state] as const] : []),
-    ...(described.note ? [['Note', described.note] as const] : []),
-    ['Organization', input.organizationName],
+    ...(described.note ? [['Note', quoted(described.note)] as const] : []),
+    ['Organization', quoted(input.organizationName)],
   ];
   const readAt = `${input.baseUrl.replace(/\/+$/, '')}${described.read.replace(/^GET /, '')}`;
-  const greeting = input.memberName ? `Hello ${input.memberName},` : 'Hello,';
   const why = `You receive this e-mail because you chose ${input.type} in your notification preferences.`;
   const text = [
-    greeting,
+    'Hello,',
     '',
     `${described.headline}.`,
     '',
@@ -198,7 +207,7 @@ export function notificationEmail(input: {
     '',
   ].join('\n');
   const html = [
-    `<p>${escapeHtml(greeting)}</p>`,
+    '<p>Hello,</p>',
     `<p><strong>${escapeHtml(described.headline)}.</strong></p>`,
     '<table>',
     ...rows.map(([label, value]) => `<tr><th align="left">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`),
@@ -209,14 +218,14 @@ export function notificationEmail(input: {
   return { subject: oneLine(described.headline), text, html };
 }
 
-/** The verification e-mail: one link, single use, with its expiry. */
-export function verificationEmail(input: { organizationName: string; memberName: string | null; link: string; expiresAt: Date }): EmailContent {
-  const greeting = input.memberName ? `Hello ${input.memberName},` : 'Hello,';
+/** The verification e-mail: one link, single use, with its expiry; the organization's name is quoted data (109). */
+export function verificationEmail(input: { organizationName: string; link: string; expiresAt: Date }): EmailContent {
+  const organization = quoted(input.organizationName);
   const expires = input.expiresAt.toISOString();
   const text = [
-    greeting,
+    'Hello,',
     '',
-    `Confirm this address to receive e-mail notifications from ${input.organizationName}:`,
+    `Confirm this address to receive e-mail notifications from the organization ${organization}:`,
     input.link,
     '',
     `The link works once and expires at ${expires}. A newer link replaces this one.`,
@@ -224,8 +233,8 @@ export function verificationEmail(input: { organizationName: string; memberName:
     '',
   ].join('\n');
   const html = [
-    `<p>${escapeHtml(greeting)}</p>`,
-    `<p>Confirm this address to receive e-mail notifications from <strong>${escapeHtml(input.organizationName)}</strong>.</p>`,
+    '<p>Hello,</p>',
+    `<p>Confirm this address to receive e-mail notifications from the organization <strong>${escapeHtml(organization)}</strong>.</p>`,
     `<p><a href="${escapeHtml(input.link)}">Verify this address</a></p>`,
     `<p>The link works once and expires at ${escapeHtml(expires)}. A newer link replaces this one.</p>`,
     '<p>If you did not ask for this, ignore this e-mail: nothing is sent to an address until it is verified.</p>',
@@ -233,11 +242,15 @@ export function verificationEmail(input: { organizationName: string; memberName:
   return { subject: oneLine(`Verify your address for ${input.organizationName} notifications`), text, html };
 }
 
-/** A small page for a person who opened one of the e-mailed links; `form` adds one button that POSTs back to the same link. */
-export function linkPage(input: { title: string; message: string; form?: { action: string; button: string; fields?: Record<string, string> } }): string {
+/**
+ * A small page for a person who opened one of the e-mailed links; `form` adds one button that POSTs
+ * back to the very URL the page was opened at (a form without `action`), which the page kit's
+ * `form-action 'self'` allows wherever the service is served from (functions/platform/page.ts).
+ */
+export function linkPage(input: { title: string; message: string; form?: { button: string; fields?: Record<string, string> } }): string {
   const form = input.form
     ? [
-        `<form method="post" action="${escapeHtml(input.form.action)}">`,
+        '<form method="post">',
         ...Object.entries(input.form.fields ?? {}).map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`),
         `<button type="submit">${escapeHtml(input.form.button)}</button>`,
         '</form>',

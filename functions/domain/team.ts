@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { roleRank, type Role } from '#domain/permissions.ts';
-import { escapeHtml, oneLine } from './html.ts';
+import { escapeHtml } from './html.ts';
+import { oneLine, quoted } from './plainText.ts';
 
 /**
  * The rules of the team (contract: Team and API keys, Authentication; docs/decisions/051):
@@ -61,7 +62,12 @@ export interface InvitationEmail {
   html: string;
 }
 
-/** The invitation e-mail. Names come from callers, so the HTML part escapes them. */
+/**
+ * The invitation e-mail. The organization's name and the name the inviter typed are someone else's
+ * text in a message from the service: each is shown as quoted data inside one of our sentences, never
+ * as a line of its own (a name with line breaks and a link cannot write a paragraph), and escaped in
+ * the HTML part (docs/decisions/109).
+ */
 export function invitationEmail(input: {
   organizationName: string;
   name: string | null;
@@ -72,12 +78,15 @@ export function invitationEmail(input: {
 }): InvitationEmail {
   const link = acceptLink(input.baseUrl, input.token);
   const endpoint = `${input.baseUrl.replace(/\/+$/, '')}/invitations/accept`;
-  const greeting = input.name ? `Hello ${input.name},` : 'Hello,';
   const expires = input.expiresAt.toISOString();
+  const organization = quoted(input.organizationName);
+  const invited = `You are invited to join the organization ${organization} as ${input.role}.`;
+  const addressed = input.name === null ? undefined : `The inviter gave your name as ${quoted(input.name)}.`;
   const text = [
-    greeting,
+    'Hello,',
     '',
-    `You are invited to join ${input.organizationName} as ${input.role}.`,
+    invited,
+    ...(addressed ? [addressed] : []),
     '',
     'Accept the invitation with this link:',
     link,
@@ -90,12 +99,46 @@ export function invitationEmail(input: {
     '',
   ].join('\n');
   const html = [
-    `<p>${escapeHtml(greeting)}</p>`,
-    `<p>You are invited to join <strong>${escapeHtml(input.organizationName)}</strong> as ${escapeHtml(input.role)}.</p>`,
+    '<p>Hello,</p>',
+    `<p>You are invited to join the organization <strong>${escapeHtml(organization)}</strong> as ${escapeHtml(input.role)}.${addressed ? ` ${escapeHtml(addressed)}` : ''}</p>`,
     `<p><a href="${escapeHtml(link)}">Accept the invitation</a></p>`,
     `<p>The link works once and expires at ${escapeHtml(expires)}. Accepting it shows your API key once: store it safely.</p>`,
     '<p>If you did not expect this invitation, ignore this e-mail.</p>',
   ].join('\n');
   const subject = oneLine(`Invitation to join ${input.organizationName}`);
   return { subject, text, html };
+}
+
+/**
+ * Invitation e-mails to one address from one organization (docs/decisions/109): at most two in any
+ * minute (an invitation and an immediate re-send) and six in any 24 hours (the invitation and five
+ * re-sends). Counted per address, not per member, so rescinding and inviting again does not start
+ * afresh. Only e-mails the transport accepted count.
+ */
+export const invitationMailLimits: readonly { windowSeconds: number; max: number }[] = [
+  { windowSeconds: 60, max: 2 },
+  { windowSeconds: 24 * 3600, max: 6 },
+];
+
+/** The longest window: sends older than this no longer count and are dropped. */
+export const invitationMailMemorySeconds = Math.max(...invitationMailLimits.map((limit) => limit.windowSeconds));
+
+/** Seconds until one more invitation e-mail may go to an address already sent these (ISO times), or 0 when it may go now. */
+export function invitationMailWait(sentAt: readonly string[], now: Date): number {
+  const times = sentAt.map((at) => Date.parse(at)).sort((a, b) => a - b);
+  let waitMs = 0;
+  for (const { windowSeconds, max } of invitationMailLimits) {
+    const inWindow = times.filter((time) => time > now.getTime() - windowSeconds * 1000);
+    if (inWindow.length < max) continue;
+    // The send that must leave the window before one more fits in it.
+    const leaving = inWindow[inWindow.length - max]!;
+    waitMs = Math.max(waitMs, leaving + windowSeconds * 1000 - now.getTime());
+  }
+  return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : 0;
+}
+
+/** The sends still remembered at `now`, with one more at `now`. */
+export function withInvitationMail(sentAt: readonly string[], now: Date): string[] {
+  const since = now.getTime() - invitationMailMemorySeconds * 1000;
+  return [...sentAt.filter((at) => Date.parse(at) > since), now.toISOString()].sort();
 }

@@ -4,7 +4,10 @@ import { publicBaseUrl } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
 import { queueConsumer } from '#platform/queueConsumer.ts';
 import { sendMail } from '#providers/mail.ts';
-import { claimNotificationMail, markNotificationMailSent, mayEmail, releaseNotificationMail, subscribersOf, type NotificationRecipient } from '#store/notifications.ts';
+import type { MailableAddress } from '#store/mailSuppressions.ts';
+import { claimNotificationMail, markNotificationMailSent, notifiableAddress, releaseNotificationMail, subscribersOf } from '#store/notifications.ts';
+import type { MemberItem } from '#store/members.ts';
+import { hasUnsubscribeKey, openUnsubscribeKey, unsubscribeKeyVersion } from '#store/unsubscribeKeys.ts';
 import { getOrganization } from '#store/organizations.ts';
 import { outboxEventSchema, type OutboxEvent } from '#store/outbox.ts';
 import { EventType } from '#schemas/webhooks.ts';
@@ -31,9 +34,11 @@ const busEventSchema = z.object({ detail: outboxEventSchema.extend({ type: Event
 export const handler = queueConsumer('notification e-mails not all sent', busEventSchema, async ({ detail }, _record, reads) => {
   const { organizationId, type } = detail;
   const subscribers = await reads(`subscribers:${organizationId}:${type}`, () => subscribersOf(organizationId, type));
-  const recipients = subscribers.filter(({ member, suppression }) =>
+  const recipients = subscribers.flatMap(({ member, suppression }) => {
     // The member's own record decides (a stale subscription item of a changed choice sends nothing).
-    mayEmail(member, suppression) && (member.notifyEvents ?? []).includes(detail.type) && member.notifyKey !== undefined);
+    const to = notifiableAddress(member, suppression);
+    return to && (member.notifyEvents ?? []).includes(detail.type) && hasUnsubscribeKey(member) ? [{ member, to }] : [];
+  });
   if (recipients.length === 0) return;
   const organization = await reads(`organization:${organizationId}`, () => getOrganization(organizationId));
   let failed = 0;
@@ -42,22 +47,30 @@ export const handler = queueConsumer('notification e-mails not all sent', busEve
     while (next < recipients.length) {
       const recipient = recipients[next]!;
       next += 1;
-      if (!(await mailOne(detail, recipient, organization?.name ?? detail.organizationId))) failed += 1;
+      // One opening of each member's key per batch of events (a KMS Decrypt in AWS).
+      const key = await reads(`unsubscribeKey:${organizationId}:${recipient.member.id}:${unsubscribeKeyVersion(recipient.member)}`, () => openUnsubscribeKey(recipient.member));
+      if (!(await mailOne(detail, recipient, key!, organization?.name ?? detail.organizationId))) failed += 1;
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrentSends, recipients.length) }, worker));
   if (failed > 0) throw new Error(`${failed} of ${recipients.length} notification e-mails were not sent; the delivery is retried`);
 });
 
-async function mailOne(event: OutboxEvent & { type: EventType }, { member }: NotificationRecipient, organizationName: string): Promise<boolean> {
+async function mailOne(
+  event: OutboxEvent & { type: EventType },
+  { member, to }: { member: MemberItem; to: MailableAddress },
+  unsubscribeKey: { key: string; version: number },
+  organizationName: string,
+): Promise<boolean> {
   const claim = await claimNotificationMail(event.id, member.id, claimLeaseMs);
   if (claim.outcome === 'sent') return true;
   if (claim.outcome === 'busy') return false;
   const baseUrl = publicBaseUrl();
-  const unsubscribeUrl = unsubscribeLink(baseUrl, unsubscribeToken(member.notifyKey!, { organizationId: member.organizationId, memberId: member.id, eventType: event.type }));
-  const content = notificationEmail({ type: event.type, data: event.data, organizationName, memberName: member.name, baseUrl, unsubscribeUrl });
+  const claims = { organizationId: member.organizationId, memberId: member.id, eventType: event.type, keyVersion: unsubscribeKey.version };
+  const unsubscribeUrl = unsubscribeLink(baseUrl, unsubscribeToken(unsubscribeKey.key, claims));
+  const content = notificationEmail({ type: event.type, data: event.data, organizationName, baseUrl, unsubscribeUrl });
   const sent = await sendMail({
-    to: member.email,
+    to,
     ...content,
     // RFC 2369 and RFC 8058: mail clients show an unsubscribe button that POSTs List-Unsubscribe=One-Click to the link.
     headers: { 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },

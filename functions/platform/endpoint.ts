@@ -39,7 +39,7 @@ export interface ApiResponse {
   body?: unknown;
   /**
    * A body sent as it is, not as JSON, its content type in `headers`: a statement as CSV (096), a
-   * page for a person on the rows whose response says `html` (094).
+   * page for a person on the rows whose response says `html` (094; made by page.ts, 110).
    */
   text?: string;
   headers?: Record<string, string>;
@@ -95,11 +95,6 @@ export function ok(body: unknown, status = 200, headers?: Record<string, string>
 /** A body that is not JSON, in this media type. */
 export function okText(text: string, contentType: string, headers?: Record<string, string>, status = 200): ApiResponse {
   return { status, text, headers: { ...headers, 'content-type': contentType } };
-}
-
-/** A page for a person (the links e-mailed to members open these). */
-export function page(html: string, status = 200): ApiResponse {
-  return okText(html, 'text/html; charset=utf-8', undefined, status);
 }
 
 /** What a request answers when a dependency, or the clock, ran out: 503, safe to retry with the same key. */

@@ -6,6 +6,7 @@ import nodemailer from 'nodemailer';
 import { config } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
 import { standingInFor } from '#platform/awsStandIns.ts';
+import type { MailableAddress } from '#store/mailSuppressions.ts';
 
 /**
  * The mail port: one message to one address. Two adapters, both building the RFC 5322 message
@@ -18,9 +19,11 @@ import { standingInFor } from '#platform/awsStandIns.ts';
  * `delivered` is true only when the adapter accepted the message (the file is in the folder, SES
  * answered with a message id); a failure is reported, never thrown, so the caller can say so.
  * Addresses and bodies are never logged: a body can carry a credential (an invitation link).
+ * The address is a `MailableAddress`: the sender consulted the suppression list for it
+ * (functions/store/mailSuppressions.ts), so mail to a suppressed address is never attempted.
  */
 export interface MailMessage {
-  to: string;
+  to: MailableAddress;
   subject: string;
   text: string;
   html?: string;

@@ -2,13 +2,18 @@ import { lookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { addressRefusal, type RefusedRange } from '#domain/webhookAddress.ts';
+import { addressRefusal, describeRange, type RefusedRange } from '#domain/webhookAddress.ts';
 import { attemptTimeoutMs } from '#domain/webhookRetries.ts';
 
 /**
  * The port to the integrator's webhook receiver: resolve its host, refuse what must not be reached
  * (docs/decisions/092), POST to the very address that was checked, follow no redirect, give up
  * after 10 s. The resolver is a port too, so tests can answer a name with any address without DNS.
+ *
+ * What it reports is read by the integrator (registration refusals, attempt records of GET
+ * /events/{id}), who may not be the owner of the name: it says the class of what happened (a private
+ * address, connection refused, timed out), never the address a name resolved to nor a connection
+ * error's own message, which quotes address and port (docs/decisions/092).
  */
 export interface ResolvedAddress {
   address: string;
@@ -30,10 +35,9 @@ export function useHostResolver(next: HostResolver | undefined): void {
 export class AddressRefused extends Error {
   constructor(
     readonly host: string,
-    readonly address: string,
     readonly range: RefusedRange,
   ) {
-    super(`${host} resolves to ${address}, a ${range.replace('_', '-')} address: webhooks are delivered to public addresses only`);
+    super(`${host} resolves to ${describeRange(range)}: webhooks are delivered to public addresses only`);
     this.name = 'AddressRefused';
   }
 }
@@ -65,9 +69,24 @@ export async function checkedAddress(url: URL, environment: string): Promise<Res
   if (addresses.length === 0) throw new HostUnresolved(host);
   for (const { address } of addresses) {
     const range = addressRefusal(address, environment);
-    if (range) throw new AddressRefused(host, address, range);
+    if (range) throw new AddressRefused(host, range);
   }
   return addresses[0]!;
+}
+
+const certificateCodes = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ALTNAME/;
+
+/** A failed connection or exchange in words of its class, from the error's code; never its message. */
+export function failureClass(error: unknown): string {
+  const code = String((error as NodeJS.ErrnoException | undefined)?.code ?? '');
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection closed before an answer';
+  if (code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return 'timed out';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EADDRNOTAVAIL' || code === 'EHOSTDOWN') return 'address unreachable';
+  if (certificateCodes.test(code)) return 'TLS certificate not accepted';
+  if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code === 'EPROTO') return 'TLS handshake failed';
+  if (code.startsWith('HPE_')) return 'malformed HTTP response';
+  return 'connection failed';
 }
 
 export interface SendResult {
@@ -87,7 +106,7 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
   try {
     pinned = await checkedAddress(target, environment);
   } catch (error) {
-    return { error: (error as Error).message, latencyMs: elapsed() };
+    return { error: error instanceof AddressRefused || error instanceof HostUnresolved ? error.message : 'address check failed', latencyMs: elapsed() };
   }
   // Every connection goes to the address checked above, whatever DNS answers by then.
   const pinnedLookup: LookupFunction = (_host, options, callback) => {
@@ -117,14 +136,14 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
           const retryAfter = response.headers['retry-after'];
           finish({ status: response.statusCode, ...(retryAfter ? { retryAfter } : {}) });
         });
-        response.on('error', (error) => finish({ status: response.statusCode, error: error.message }));
+        response.on('error', (error) => finish({ status: response.statusCode, error: failureClass(error) }));
       },
     );
     const timer = setTimeout(() => {
-      finish({ error: `no answer within ${attemptTimeoutMs / 1000} s` });
+      finish({ error: `timed out (no answer within ${attemptTimeoutMs / 1000} s)` });
       outgoing.destroy();
     }, attemptTimeoutMs);
-    outgoing.on('error', (error) => finish({ error: error.message }));
+    outgoing.on('error', (error) => finish({ error: failureClass(error) }));
     outgoing.end(body);
   });
 }

@@ -19,6 +19,11 @@ export const keys = {
   emailVerification: (tokenHash: string) => ({ pk: `EMAILVERIFY#${tokenHash}`, sk: 'EMAILVERIFY' }),
   /** The once-per-member-and-event marker of a notification e-mail (`sending`, then `sent`). */
   notificationMail: (eventId: string, memberId: string) => ({ pk: `NOTIFYMAIL#${eventId}`, sk: `MEMBER#${memberId}` }),
+  /**
+   * The invitation e-mails sent to one address (lowercased) of the organization in the last day: the
+   * re-send limit (docs/decisions/109). Kept per address, not per member, so it outlives a rescinded invitation.
+   */
+  invitationMails: (organizationId: string, email: string) => ({ pk: `ORG#${organizationId}`, sk: `INVITEMAIL#${email.toLowerCase()}` }),
   /** An invitation token, found by the SHA-256 of the token (the token itself is never stored). */
   invitation: (tokenHash: string) => ({ pk: `INVITE#${tokenHash}`, sk: 'INVITE' }),
   balance: (organizationId: string, currency: string) => ({ pk: `ORG#${organizationId}`, sk: `BALANCE#${currency}` }),

@@ -1,13 +1,17 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
- * Addresses mail must not go to: a permanent bounce or a complaint (docs/decisions/083, 094). One item
- * per lowercased address (`MAIL#<address> / SUPPRESSION`), the latest report wins. Written by SES's
+ * Addresses mail must not go to: a permanent bounce or a complaint (docs/decisions/083, 094, 109). One
+ * item per lowercased address (`MAIL#<address> / SUPPRESSION`), the latest report wins. Written by SES's
  * feedback (functions/events/mailFeedback.ts) and, where there is no SES, by the ops CLI
- * (`admin mail bounce <address>`): one function, so both record the same thing. A member's later
- * verification outranks it for that member (functions/store/notifications.ts).
+ * (`admin mail bounce <address>`): one function, so both record the same thing. Only an operator lifts
+ * one (`admin mail unsuppress <address>`). A member's verification after it outranks it for that member.
+ *
+ * Mail to a suppressed address is never attempted, whoever sends it: the mail port
+ * (functions/providers/mail.ts) takes only a `MailableAddress`, and the only way to have one is to ask
+ * here, so a sender that forgot to consult the list does not compile.
  */
 export const mailSuppressionEntity = 'mailSuppression';
 
@@ -21,6 +25,10 @@ export interface MailSuppression {
   source: 'ses' | 'operator';
 }
 
+declare const consulted: unique symbol;
+/** An address the suppression list was consulted for and allows. */
+export type MailableAddress = string & { readonly [consulted]: true };
+
 export async function recordSuppression(suppression: MailSuppression): Promise<void> {
   const email = suppression.email.toLowerCase();
   // SES writes its event time without milliseconds; the contract's timestamps have them.
@@ -31,7 +39,35 @@ export async function recordSuppression(suppression: MailSuppression): Promise<v
   }));
 }
 
+/** An operator's word that the address receives mail again; the suppression it lifted, if there was one. */
+export async function liftSuppression(email: string): Promise<MailSuppression | undefined> {
+  const { Attributes } = await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.mailSuppression(email.toLowerCase()), ReturnValues: 'ALL_OLD' }));
+  return Attributes as MailSuppression | undefined;
+}
+
 export async function getSuppression(email: string): Promise<MailSuppression | undefined> {
   const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.mailSuppression(email), ConsistentRead: true }));
   return Item as MailSuppression | undefined;
 }
+
+/** The suppression that stands: none, or one recorded after the address was last verified (`verifiedAt`, by its member). */
+export function standingSuppression(suppression: MailSuppression | undefined, verifiedAt?: string): MailSuppression | undefined {
+  if (!suppression) return undefined;
+  if (verifiedAt && verifiedAt > suppression.suppressedAt) return undefined;
+  return suppression;
+}
+
+/** The address, when no suppression of it stands; the suppression already read (a batch read, say) is given. */
+export function clearedAddress(email: string, suppression: MailSuppression | undefined, verifiedAt?: string): MailableAddress | undefined {
+  return email && !standingSuppression(suppression, verifiedAt) ? (email as MailableAddress) : undefined;
+}
+
+/** Reads the address's suppression and answers the address if mail may go to it. */
+export async function mailableAddress(email: string, verifiedAt?: string): Promise<MailableAddress | undefined> {
+  if (!email) return undefined;
+  return clearedAddress(email, await getSuppression(email.toLowerCase()), verifiedAt);
+}
+
+/** What a sender says instead of sending. */
+export const suppressedMessage =
+  'No e-mail was attempted: the address is on the suppression list (a permanent bounce or a complaint). An operator lifts it with `admin mail unsuppress <address>` once the address receives mail again.';

@@ -1,14 +1,20 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { issueApiKey, type KeyEnvironment } from '#domain/apiKeys.ts';
-import { emailKey, hashInvitationToken, invitationExpiry, newInvitationToken, type MemberRole, type MemberStatus } from '#domain/team.ts';
+import {
+  emailKey, hashInvitationToken, invitationExpiry, invitationMailMemorySeconds, invitationMailWait, newInvitationToken, withInvitationMail,
+  type MemberRole, type MemberStatus,
+} from '#domain/team.ts';
 import { notificationEventTypes } from '#domain/notifications.ts';
 import type { Member } from '#schemas/team.ts';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { cancellationReasons, dynamo, queryPrefix, tableName, transactWrite, type TransactItem } from './client.ts';
 import { ApiError, notFound } from '#platform/errors.ts';
 import { keys } from './keys.ts';
 import { apiKeyItem, putApiKey } from './organizations.ts';
 import { listFull, writeCounted } from './listCounts.ts';
+import { hasUnsubscribeKey, nextUnsubscribeKey, type UnsubscribeKeyFields } from './unsubscribeKeys.ts';
 
 /**
  * Team members, their invitations and their keys (docs/decisions/051-team-and-keys.md).
@@ -18,6 +24,11 @@ import { listFull, writeCounted } from './listCounts.ts';
  * (`INVITE#<sha256 of the token> / INVITE`, with `expiresAt` and `ttl`), and the member's key item
  * (`ORG#<org> / APIKEY#<keyId>`, decision 077; store/access.ts authenticates from it).
  *
+ * Beside them, per address of the organization, the invitation e-mails of the last day
+ * (`ORG#<org> / INVITEMAIL#<lowercased email>`): every invitation and re-send records its e-mail in
+ * the transaction that issues the token, conditioned on the version it read, so the limit holds
+ * across every Lambda instance (docs/decisions/109).
+ *
  * Every change that spans two of them is one TransactWriteItems whose conditions name the state it
  * was decided on: a second invitation of one address, a second accept of one token, a rotation
  * racing a removal all find a condition failed and change nothing. Such a write answers `stale`;
@@ -26,8 +37,9 @@ import { listFull, writeCounted } from './listCounts.ts';
 export const memberEntity = 'member';
 export const memberEmailEntity = 'memberEmail';
 export const invitationEntity = 'invitation';
+export const invitationMailsEntity = 'invitationMails';
 
-export interface MemberItem {
+export interface MemberItem extends UnsubscribeKeyFields {
   pk: string;
   sk: string;
   entity: typeof memberEntity;
@@ -60,8 +72,7 @@ export interface MemberItem {
   verifiedTokenHash?: string;
   /** SHA-256 of the pending verification link's token. */
   verifyTokenHash?: string;
-  /** The member's HMAC key for unsubscribe links, made at its first verification. */
-  notifyKey?: string;
+  // The member's sealed, versioned key for its unsubscribe links (functions/store/unsubscribeKeys.ts, decision 110).
 }
 
 export interface InvitationItem {
@@ -77,6 +88,16 @@ export interface InvitationItem {
 }
 
 export type Stale = 'stale';
+
+/** 429 of the re-send limit: one more invitation e-mail may go to the address after this many seconds. */
+function invitationMailLimited(retryAfterSeconds: number): ApiError {
+  return new ApiError(
+    'rate_limited',
+    `Too many invitation e-mails to this address: at most 2 a minute and 6 a day. Retry after ${retryAfterSeconds} seconds.`,
+    { retryAfterSeconds },
+    { 'retry-after': String(retryAfterSeconds) },
+  );
+}
 
 export function memberView(member: MemberItem, status: MemberStatus = member.status): Member {
   return {
@@ -134,11 +155,17 @@ async function getInvitation(tokenHash: string): Promise<InvitationItem | undefi
 
 /** All or nothing; `stale` when a condition failed (the state the write was decided on moved). */
 export async function transact(items: TransactItem[]): Promise<true | Stale> {
+  return (await transactWithReasons(items)) === true ? true : 'stale';
+}
+
+/** As `transact`, saying which item's condition failed (the code per item, in order). */
+async function transactWithReasons(items: TransactItem[]): Promise<true | { reasons: (string | undefined)[] }> {
   try {
     await transactWrite(items);
     return true;
   } catch (error) {
-    if (cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed')) return 'stale';
+    const reasons = cancellationReasons(error);
+    if (reasons?.some((reason) => reason.Code === 'ConditionalCheckFailed')) return { reasons: reasons.map((reason) => reason.Code) };
     throw error;
   }
 }
@@ -160,11 +187,61 @@ export interface IssuedInvitation {
   /** The credential, for the e-mail only: never stored, never logged. */
   token: string;
   expiresAt: Date;
+  /** The e-mail's place in the re-send limit, given back if it is not sent (releaseInvitationMail). */
+  mailedAt: string;
+}
+
+interface InvitationMails {
+  sentAt: string[];
+  /** Absent before the first e-mail to the address: the condition of the next write. */
+  version?: number;
+}
+
+async function getInvitationMails(organizationId: string, email: string): Promise<InvitationMails> {
+  const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.invitationMails(organizationId, email), ConsistentRead: true }));
+  return { sentAt: (Item?.sentAt as string[] | undefined) ?? [], version: Item?.version as number | undefined };
+}
+
+function invitationMailsPut(organizationId: string, email: string, read: InvitationMails, sentAt: string[], now: Date): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.invitationMails(organizationId, email),
+        entity: invitationMailsEntity,
+        organizationId,
+        sentAt,
+        version: (read.version ?? 0) + 1,
+        ttl: Math.ceil(now.getTime() / 1000) + invitationMailMemorySeconds,
+      },
+      ConditionExpression: read.version === undefined ? 'attribute_not_exists(pk)' : '#version = :version',
+      ...(read.version === undefined ? {} : { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': read.version } }),
+    },
+  };
 }
 
 /**
- * The member (invited), the address's uniqueness item and the token item, in one transaction:
- * of two invitations of one address (in any spelling of its case), exactly one is written.
+ * An invitation e-mail the transport did not take (or the suppression list stopped) does not count:
+ * its time is taken out again, on the condition that the record is as read.
+ */
+export async function releaseInvitationMail(organizationId: string, email: string, mailedAt: string): Promise<void> {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const read = await getInvitationMails(organizationId, email);
+    if (!read.sentAt.includes(mailedAt)) return;
+    const { Put } = invitationMailsPut(organizationId, email, read, read.sentAt.filter((at) => at !== mailedAt), new Date());
+    try {
+      await dynamo().send(new PutCommand(Put!));
+      return;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+}
+
+/**
+ * The member (invited), the address's uniqueness item, the token item and the address's e-mail
+ * record, in one transaction: of two invitations of one address (in any spelling of its case),
+ * exactly one is written. 429 when the address has had its invitation e-mails (invitationMailWait).
  */
 export async function createInvitation(input: {
   organizationId: string;
@@ -174,7 +251,23 @@ export async function createInvitation(input: {
   ttlSeconds: number;
   now?: Date;
 }): Promise<IssuedInvitation | 'email_taken'> {
-  const now = input.now ?? new Date();
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const mails = await getInvitationMails(input.organizationId, input.email);
+    const now = input.now ?? new Date();
+    const wait = invitationMailWait(mails.sentAt, now);
+    if (wait > 0) throw invitationMailLimited(wait);
+    const created = await writeInvitation(input, mails, now);
+    // Another e-mail to the address was recorded meanwhile: decide again on it.
+    if (created !== 'stale') return created;
+  }
+  throw new ApiError('unavailable', 'Invitations to this address changed while this request was making one; retry.');
+}
+
+async function writeInvitation(
+  input: { organizationId: string; email: string; name: string | null; role: MemberRole; ttlSeconds: number },
+  mails: InvitationMails,
+  now: Date,
+): Promise<IssuedInvitation | 'email_taken' | Stale> {
   const at = now.toISOString();
   const id = `mem_${ulid(now.getTime())}`;
   const { token, hash } = newInvitationToken();
@@ -205,19 +298,25 @@ export async function createInvitation(input: {
       },
     },
     { Put: { TableName: tableName(), Item: invitationItem({ organizationId: input.organizationId, memberId: id, tokenHash: hash, expiresAt, now }) } },
+    invitationMailsPut(input.organizationId, input.email, mails, withInvitationMail(mails.sentAt, now), now),
   ], 1);
   // The team's count is in the same transaction: a team at its cap takes no one more (decision 108).
   if (written.outcome === 'full') throw listFull('members', written.cap);
-  if (written.outcome === 'refused') return 'email_taken';
-  return { member, token, expiresAt };
+  if (written.outcome === 'refused') return written.reasons[1]?.Code === 'ConditionalCheckFailed' ? 'email_taken' : 'stale';
+  return { member, token, expiresAt, mailedAt: at };
 }
 
 /**
  * A fresh token for a member still invited, decided on `member` as read: the old token item is
  * deleted in the same transaction, so the old link stops working the moment the new one exists.
+ * 429 when the address has had its invitation e-mails (invitationMailWait); `stale` when the member
+ * or the address's e-mails moved meanwhile.
  */
 export async function reissueInvitation(member: MemberItem, ttlSeconds: number, now = new Date()): Promise<IssuedInvitation | Stale> {
   if (member.status !== 'invited' || !member.inviteTokenHash) return 'stale';
+  const mails = await getInvitationMails(member.organizationId, member.email);
+  const wait = invitationMailWait(mails.sentAt, now);
+  if (wait > 0) throw invitationMailLimited(wait);
   const { token, hash } = newInvitationToken();
   const expiresAt = invitationExpiry(now, ttlSeconds);
   const at = now.toISOString();
@@ -235,9 +334,10 @@ export async function reissueInvitation(member: MemberItem, ttlSeconds: number, 
     // No condition: an expired token may already be gone (TTL), and it must be gone either way.
     { Delete: { TableName: tableName(), Key: keys.invitation(member.inviteTokenHash) } },
     { Put: { TableName: tableName(), Item: invitationItem({ organizationId: member.organizationId, memberId: member.id, tokenHash: hash, expiresAt, now }) } },
+    invitationMailsPut(member.organizationId, member.email, mails, withInvitationMail(mails.sentAt, now), now),
   ]);
   if (written === 'stale') return 'stale';
-  return { member: { ...member, inviteTokenHash: hash, invitedAt: at, updatedAt: at }, token, expiresAt };
+  return { member: { ...member, inviteTokenHash: hash, invitedAt: at, updatedAt: at }, token, expiresAt, mailedAt: at };
 }
 
 export interface AcceptedInvitation {
@@ -371,22 +471,33 @@ export interface RotatedMemberKey {
 
 /**
  * A new key with the member's role in place of `callingKeyId`, in one transaction with the
- * member's record: the old key is 401 on the very next request. `stale` when the calling key is no
- * longer the member's (revoked or rotated meanwhile).
+ * member's record: the old key is 401 on the very next request. The member's unsubscribe key is
+ * rotated with it (a new version, decision 110), so the links in e-mails sent before stop working
+ * too: one action retires everything that speaks for the member. `stale` when the calling key is no
+ * longer the member's (revoked or rotated meanwhile) or its unsubscribe key changed.
  */
 export async function rotateMemberKey(member: MemberItem, callingKeyId: string, environment: KeyEnvironment, now = new Date()): Promise<RotatedMemberKey | Stale> {
   if (member.status !== 'active' || member.keyId !== callingKeyId) return 'stale';
   const issued = issueApiKey(environment, member.organizationId);
   const at = now.toISOString();
+  const unsubscribeKey = hasUnsubscribeKey(member) ? await nextUnsubscribeKey(member) : undefined;
   const written = await transact([
     {
       Update: {
         TableName: tableName(),
         Key: keys.member(member.organizationId, member.id),
-        UpdateExpression: 'SET keyId = :new, updatedAt = :now',
-        ConditionExpression: '#status = :active AND keyId = :old AND #role = :role',
+        UpdateExpression: unsubscribeKey
+          ? 'SET keyId = :new, updatedAt = :now, notifyKeySealed = :sealed, notifyKeyVersion = :version REMOVE notifyKey'
+          : 'SET keyId = :new, updatedAt = :now',
+        ConditionExpression: `#status = :active AND keyId = :old AND #role = :role AND ${
+          member.notifyKeyVersion === undefined ? 'attribute_not_exists(notifyKeyVersion)' : 'notifyKeyVersion = :previous'
+        }`,
         ExpressionAttributeNames: { '#status': 'status', '#role': 'role' },
-        ExpressionAttributeValues: { ':new': issued.keyId, ':old': callingKeyId, ':active': 'active', ':role': member.role, ':now': at },
+        ExpressionAttributeValues: {
+          ':new': issued.keyId, ':old': callingKeyId, ':active': 'active', ':role': member.role, ':now': at,
+          ...(unsubscribeKey ? { ':sealed': unsubscribeKey.sealed, ':version': unsubscribeKey.version } : {}),
+          ...(member.notifyKeyVersion === undefined ? {} : { ':previous': member.notifyKeyVersion }),
+        },
       },
     },
     {
@@ -400,5 +511,7 @@ export async function rotateMemberKey(member: MemberItem, callingKeyId: string, 
     putApiKey(apiKeyItem(issued, { role: member.role, memberId: member.id }, at)),
   ]);
   if (written === 'stale') return 'stale';
-  return { member: { ...member, keyId: issued.keyId, updatedAt: at }, apiKey: issued.apiKey };
+  const { notifyKey: _replaced, ...rest } = member;
+  const rotated = unsubscribeKey ? { ...rest, notifyKeySealed: unsubscribeKey.sealed, notifyKeyVersion: unsubscribeKey.version } : member;
+  return { member: { ...rotated, keyId: issued.keyId, updatedAt: at }, apiKey: issued.apiKey };
 }

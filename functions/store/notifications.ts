@@ -1,20 +1,19 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashInvitationToken as hashLinkToken, newInvitationToken as newLinkToken } from '#domain/team.ts';
-import {
-  isUnsubscribeTokenValid, newUnsubscribeKey, notificationEventTypes, readUnsubscribeToken, type UnsubscribeClaims,
-} from '#domain/notifications.ts';
+import { isUnsubscribeTokenValid, notificationEventTypes, readUnsubscribeToken, type UnsubscribeClaims } from '#domain/notifications.ts';
 import type { EventType } from '#schemas/webhooks.ts';
 import type { NotificationPreferences } from '#schemas/notifications.ts';
 import { batchGetAll, dynamo, queryPrefix, tableName, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
-import { getSuppression, type MailSuppression } from './mailSuppressions.ts';
+import { clearedAddress, getSuppression, standingSuppression, type MailableAddress, type MailSuppression } from './mailSuppressions.ts';
 import { getMember, transact, type MemberItem, type Stale } from './members.ts';
+import { hasUnsubscribeKey, nextUnsubscribeKey, openUnsubscribeKey, unsubscribeKeyVersion } from './unsubscribeKeys.ts';
 
 /**
  * E-mail notifications of a member (docs/decisions/094). What the member chose, whether its address
- * is verified, and its unsubscribe key live on the member item (so a removed member, whose item is
- * deleted, has none of it). Beside it:
+ * is verified, and its unsubscribe key (sealed and versioned: store/unsubscribeKeys.ts, decision 110)
+ * live on the member item (so a removed member, whose item is deleted, has none of it). Beside it:
  * - one subscription item per chosen event type (`ORG#<org> / NOTIFY#<type>#<memberId>`), written in
  *   the same transaction as the choice: the mailer queries the members who chose an event instead of
  *   reading the whole team;
@@ -47,20 +46,19 @@ export interface EmailVerificationItem {
 
 // ---- Preferences -------------------------------------------------------------------------
 
-/** A suppression stops mail to the member until the member verifies the address after it. */
+/** A suppression stops mail to the member until the member verifies the address after it (or an operator lifts it). */
 export function activeSuppression(member: MemberItem, suppression: MailSuppression | undefined): MailSuppression | undefined {
-  if (!suppression) return undefined;
-  if (member.emailVerifiedAt && member.emailVerifiedAt > suppression.suppressedAt) return undefined;
-  return suppression;
+  return standingSuppression(suppression, member.emailVerifiedAt);
 }
 
 export function memberSuppression(member: MemberItem): Promise<MailSuppression | undefined> {
   return member.email ? getSuppression(member.email) : Promise.resolve(undefined);
 }
 
-/** The member may be e-mailed: active, an address, verified, and not suppressed since. */
-export function mayEmail(member: MemberItem, suppression: MailSuppression | undefined): boolean {
-  return member.status === 'active' && Boolean(member.email) && member.emailVerifiedAt !== undefined && !activeSuppression(member, suppression);
+/** The member's address, when it may be e-mailed notifications: active, verified, and not suppressed since. */
+export function notifiableAddress(member: MemberItem, suppression: MailSuppression | undefined): MailableAddress | undefined {
+  if (member.status !== 'active' || member.emailVerifiedAt === undefined) return undefined;
+  return clearedAddress(member.email, suppression, member.emailVerifiedAt);
 }
 
 function inContractOrder(events: readonly string[]): EventType[] {
@@ -192,7 +190,8 @@ export type VerificationOutcome =
  * Single use under any concurrency: marking the token used (on the condition that it is unused and
  * unexpired) and verifying the member (on the condition that this is still its pending link for this
  * address) are one transaction. Verifying records when, which lifts an earlier suppression for this
- * member (activeSuppression), and gives the member its unsubscribe key if it has none.
+ * member (activeSuppression), and gives the member its first unsubscribe key (sealed, version 1) if it
+ * has none.
  */
 export async function confirmVerification(token: string, now = new Date()): Promise<VerificationOutcome> {
   const hash = hashLinkToken(token);
@@ -209,6 +208,7 @@ export async function confirmVerification(token: string, now = new Date()): Prom
     }
     if (Date.parse(link.expiresAt) <= now.getTime()) return { outcome: 'expired' };
     if (member.verifyTokenHash !== hash) return { outcome: 'invalid' };
+    const firstKey = hasUnsubscribeKey(member) ? undefined : await nextUnsubscribeKey(member);
     const written = await transact([
       {
         Update: {
@@ -223,10 +223,17 @@ export async function confirmVerification(token: string, now = new Date()): Prom
         Update: {
           TableName: tableName(),
           Key: keys.member(member.organizationId, member.id),
-          UpdateExpression: 'SET emailVerifiedAt = :now, verifiedTokenHash = :hash, notificationsUpdatedAt = :now, notifyKey = if_not_exists(notifyKey, :key) REMOVE verifyTokenHash',
-          ConditionExpression: '#status = :active AND verifyTokenHash = :hash AND email = :email',
+          UpdateExpression: `SET emailVerifiedAt = :now, verifiedTokenHash = :hash, notificationsUpdatedAt = :now${
+            firstKey ? ', notifyKeySealed = :sealed, notifyKeyVersion = :version' : ''
+          } REMOVE verifyTokenHash`,
+          ConditionExpression: `#status = :active AND verifyTokenHash = :hash AND email = :email${
+            firstKey ? ' AND attribute_not_exists(notifyKeySealed) AND attribute_not_exists(notifyKey)' : ''
+          }`,
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':now': at, ':hash': hash, ':key': newUnsubscribeKey(), ':active': 'active', ':email': link.email },
+          ExpressionAttributeValues: {
+            ':now': at, ':hash': hash, ':active': 'active', ':email': link.email,
+            ...(firstKey ? { ':sealed': firstKey.sealed, ':version': firstKey.version } : {}),
+          },
         },
       },
     ]);
@@ -239,12 +246,17 @@ export async function confirmVerification(token: string, now = new Date()): Prom
 
 export type UnsubscribeOutcome = { outcome: 'unsubscribed'; claims: UnsubscribeClaims; email: string } | { outcome: 'invalid' };
 
-/** The member and event type a genuine unsubscribe token names; invalid for a forged one or a member that is gone. */
+/**
+ * The member and event type a genuine unsubscribe token names: undefined for a forged one, one signed
+ * under a key version the member's key rotation retired, or one whose member is gone (decision 110).
+ */
 export async function unsubscribeTarget(token: string): Promise<{ member: MemberItem; claims: UnsubscribeClaims } | undefined> {
   const claims = readUnsubscribeToken(token);
   if (!claims) return undefined;
   const member = await getMember(claims.organizationId, claims.memberId);
-  if (!member?.notifyKey || !isUnsubscribeTokenValid(member.notifyKey, token)) return undefined;
+  if (!member || unsubscribeKeyVersion(member) !== claims.keyVersion) return undefined;
+  const current = await openUnsubscribeKey(member);
+  if (!current || !isUnsubscribeTokenValid(current.key, token)) return undefined;
   return { member, claims };
 }
 

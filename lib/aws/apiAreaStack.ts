@@ -83,7 +83,8 @@ export class ApiAreaStack extends NestedStack {
         }));
       }
       if (rows.some((row) => routeNeeds(row).cursors)) props.context.cursorSecret.grantRead(built.function);
-      if (rows.some((row) => routeNeeds(row).sealsWebhookSecrets)) props.context.webhookSecretKey.grant(built.function, 'kms:GenerateDataKey');
+      if (rows.some((row) => routeNeeds(row).sealsSecrets)) props.context.webhookSecretKey.grant(built.function, 'kms:GenerateDataKey');
+      if (rows.some((row) => routeNeeds(row).opensSecrets)) props.context.webhookSecretKey.grantDecrypt(built.function);
       // Only the handlers whose row `sendsMail` may send, and only as the stage's identity through its set.
       if (rows.some((row) => row.sendsMail)) grantMailSending(built.function, settings, props.publicBaseUrl);
     }

@@ -60,7 +60,7 @@ export class WorkflowStack extends Stack {
       const tasks = Object.entries(workflow.tasks).map(([key, task]) => ({ key, fn: taskFunction(task) }));
       // A task that starts other workflows (a batch's items) may start exactly those, by name: no construct reference, no cycle.
       for (const [key, task] of Object.entries(workflow.tasks) as [string, TaskDefinition][]) {
-        if (task.opensWebhookSecrets) props.context.webhookSecretKey.grantDecrypt(tasks.find((entry) => entry.key === key)!.fn);
+        if (task.opensSecrets) props.context.webhookSecretKey.grantDecrypt(tasks.find((entry) => entry.key === key)!.fn);
         if (!task.starts?.length) continue;
         tasks.find((entry) => entry.key === key)!.fn.addToRolePolicy(new PolicyStatement({
           actions: ['states:StartExecution'],

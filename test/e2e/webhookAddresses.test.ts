@@ -63,13 +63,20 @@ describe('registration outside simulated', () => {
     ['IPv4-mapped private', v6('::ffff:10.0.0.1')],
     ['unspecified', v4('0.0.0.0')],
     ['one private address among public ones', [...v4('93.184.216.34'), ...v4('10.0.0.7')]],
-  ])('refuses a host resolving to %s with 400 validation, and stores nothing', async (_label, addresses) => {
+    ['6to4 of loopback', v6('2002:7f00:1::1')],
+    ['6to4 of the metadata address', v6('2002:a9fe:a9fe::')],
+    ['Teredo with a private client', v6('2001:0:4136:e378:8000:63bf:f5ff:fffe')],
+    ['NAT64 of a private address', v6('64:ff9b::10.0.0.1')],
+    ['local-use NAT64', v6('64:ff9b:1::8.8.8.8')],
+  ])('refuses a host resolving to %s with 400 validation naming its class, never the address, and stores nothing', async (_label, addresses) => {
     const host = `h${randomBytes(4).toString('hex')}.example.com`;
     answers.set(host, addresses);
     const { status, body } = await call(service, 'PUT', '/webhooks/endpoint', { apiKey, body: { url: `https://${host}/hooks` } });
     expect(status).toBe(400);
     expect(body.error).toBe('validation');
     expect(body.issues[0].path).toEqual(['url']);
+    expect(body.issues[0].message).toMatch(new RegExp(`^${host.replace(/\./g, '\\.')} resolves to an? [A-Za-z ()-]+ address: webhooks are delivered to public addresses only$`));
+    for (const { address } of addresses) expect(JSON.stringify(body)).not.toContain(address);
     expect((await call(service, 'GET', '/webhooks/endpoint', { apiKey })).status).toBe(404);
   });
 
@@ -98,8 +105,10 @@ describe('registration outside simulated', () => {
     expect(detail.attempts).toHaveLength(10);
     for (const attempt of detail.attempts) {
       expect(attempt.httpStatus).toBeNull();
-      expect(attempt.error).toMatch(/127\.0\.0\.1, a loopback address/);
+      // The class, not the address the name now resolves to.
+      expect(attempt.error).toBe('hooks.example.com resolves to a loopback address: webhooks are delivered to public addresses only');
     }
+    expect(JSON.stringify(detail)).not.toContain('127.0.0.1');
     expect(receiver.deliveries).toEqual([]);
   });
 

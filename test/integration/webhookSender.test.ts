@@ -30,12 +30,26 @@ describe('sendWebhook', () => {
     expect(receiver.deliveries.some((delivery) => delivery.path === '/target')).toBe(false);
   });
 
-  it('reports a refused connection as an error, never throws', async () => {
+  it('reports a refused connection as an error, never throws, by its class: never the address or port it tried', async () => {
     const closed = await startReceiver();
     const url = closed.url;
     await closed.close();
     const result = await sendWebhook(`${url}/gone`, {}, '{}', 'simulated');
     expect(result.status).toBeUndefined();
-    expect(result.error).toMatch(/ECONNREFUSED/);
+    expect(result.error).toBe('connection refused');
+    expect(result.error).not.toContain(new URL(url).port);
+  });
+
+  it('a receiver that does not speak TLS where https was asked: the class, not the library\'s words', async () => {
+    const result = await sendWebhook(`${receiver.url.replace('http:', 'https:')}/plain`, {}, '{}', 'simulated');
+    expect(result.status).toBeUndefined();
+    expect(result.error).toBe('TLS handshake failed');
+  });
+
+  it('a refused address: the host and the class of the address, not the address', async () => {
+    const result = await sendWebhook(`${receiver.url}/x`, {}, '{}', 'sandbox');
+    expect(result.error).toBe('127.0.0.1 resolves to a loopback address: webhooks are delivered to public addresses only');
+    const mapped = await sendWebhook('https://[::ffff:a9fe:a9fe]/x', {}, '{}', 'sandbox');
+    expect(mapped.error).toBe('::ffff:a9fe:a9fe resolves to a cloud metadata address: webhooks are delivered to public addresses only');
   });
 });

@@ -377,9 +377,12 @@ describe('api stack', () => {
       const code = readFileSync(join(bundleOf(handler).outdir, 'index.mjs'), 'utf8');
       expect(code.includes('"GetSecretValue"'), `${handler} signs cursors`).toBe(cursors);
       if (handler !== getHealth.handler) expect(code.includes('"StartExecution"'), `${handler} starts workflows`).toBe(starts.size > 0);
-      // Webhook secrets: the endpoint handler makes data keys and cannot open them; no other endpoint touches the key.
+      // Sealed secrets: a row that seals (webhook secrets, a member's first or rotated unsubscribe key) makes data keys,
+      // a row that checks an unsubscribe link opens them; no endpoint does both, and no other endpoint touches the key.
       const kms = statements.flatMap((statement) => statement.actions).filter((action) => action.startsWith('kms:'));
-      expect(kms, handler).toEqual(needs.some((need) => need.sealsWebhookSecrets) ? ['kms:GenerateDataKey'] : []);
+      const wanted = [...(needs.some((need) => need.sealsSecrets) ? ['kms:GenerateDataKey'] : []), ...(needs.some((need) => need.opensSecrets) ? ['kms:Decrypt'] : [])];
+      expect(kms.sort(), handler).toEqual(wanted.sort());
+      expect(needs.some((need) => need.sealsSecrets) && needs.some((need) => need.opensSecrets), handler).toBe(false);
     }
     expect(statementsOf(api, functions.get(getHealth.handler)!).flatMap((statement) => statement.actions)).toContain('states:DescribeStateMachine');
     expect(policyOf(api, functions.get(unmatchedHandler)!)).not.toContain('dynamodb:');
@@ -393,7 +396,11 @@ describe('api stack', () => {
         .filter((statement) => statement.actions.includes('states:StartExecution')).flatMap((statement) => statement.resources);
       expect(started.length, rule.target).toBe(rule.starts?.length ?? 0);
       for (const workflow of rule.starts ?? []) expect(started.some((arn) => arn.endsWith(`:stateMachine:payments-production-${workflow}`))).toBe(true);
+      // Only the notification mailer opens sealed secrets (members' unsubscribe keys, to sign the links it mails).
+      const kms = statementsOf(events, functions.get(rule.target)!).flatMap((statement) => statement.actions).filter((action) => action.startsWith('kms:'));
+      expect(kms, rule.target).toEqual(rule.opensSecrets ? ['kms:Decrypt'] : []);
     }
+    expect(eventRules.filter((rule) => rule.opensSecrets).map((rule) => rule.target)).toEqual(['functions/events/notificationMailer.ts']);
   });
 
   it('lets workflow tasks start only the workflows their registry row names (a batch its payments)', () => {
@@ -410,12 +417,12 @@ describe('api stack', () => {
     expect(workflows.batch.tasks.BatchStep.starts).toEqual(['payment']);
     // Only the webhook delivery task opens webhook signing secrets.
     for (const workflow of Object.values(workflows)) {
-      for (const task of Object.values(workflow.tasks) as { handler: string; opensWebhookSecrets?: boolean }[]) {
+      for (const task of Object.values(workflow.tasks) as { handler: string; opensSecrets?: boolean }[]) {
         const kms = statementsOf(template, functions.get(task.handler)!).flatMap((statement) => statement.actions).filter((action) => action.startsWith('kms:'));
-        expect(kms, task.handler).toEqual(task.opensWebhookSecrets ? ['kms:Decrypt'] : []);
+        expect(kms, task.handler).toEqual(task.opensSecrets ? ['kms:Decrypt'] : []);
       }
     }
-    expect(workflows.webhookDelivery.tasks.DeliveryStep.opensWebhookSecrets).toBe(true);
+    expect(workflows.webhookDelivery.tasks.DeliveryStep.opensSecrets).toBe(true);
   });
 
   it("sends mail as the stage's SES identity through its configuration set, whose bounces and complaints reach the service", () => {

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { formatMoney } from '#domain/money.ts';
 import {
@@ -17,7 +18,7 @@ describe('money for people', () => {
 });
 
 describe('unsubscribe tokens', () => {
-  const claims = { organizationId: 'org_1', memberId: 'mem_1', eventType: 'transaction.reconciled' as const };
+  const claims = { organizationId: 'org_1', memberId: 'mem_1', eventType: 'transaction.reconciled' as const, keyVersion: 3 };
 
   it('name the member and event and verify only under the member key', () => {
     const key = newUnsubscribeKey();
@@ -35,6 +36,26 @@ describe('unsubscribe tokens', () => {
     expect(readUnsubscribeToken('not-a-token')).toBeUndefined();
     expect(readUnsubscribeToken(`${Buffer.from('["a","b","transaction.funded"]').toString('base64url')}.x`)).toBeUndefined();
   });
+
+  it('name the version of the key that signed them, which cannot be moved either (decision 110)', () => {
+    const key = newUnsubscribeKey();
+    const [, mac] = unsubscribeToken(key, claims).split('.');
+    const older = Buffer.from(JSON.stringify(['org_1', 'mem_1', 'transaction.reconciled', 2])).toString('base64url');
+    expect(readUnsubscribeToken(`${older}.${mac}`)).toEqual({ ...claims, keyVersion: 2 });
+    expect(isUnsubscribeTokenValid(key, `${older}.${mac}`)).toBe(false);
+    for (const version of [0, -1, 1.5, '2', null]) {
+      const odd = Buffer.from(JSON.stringify(['org_1', 'mem_1', 'transaction.reconciled', version])).toString('base64url');
+      expect(readUnsubscribeToken(`${odd}.${mac}`), String(version)).toBeUndefined();
+    }
+  });
+
+  it('a token from before versions names none: it is version 1, the first key\'s', () => {
+    const key = newUnsubscribeKey();
+    const payload = Buffer.from(JSON.stringify(['org_1', 'mem_1', 'transaction.refunded'])).toString('base64url');
+    const mac = createHmac('sha256', key).update(payload, 'utf8').digest('base64url');
+    expect(readUnsubscribeToken(`${payload}.${mac}`)).toEqual({ organizationId: 'org_1', memberId: 'mem_1', eventType: 'transaction.refunded', keyVersion: 1 });
+    expect(isUnsubscribeTokenValid(key, `${payload}.${mac}`)).toBe(true);
+  });
 });
 
 describe('notification e-mail', () => {
@@ -43,7 +64,6 @@ describe('notification e-mail', () => {
       type: 'transaction.refunded',
       data: { transactionId: 'pay-7', state: 'REFUNDED', failure: 'Rail refused account 12345678901234 (closed)' },
       organizationName: 'Acme <Ltd>',
-      memberName: 'Ana',
       baseUrl: 'https://api.example.com',
       unsubscribeUrl: 'https://api.example.com/notifications/unsubscribe?token=t',
     });
@@ -56,7 +76,7 @@ describe('notification e-mail', () => {
   });
 
   it('names deposits and off-ramps with their figures', () => {
-    const base = { organizationName: 'Acme', memberName: null, baseUrl: 'https://a.example', unsubscribeUrl: 'https://a.example/u' };
+    const base = { organizationName: 'Acme', baseUrl: 'https://a.example', unsubscribeUrl: 'https://a.example/u' };
     const usdc = (amount: string) => ({ amount, currency: 'USDC', scale: 6 });
     expect(notificationEmail({ ...base, type: 'onramp.delivered', data: { onRampId: 'dep-1', gross: usdc('1000000000'), fee: usdc('5000000'), net: usdc('995000000') } }).subject)
       .toBe('Deposit dep-1 delivered: 995.000000 USDC credited to your balance');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressRefusal, ipv6Bytes, refusedRange } from '#domain/webhookAddress.ts';
+import { addressRefusal, describeRange, refusedRange, type RefusedRange } from '#domain/webhookAddress.ts';
 
 /**
  * The webhook sender's address classifier (docs/decisions/092): one case per refused range, in
@@ -54,11 +54,35 @@ describe('refused ranges', () => {
     ['::127.0.0.1', 'loopback'],
     ['64:ff9b::10.0.0.1', 'private'],
     ['64:ff9b::a9fe:a9fe', 'metadata'],
+    // IPv4-translated (RFC 6145).
+    ['::ffff:0:127.0.0.1', 'loopback'],
+    ['::ffff:0:a00:1', 'private'],
+    // NAT64, local-use prefix (RFC 8215): judged by the last 32 bits when they say more, refused always.
+    ['64:ff9b:1::10.0.0.1', 'private'],
+    ['64:ff9b:1::a9fe:a9fe', 'metadata'],
+    ['64:ff9b:1:ab::7f00:1', 'loopback'],
+    ['64:ff9b:1::8.8.8.8', 'reserved'],
+    // 6to4 (RFC 3056): the IPv4 address is bits 16 to 47.
+    ['2002:7f00:1::', 'loopback'],
+    ['2002:0a00:0001::1', 'private'],
+    ['2002:c0a8:0101:1::1', 'private'],
+    ['2002:a9fe:a9fe::', 'metadata'],
+    ['2002:6440:0001::', 'shared'],
+    ['2002::', 'unspecified'],
+    // Teredo (RFC 4380): the client's IPv4 address is the last 32 bits, inverted (here behind server 65.54.227.120).
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback'],
+    ['2001:0:4136:e378:8000:63bf:f5ff:fffe', 'private'],
+    ['2001:0:4136:e378:8000:63bf:5601:5601', 'metadata'],
+    ['2001::3f57:fefe', 'private'],
   ])('the IPv4 address inside %s is judged: %s', (address, range) => {
     expect(refusedRange(address)).toBe(range);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '172.15.255.255', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8'])(
+  it.each([
+    '93.184.216.34', '8.8.8.8', '172.32.0.1', '172.15.255.255', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8',
+    // 6to4 of 93.184.216.34, and a Teredo client at 93.184.216.34 (a247:27dd inverted).
+    '2002:5db8:d822::1', '2001:0:4136:e378:8000:63bf:a247:27dd',
+  ])(
     '%s is public',
     (address) => {
       expect(refusedRange(address)).toBeUndefined();
@@ -77,12 +101,20 @@ describe('per environment', () => {
   });
 });
 
-describe('ipv6Bytes', () => {
-  it('expands every textual form to the same 16 bytes', () => {
-    const expected = [0xfd, 0x00, 0x0e, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54];
-    expect(ipv6Bytes('fd00:ec2::254')).toEqual(expected);
-    expect(ipv6Bytes('FD00:0EC2:0:0:0:0:0:254')).toEqual(expected);
-    expect(ipv6Bytes('::ffff:1.2.3.4')).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 1, 2, 3, 4]);
-    expect(ipv6Bytes('::')).toEqual(new Array(16).fill(0));
+describe('textual forms', () => {
+  it('judges every spelling of one address alike (ipaddr.js parses them)', () => {
+    for (const spelling of ['fd00:ec2::254', 'FD00:0EC2:0:0:0:0:0:254', 'fd00:0ec2:0000:0000:0000:0000:0000:0254']) expect(refusedRange(spelling)).toBe('metadata');
+    for (const spelling of ['::ffff:1.2.3.4', '::ffff:102:304', '0:0:0:0:0:ffff:0102:0304']) expect(refusedRange(spelling)).toBeUndefined();
+    for (const spelling of ['::ffff:10.1.2.3', '::ffff:a01:203', '0:0:0:0:0:FFFF:0A01:0203']) expect(refusedRange(spelling)).toBe('private');
+    for (const spelling of ['::', '0:0:0:0:0:0:0:0', '0::0']) expect(refusedRange(spelling)).toBe('unspecified');
+    for (const spelling of ['2002:7f00:1::', '2002:7F00:0001:0:0:0:0:0', '2002:7f00:1:0::']) expect(refusedRange(spelling)).toBe('loopback');
+  });
+});
+
+describe('in words', () => {
+  it('names the class of every refused range, never an address', () => {
+    const ranges: RefusedRange[] = ['unspecified', 'loopback', 'private', 'shared', 'link_local', 'metadata', 'unique_local', 'multicast', 'reserved', 'not_an_address'];
+    for (const range of ranges) expect(describeRange(range)).toMatch(/^(a|an|something) [A-Za-z ()-]+$/);
+    expect(describeRange('private')).toBe('a private address');
   });
 });

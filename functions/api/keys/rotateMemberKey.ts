@@ -6,8 +6,9 @@ import { changeMember, memberView, rotateMemberKey as rotate } from '#store/memb
 
 /**
  * POST /members/me/api-key: the calling member's key is replaced by a new one with the same role,
- * in one write; the old key is 401 on the very next request. The organization key has no member:
- * 409 `member_required`.
+ * in one write; the old key is 401 on the very next request, and the unsubscribe links of e-mails
+ * sent before stop working (a new version of the member's unsubscribe key, decision 110). The
+ * organization key has no member: 409 `member_required`.
  */
 export const handler = endpoint(rotateMemberKey, async ({ caller }) => {
   if (!caller.memberId) {

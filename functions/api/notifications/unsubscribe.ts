@@ -1,6 +1,7 @@
 import { unsubscribe as unsubscribeRow } from '#contract/routes.ts';
 import { linkPage } from '#domain/notifications.ts';
-import { endpoint, page } from '#platform/endpoint.ts';
+import { endpoint } from '#platform/endpoint.ts';
+import { page } from '#platform/page.ts';
 import { unsubscribe } from '#store/notifications.ts';
 
 /**

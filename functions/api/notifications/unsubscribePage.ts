@@ -1,7 +1,7 @@
 import { unsubscribePage } from '#contract/routes.ts';
-import { linkPage, unsubscribeLink } from '#domain/notifications.ts';
-import { publicBaseUrl } from '#platform/config.ts';
-import { endpoint, page } from '#platform/endpoint.ts';
+import { linkPage } from '#domain/notifications.ts';
+import { endpoint } from '#platform/endpoint.ts';
+import { page } from '#platform/page.ts';
 import { unsubscribeTarget } from '#store/notifications.ts';
 
 /**
@@ -14,6 +14,6 @@ export const handler = endpoint(unsubscribePage, async ({ query }) => {
   return page(linkPage({
     title: 'Stop these e-mails?',
     message: `${target.member.email} will no longer receive e-mails about ${target.claims.eventType}. Choose again at any time with PUT /notifications/preferences.`,
-    form: { action: unsubscribeLink(publicBaseUrl(), query.token), button: 'Unsubscribe', fields: { 'List-Unsubscribe': 'One-Click' } },
+    form: { button: 'Unsubscribe', fields: { 'List-Unsubscribe': 'One-Click' } },
   }));
 });

@@ -1,5 +1,6 @@
 import { linkPage } from '#domain/notifications.ts';
-import { page, type ApiResponse } from '#platform/endpoint.ts';
+import type { ApiResponse } from '#platform/endpoint.ts';
+import { page } from '#platform/page.ts';
 import { confirmVerification } from '#store/notifications.ts';
 
 /**

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalService } from '../../lib/local/service.ts';
+import { readOutbox } from '../../lib/ops/outbox.ts';
+import { call, createTestOrganization, startTestService, untilSettled, type TestOrganization } from '../support/service.ts';
+import { inviteAndAccept, outboxDirectory, useTemporaryOutbox, type Teammate } from '../support/team.ts';
+import { eventually } from '../support/eventually.ts';
+import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
+import { creditDeposit } from '#store/ledger.ts';
+import { setRateLimits } from '#store/organizations.ts';
+import { routeKey, routes } from '#contract/routes.ts';
+
+/**
+ * The pages the e-mailed links open, through HTTP as a browser gets them (docs/decisions/110): each
+ * one, whatever it says (verified, asked, unsubscribed, not valid), carries the page kit's headers:
+ * no script, no framing, forms only back to the service, no referrer (their URLs carry tokens), no
+ * sniffing, no caching. The rows are walked from the route table, so a page added later is held to it.
+ */
+let service: LocalService;
+let org: TestOrganization;
+
+beforeAll(async () => {
+  useTemporaryOutbox();
+  service = await startTestService();
+  org = await createTestOrganization(service, 'approved', 'Pages Org');
+  await setRateLimits(org.organizationId, { burst: 100_000, perSecond: 10_000 });
+  await creditDeposit({ organizationId: org.organizationId, depositId: `dep-pages-${Date.now()}`, amount: 10_000n * 1_000_000n, rail: 'wire', memo: 'test deposit' });
+});
+
+afterAll(async () => {
+  await service?.stop();
+});
+
+const pageRows = routes.filter((definition) => Object.values(definition.responses).some((response) => response.html));
+const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+function expectPageHeaders(answer: { status: number; headers: Headers; body: unknown }, what: string) {
+  expect(answer.headers.get('content-type'), what).toMatch(/^text\/html; charset=utf-8$/);
+  const policy = (answer.headers.get('content-security-policy') ?? '').split(';').map((directive) => directive.trim());
+  expect(policy, what).toEqual(expect.arrayContaining(["default-src 'none'", "frame-ancestors 'none'", "form-action 'self'", "base-uri 'none'"]));
+  // Nothing loosens it: no source for scripts, nothing inline or evaluated.
+  expect(policy.some((directive) => /^script-src|unsafe-inline|unsafe-eval|\*/.test(directive)), what).toBe(false);
+  expect(answer.headers.get('x-frame-options'), what).toBe('DENY');
+  expect(answer.headers.get('x-content-type-options'), what).toBe('nosniff');
+  expect(answer.headers.get('referrer-policy'), what).toBe('no-referrer');
+  expect(answer.headers.get('cache-control'), what).toBe('no-store');
+  expect(String(answer.body), what).not.toMatch(/<script|<iframe|<img|<link|\son\w+=/i);
+}
+
+async function newestLink(email: string, subject: RegExp, path: string): Promise<string> {
+  return eventually(async () => {
+    const message = (await readOutbox(outboxDirectory())).reverse().find((candidate) => candidate.to.includes(email) && subject.test(candidate.subject));
+    const link = message?.links.find((candidate) => new URL(candidate).pathname === path);
+    return link ? `${new URL(link).pathname}${new URL(link).search}` : undefined;
+  }, { what: `a ${path} link e-mailed to ${email}`, timeoutMs: 30_000 });
+}
+
+describe('every page carries the kit\'s headers', () => {
+  it('the page rows of the route table are the four link pages', () => {
+    expect(pageRows.map(routeKey).sort()).toEqual(['GET /notifications/unsubscribe', 'GET /notifications/verify', 'POST /notifications/unsubscribe', 'POST /notifications/verify']);
+  });
+
+  it.each(pageRows.map((definition) => [routeKey(definition), definition] as const))('%s with a token nobody issued: a 410 page', async (_key, definition) => {
+    const answer = definition.method === 'GET'
+      ? await call(service, 'GET', `${definition.path}?token=nothing-issued-this`)
+      : await call(service, 'POST', `${definition.path}?token=nothing-issued-this`, { rawBody: 'List-Unsubscribe=One-Click', headers: form });
+    expect(answer.status).toBe(410);
+    expectPageHeaders(answer, routeKey(definition));
+  });
+
+  it('the pages a member sees on the way: verified (GET and form), asked to unsubscribe, unsubscribed', async () => {
+    const member: Teammate = await inviteAndAccept(service, org.apiKey, 'member');
+    expect((await call(service, 'PUT', '/notifications/preferences', { apiKey: member.apiKey, body: { events: ['transaction.reconciled'] } })).status).toBe(200);
+    expect((await call(service, 'POST', '/notifications/verify/send', { apiKey: member.apiKey })).status).toBe(202);
+    const verified = await call(service, 'GET', await newestLink(member.email, /^Verify your address/, '/notifications/verify'));
+    expect(verified.status).toBe(200);
+    expectPageHeaders(verified, 'GET verify');
+    expect((await call(service, 'POST', '/notifications/verify/send', { apiKey: member.apiKey })).status).toBe(202);
+    const posted = await call(service, 'POST', await newestLink(member.email, /^Verify your address/, '/notifications/verify'), { rawBody: '', headers: form });
+    expect(posted.status).toBe(200);
+    expectPageHeaders(posted, 'POST verify');
+
+    const mx = findCorridor('USDC', 'MXN', 'MX')!;
+    const transactionId = `pages-${Date.now().toString(36)}`;
+    const paid = await call(service, 'POST', '/transactions', {
+      apiKey: org.apiKey,
+      body: { idempotencyKey: transactionId, corridor: { to: 'MXN', destinationCountry: 'MX' }, sendAmount: { amount: '20.00', currency: 'USDC' }, recipientReference: 'pages', beneficiary: sampleBeneficiary(mx) },
+    });
+    expect(paid.status).toBe(202);
+    expect((await untilSettled(service, org.apiKey, `/transactions/${transactionId}`)).state).toBe('RECONCILED');
+    const unsubscribeLink = await newestLink(member.email, new RegExp(`^Payment ${transactionId} reconciled`), '/notifications/unsubscribe');
+
+    const asked = await call(service, 'GET', unsubscribeLink);
+    expect(asked.status).toBe(200);
+    expectPageHeaders(asked, 'GET unsubscribe');
+    // Its form posts back to the URL the page was opened at, which form-action 'self' allows wherever the service is served.
+    expect(asked.body).toContain('<form method="post">');
+    const done = await call(service, 'POST', unsubscribeLink, { rawBody: 'List-Unsubscribe=One-Click', headers: form });
+    expect(done.status).toBe(200);
+    expectPageHeaders(done, 'POST unsubscribe');
+  }, 90_000);
+});
