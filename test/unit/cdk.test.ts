@@ -14,7 +14,7 @@ import { bundleLambdas, type LambdaBundle } from '../../lib/build/lambdaBundles.
 import { getHealth, inviteMember, resendInvitation, routeKey, sendEmailVerification, routeNeeds, routes, type RouteDefinition } from '#contract/routes.ts';
 import { workflows } from '#contract/workflows.ts';
 import { eventRules, mailFeedbackRule } from '#contract/events.ts';
-import { parkableOperations, parkedStatuses } from '#contract/metrics.ts';
+import { localOnlyMetrics, metricDimensions, parkableOperations, parkedStatuses, sweptOperations } from '#contract/metrics.ts';
 import { tableActions } from '../../lib/aws/serviceFunction.ts';
 import { table as tableDefinition } from '#contract/table.ts';
 
@@ -41,6 +41,13 @@ interface Synthesized {
   resourceCounts: Map<string, number>;
   validationReport: { pluginReports: { pluginName: string; violations: unknown[] }[] };
   errors: unknown[];
+  /** Every template of the cloud assembly (stacks and nested stacks), by file name, as CloudFormation receives them. */
+  files: Map<string, CfnTemplate>;
+}
+
+interface CfnTemplate {
+  Resources?: Record<string, { Type: string; Properties?: Record<string, any>; DeletionPolicy?: string }>;
+  Outputs?: Record<string, { Export?: { Name: string } }>;
 }
 
 /**
@@ -56,10 +63,8 @@ function synthesize(environment: string, context: Record<string, string> = deplo
   // Throws, with the report, if any validation plugin (cdk-nag) found an unacknowledged error.
   const assembly = app.synth();
   const templateFiles = readdirSync(assembly.directory).filter((file) => file.endsWith('.template.json'));
-  const resourceCounts = new Map(templateFiles.map((file) => {
-    const template = JSON.parse(readFileSync(join(assembly.directory, file), 'utf8')) as { Resources?: object };
-    return [file, Object.keys(template.Resources ?? {}).length];
-  }));
+  const files = new Map(templateFiles.map((file) => [file, JSON.parse(readFileSync(join(assembly.directory, file), 'utf8')) as CfnTemplate]));
+  const resourceCounts = new Map([...files].map(([file, template]) => [file, Object.keys(template.Resources ?? {}).length]));
   return {
     stacks,
     templates: {
@@ -74,6 +79,7 @@ function synthesize(environment: string, context: Record<string, string> = deplo
     resourceCounts,
     validationReport: JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8')),
     errors: assembly.stacks.flatMap((stack) => stack.messages.filter((message) => message.level === 'error')),
+    files,
   };
 }
 
@@ -532,7 +538,7 @@ describe('events stack', () => {
 });
 
 describe('alarms stack', () => {
-  it('alarms on every parked operation, dead letter, sweeper restart and failed or timed-out workflow, each notifying the alarm topic', () => {
+  it('alarms on every parked operation, dead-letter queue, sweeper restart and failed or timed-out workflow, each notifying the alarm topic', () => {
     const template = production.templates.alarms;
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
     const byName = new Map(alarms.map((alarm) => [alarm.Properties.AlarmName as string, alarm.Properties]));
@@ -549,8 +555,12 @@ describe('alarms stack', () => {
         });
       }
     }
-    expect(byName.get('payments-production-event-dead-lettered')).toMatchObject({ Namespace: 'Payments', MetricName: 'EventDeadLettered' });
-    expect(byName.get('payments-production-sweeper-restarted')).toMatchObject({ Namespace: 'Payments', MetricName: 'SweeperRestarted' });
+    for (const operation of sweptOperations) {
+      expect(byName.get(`payments-production-sweeper-restarted-${operation}`), operation).toMatchObject({
+        Namespace: 'Payments', MetricName: 'SweeperRestarted',
+        Dimensions: expect.arrayContaining([{ Name: 'operation', Value: operation }, { Name: 'service', Value: 'payments' }]),
+      });
+    }
     const queues = [...eventRules.map((rule) => `payments-production-${rule.name}-dlq`), 'payments-production-mailFeedback-dlq', 'payments-production-outbox-undelivered'];
     const queueAlarms = [...byName.values()].filter((alarm) => alarm.Namespace === 'AWS/SQS');
     expect(queueAlarms.map((alarm) => alarm.Dimensions[0].Value).sort()).toEqual(queues.sort());
@@ -566,6 +576,46 @@ describe('alarms stack', () => {
       }
     }
     template.hasResourceProperties('AWS::SNS::Topic', { TopicName: 'payments-production-alarms' });
+  });
+});
+
+/**
+ * What synthesis alone cannot show: a template that deploys and then does not work, or stops the
+ * next deploy. Each test here was written against a defect a read of the templates found (issue 24).
+ */
+describe('deploy day', () => {
+  it("lets CloudWatch publish this account's alarms to the alarm topic (a topic policy replaces SNS's default one)", () => {
+    const policies = Object.values(production.templates.alarms.findResources('AWS::SNS::TopicPolicy')) as Resource[];
+    const statements = policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement as Record<string, any>[]);
+    const publish = statements.filter((statement) => statement.Effect === 'Allow'
+      && JSON.stringify(statement.Principal) === JSON.stringify({ Service: 'cloudwatch.amazonaws.com' })
+      && [statement.Action].flat().includes('sns:Publish'));
+    expect(publish, JSON.stringify(statements)).toHaveLength(1);
+    // Only this account's alarms: the confused-deputy guard.
+    const condition = publish[0]!.Condition as Record<string, Record<string, unknown>>;
+    expect(Object.keys(condition).sort()).toEqual(['ArnLike', 'StringEquals']);
+    expect(JSON.stringify(condition.ArnLike!['aws:SourceArn'])).toContain(`:cloudwatch:${deployContext.region}:${deployContext.account}:alarm:*"`);
+    expect(condition.StringEquals).toEqual({ 'aws:SourceAccount': deployContext.account });
+  });
+
+  it('alarms on Payments metrics only as the deployed functions emit them: the same dimension set, never a metric only the local stack emits', () => {
+    // What the code emits (functions/platform/metrics.ts count() takes exactly these; Powertools adds `service`) and where.
+    const emitted: Record<string, { dimensions: readonly string[]; inAws: boolean }> = Object.fromEntries(Object.entries(metricDimensions)
+      .map(([name, dimensions]) => [name, { dimensions, inAws: !(localOnlyMetrics as readonly string[]).includes(name) }]));
+    expect(emitted.EventDeadLettered?.inAws).toBe(false);
+    const alarms = (Object.values(production.templates.alarms.findResources('AWS::CloudWatch::Alarm')) as Resource[]).map((alarm) => alarm.Properties);
+    const ours = alarms.filter((alarm) => alarm.Namespace === 'Payments');
+    expect(ours.length).toBeGreaterThan(0);
+    for (const alarm of ours) {
+      const metric = emitted[alarm.MetricName];
+      expect(metric, `${alarm.AlarmName} watches ${alarm.MetricName}, which nothing emits`).toBeDefined();
+      expect(metric!.inAws, `${alarm.AlarmName}: ${alarm.MetricName} is emitted only by the local stack`).toBe(true);
+      const names = (alarm.Dimensions as { Name: string }[]).map((dimension) => dimension.Name).sort();
+      expect(names, `${alarm.AlarmName}: CloudWatch matches a metric by its whole dimension set`).toEqual(['service', ...metric!.dimensions].sort());
+    }
+    // A restart of each kind the sweeper restarts reaches someone.
+    const swept = ours.filter((alarm) => alarm.MetricName === 'SweeperRestarted');
+    expect(swept.map((alarm) => alarm.Dimensions.find((dimension: { Name: string }) => dimension.Name === 'operation').Value).sort()).toEqual([...sweptOperations].sort());
   });
 });
 
