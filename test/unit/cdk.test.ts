@@ -617,6 +617,19 @@ describe('deploy day', () => {
     const swept = ours.filter((alarm) => alarm.MetricName === 'SweeperRestarted');
     expect(swept.map((alarm) => alarm.Dimensions.find((dimension: { Name: string }) => dimension.Name === 'operation').Value).sort()).toEqual([...sweptOperations].sort());
   });
+
+  it("gives every function that can build a link the stage's public address: none falls back to http://127.0.0.1:3000", () => {
+    let builders = 0;
+    for (const template of [production.templates.api, production.templates.events, production.templates.workflows]) {
+      for (const [entry, fn] of functionsByEntry(template)) {
+        // functions/platform/config.ts publicBaseUrl(): tree-shaken away from every bundle that never builds a link.
+        if (!readFileSync(join(bundleOf(entry).outdir, 'index.mjs'), 'utf8').includes('http://127.0.0.1:')) continue;
+        builders += 1;
+        expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL, `${entry} builds links`).toBeDefined();
+      }
+    }
+    expect(builders).toBeGreaterThan(0);
+  });
 });
 
 describe('stack sizes', () => {

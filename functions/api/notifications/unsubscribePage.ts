@@ -1,12 +1,16 @@
 import { unsubscribePage } from '#contract/routes.ts';
-import { linkPage, unsubscribeLink } from '#domain/notifications.ts';
-import { publicBaseUrl } from '#platform/config.ts';
+import { linkPage } from '#domain/notifications.ts';
 import { endpoint, page } from '#platform/endpoint.ts';
 import { unsubscribeTarget } from '#store/notifications.ts';
 
 /**
  * GET /notifications/unsubscribe?token=… (open): a page with one button. A GET changes nothing, as
  * RFC 8058 asks, because link scanners and previews open links no person clicked.
+ *
+ * The button posts to `?token=…`, relative to the page itself: whatever address the page was opened
+ * at (the stage's public address, a custom domain), the form goes back there. An absolute action
+ * needed PUBLIC_BASE_URL, which only the functions that send mail are given: in AWS the form posted
+ * to http://127.0.0.1:3000.
  */
 export const handler = endpoint(unsubscribePage, async ({ query }) => {
   const target = await unsubscribeTarget(query.token);
@@ -14,6 +18,6 @@ export const handler = endpoint(unsubscribePage, async ({ query }) => {
   return page(linkPage({
     title: 'Stop these e-mails?',
     message: `${target.member.email} will no longer receive e-mails about ${target.claims.eventType}. Choose again at any time with PUT /notifications/preferences.`,
-    form: { action: unsubscribeLink(publicBaseUrl(), query.token), button: 'Unsubscribe', fields: { 'List-Unsubscribe': 'One-Click' } },
+    form: { action: `?${new URLSearchParams({ token: query.token })}`, button: 'Unsubscribe', fields: { 'List-Unsubscribe': 'One-Click' } },
   }));
 });
