@@ -53,6 +53,8 @@ const environmentSchema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   /** How long an e-mail verification link works (default 24 hours). */
   EMAIL_VERIFICATION_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
+  /** With SES: the stage's configuration set every message is sent through (its bounces and complaints come back to this stage). */
+  MAIL_CONFIGURATION_SET: z.string().min(1).max(64).optional(),
   /** How long an invitation link works (default 7 days). */
   INVITATION_TTL_SECONDS: z.coerce.number().int().min(60).max(90 * 24 * 3600).default(7 * 24 * 3600),
   /**

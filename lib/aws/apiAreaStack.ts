@@ -26,7 +26,7 @@ export interface ApiAreaStackProps extends NestedStackProps {
 /**
  * One area of the route table (lib/aws/apiAreas.ts) as a nested stack of the API stack: the Lambda of
  * each handler module with its role, policy and log group, its integration, invoke permission and
- * routes. Everything shared (the HTTP API, its stage, the unmatched-route function, the SES identity)
+ * routes. Everything shared (the HTTP API, its stage, the unmatched-route function, the SES configuration set)
  * stays in the parent; this stack only references the API, so nothing here points back at a sibling.
  */
 export class ApiAreaStack extends NestedStack {

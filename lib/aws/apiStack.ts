@@ -5,7 +5,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { CfnPermission } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { ConfigurationSet, ConfigurationSetEventDestination, EmailIdentity, EmailSendingEvent, EventDestination, Identity } from 'aws-cdk-lib/aws-ses';
+import { ConfigurationSet, ConfigurationSetEventDestination, EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { routes, type RouteDefinition } from '#contract/routes.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
@@ -30,7 +30,7 @@ export interface ApiStackProps extends StackProps {
  * distinct handler module, so every unbuilt endpoint shares the one notImplemented function.
  *
  * This stack holds what the API shares: the HTTP API, its stage and access logs, the unmatched-route
- * function behind `$default`, the SES identity. The endpoint functions and their routes sit in one
+ * function behind `$default`, the SES configuration set. The endpoint functions and their routes sit in one
  * nested stack per area of the route table (lib/aws/apiAreas.ts, lib/aws/apiAreaStack.ts): a stack
  * holds at most 500 resources, and one of all the endpoints would stop growing near 70
  * (docs/decisions/098).
@@ -142,26 +142,24 @@ export class ApiStack extends Stack {
 
   /**
    * Invitations and verification links are e-mailed through Amazon SES v2 (functions/providers/mail.ts;
-   * docs/decisions/051, 094). The sender identity (`-c senderIdentity=`, a domain or an address) is part
-   * of the stack, with a configuration set as its default: every message carries it, and its bounces
-   * and complaints go to the default event bus, where the events stack's mail-feedback rule takes them.
-   * Only the handlers whose row `sendsMail` may send, and only as that identity through that set (no
-   * wildcard; lib/aws/environment.ts grantMailSending, given in their area's stack). Links point at this API unless
-   * `-c publicBaseUrl=...` names another address. A `simulated` stack without an identity sends no
-   * mail: every function has MAIL_TRANSPORT `none`, invitations answer emailDelivered false.
+   * docs/decisions/051, 094) as the sender identity (`-c senderIdentity=`, a domain or an address).
+   * The identity is not made here: SES names it by the bare domain or address, once per account and
+   * region, so a second stage in the account could not create it again (docs/decisions/105); the
+   * deployer makes it once (docs/deployment.md). This stack makes the stage's configuration set, which
+   * every message names (MAIL_CONFIGURATION_SET): its bounces and complaints go to the default event
+   * bus, where this stage's mail-feedback rule takes them. Only the handlers whose row `sendsMail` may
+   * send, and only as that identity through that set (no wildcard; lib/aws/environment.ts
+   * grantMailSending, given in their area's stack). Links point at the stage's public address unless
+   * `-c publicBaseUrl=...` names another. A `simulated` stack without an identity sends no mail:
+   * every function has MAIL_TRANSPORT `none`, invitations answer emailDelivered false.
    */
   private addMail(settings: FunctionContext['settings']): void {
-    const identity = settings.senderIdentity;
-    if (identity) {
+    if (settings.senderIdentity) {
       const configurationSet = new ConfigurationSet(this, 'MailConfigurationSet', { configurationSetName: mailConfigurationSetName(settings) });
       new ConfigurationSetEventDestination(this, 'MailFeedback', {
         configurationSet,
         destination: EventDestination.eventBus(EventBus.fromEventBusName(this, 'DefaultBus', 'default')),
         events: [EmailSendingEvent.BOUNCE, EmailSendingEvent.COMPLAINT],
-      });
-      new EmailIdentity(this, 'MailIdentity', {
-        identity: identity.kind === 'domain' ? Identity.domain(identity.domain) : Identity.email(identity.address),
-        configurationSet,
       });
     }
   }

@@ -54,8 +54,9 @@ export function mailTransportOf(settings: StageSettings): 'ses' | 'none' {
 
 /**
  * What a function that e-mails gets (a route row or event rule that `sendsMail`): ses:SendEmail as the
- * stage's identity through its configuration set only, named by ARN (the API stack makes both; the
- * events stack's mailer is granted the same names), the sender address and the base of links.
+ * stage's identity through its configuration set only, named by ARN (the identity is the account's,
+ * made once per account and region, docs/deployment.md; the API stack makes the set), the sender
+ * address, the set each message names, and the base of links.
  * Nothing without an identity: such a stack sends no mail.
  */
 export function grantMailSending(fn: LambdaFunction, settings: StageSettings, publicBaseUrl: string): void {
@@ -78,6 +79,7 @@ export function grantMailSending(fn: LambdaFunction, settings: StageSettings, pu
 /**
  * The house bank accounts of a stage, from CDK context (`-c houseAccounts='[{"currency":"USD",...}]'`
  * or the `context` block of cdk.json): checked at synth with the same schema the functions read them
+  fn.addEnvironment('MAIL_CONFIGURATION_SET', mailConfigurationSetName(settings));
  * with, so a malformed list stops the deploy instead of answering 500 later. Not secrets: they are
  * what GET /treasury/deposit-instructions shows every organization.
  */

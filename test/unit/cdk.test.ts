@@ -297,7 +297,6 @@ describe('api stack', () => {
     const parent = production.apiParent;
     parent.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     parent.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
-    parent.resourceCountIs('AWS::SES::EmailIdentity', 1);
     parent.resourceCountIs('AWS::SES::ConfigurationSet', 1);
     // Only the unmatched-route function behind $default, which belongs to the API itself.
     expect([...functionsByEntry(parent).keys()]).toEqual([unmatchedHandler]);
@@ -420,12 +419,12 @@ describe('api stack', () => {
     expect(workflows.webhookDelivery.tasks.DeliveryStep.opensWebhookSecrets).toBe(true);
   });
 
-  it("sends mail as the stage's SES identity through its configuration set, whose bounces and complaints reach the service", () => {
+  it("sends mail as the account's SES identity through the stage's configuration set, whose bounces and complaints reach the service", () => {
     const api = production.templates.api;
-    api.hasResourceProperties('AWS::SES::EmailIdentity', {
-      EmailIdentity: 'payments.example.com',
-      ConfigurationSetAttributes: { ConfigurationSetName: Match.anyValue() },
-    });
+    // The identity is the account's (made once per account and region: docs/decisions/105), never a stage's.
+    for (const synthesized of [simulated, sandbox, production]) {
+      for (const template of synthesized.files.values()) expect(Object.values(template.Resources ?? {}).map((resource) => resource.Type)).not.toContain('AWS::SES::EmailIdentity');
+    }
     api.hasResourceProperties('AWS::SES::ConfigurationSet', { Name: 'payments-production' });
     api.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
       EventDestination: Match.objectLike({
@@ -448,6 +447,7 @@ describe('api stack', () => {
         if (mails) {
           expect(JSON.stringify(fn.Properties.Environment.Variables.PUBLIC_BASE_URL)).toContain('ApiEndpoint');
           expect(fn.Properties.Environment.Variables.MAIL_FROM).toBe('"Payments" <no-reply@payments.example.com>');
+          expect(fn.Properties.Environment.Variables.MAIL_CONFIGURATION_SET).toBe('payments-production');
         }
       }
     }
@@ -459,8 +459,8 @@ describe('api stack', () => {
       EventPattern: { source: ['aws.ses'], 'detail-type': ['Email Bounced', 'Email Complaint Received'], detail: { mail: { tags: { 'ses:configuration-set': ['payments-production'] } } } },
     });
     expect(functionsByEntry(events).has(mailFeedbackRule.target)).toBe(true);
-    // A simulated stack without an identity sends nothing and has no identity to send as.
-    simulated.templates.api.resourceCountIs('AWS::SES::EmailIdentity', 0);
+    // A simulated stack without an identity sends nothing and has no configuration set.
+    simulated.templates.api.resourceCountIs('AWS::SES::ConfigurationSet', 0);
   });
 
   it('logs access on the stage and throttles it', () => {
@@ -584,6 +584,19 @@ describe('alarms stack', () => {
  * next deploy. Each test here was written against a defect a read of the templates found (issue 24).
  */
 describe('deploy day', () => {
+  /**
+   * The property that names a resource in its account and region, for the types the stacks make with a
+   * name (a Stage's or an inline Policy's name is its parent's business, not the account's).
+   */
+  const accountNames: Record<string, string> = {
+    'AWS::SES::EmailIdentity': 'EmailIdentity', 'AWS::SES::ConfigurationSet': 'Name', 'AWS::DynamoDB::Table': 'TableName',
+    'AWS::Logs::LogGroup': 'LogGroupName', 'AWS::SQS::Queue': 'QueueName', 'AWS::SNS::Topic': 'TopicName',
+    'AWS::StepFunctions::StateMachine': 'StateMachineName', 'AWS::CloudWatch::Alarm': 'AlarmName', 'AWS::Events::EventBus': 'Name',
+    'AWS::Events::Rule': 'Name', 'AWS::SecretsManager::Secret': 'Name', 'AWS::Scheduler::Schedule': 'Name', 'AWS::Lambda::Function': 'FunctionName',
+    'AWS::IAM::Role': 'RoleName', 'AWS::WAFv2::WebACL': 'Name',
+  };
+  const namesResource = (type: string, property: string) => accountNames[type] === property;
+
   it("lets CloudWatch publish this account's alarms to the alarm topic (a topic policy replaces SNS's default one)", () => {
     const policies = Object.values(production.templates.alarms.findResources('AWS::SNS::TopicPolicy')) as Resource[];
     const statements = policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement as Record<string, any>[]);
@@ -629,6 +642,23 @@ describe('deploy day', () => {
       }
     }
     expect(builders).toBeGreaterThan(0);
+  });
+
+  it('lets the three stages share one account and region: no two of them name a resource alike', () => {
+    const seen = new Map<string, string>();
+    for (const [stage, synthesized] of Object.entries({ simulated, sandbox, production })) {
+      for (const [file, template] of synthesized.files) {
+        for (const [id, resource] of Object.entries(template.Resources ?? {})) {
+          for (const [property, value] of Object.entries(resource.Properties ?? {})) {
+            if (!namesResource(resource.Type, property) || typeof value !== 'string') continue;
+            const key = `${resource.Type} ${value}`;
+            const other = seen.get(key);
+            if (other && !other.startsWith(`${stage}:`)) throw new Error(`${key} is named by ${other} and by ${stage}:${file}:${id}`);
+            seen.set(key, `${stage}:${file}:${id}`);
+          }
+        }
+      }
+    }
   });
 });
 
