@@ -660,6 +660,20 @@ describe('deploy day', () => {
       }
     }
   });
+
+  it('retains nothing with a fixed name outside the data stack, so a deleted stack can be created again', () => {
+    for (const synthesized of [simulated, sandbox, production]) {
+      for (const [file, template] of synthesized.files) {
+        if (file.includes('-data.')) continue; // the data is retained by design, and re-attached, not re-created
+        for (const [id, resource] of Object.entries(template.Resources ?? {})) {
+          if (resource.DeletionPolicy !== 'Retain') continue;
+          for (const [property, value] of Object.entries(resource.Properties ?? {})) {
+            if (namesResource(resource.Type, property)) expect(typeof value, `${file}: ${id} is retained under the fixed ${property} ${JSON.stringify(value)}`).not.toBe('string');
+          }
+        }
+      }
+    }
+  });
 });
 
 describe('stack sizes', () => {
