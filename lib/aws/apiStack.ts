@@ -44,7 +44,7 @@ export class ApiStack extends Stack {
   readonly functions = new Map<string, ServiceFunction>();
   /** The nested stack of each area that has routes. */
   readonly areas = new Map<ApiArea, ApiAreaStack>();
-  /** Base of links in e-mails: this API, unless `-c publicBaseUrl=...` names another address. */
+  /** Base of links in e-mails: the stage's public address, unless `-c publicBaseUrl=...` names another. */
   readonly publicBaseUrl: string;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
@@ -72,7 +72,7 @@ export class ApiStack extends Stack {
       id: 'AwsSolutions-APIG4',
       reason: 'Only the $default route sits here: it answers requests that match no endpoint with 404/405 and reads nothing.',
     });
-    this.publicBaseUrl = (this.node.tryGetContext('publicBaseUrl') as string | undefined) ?? this.api.apiEndpoint;
+    this.publicBaseUrl = this.publicAddress(this.api.apiEndpoint, this.api.apiEndpoint);
 
     // Each handler module's rows, grouped by the area of the module (its first row's).
     const rowsByHandler = new Map<string, RouteDefinition[]>();
@@ -138,6 +138,22 @@ export class ApiStack extends Stack {
     }
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url });
+  }
+
+  /**
+   * The base of links in e-mails: `-c publicBaseUrl=...` when given, else the stage's own address. The
+   * events stack's mailer imports the address (the attribute it is made of) from this stack; the export stays whether or not the
+   * context is given, since CloudFormation updates this stack first and refuses to drop an export
+   * another stack still imports (setting the context on a deployed stage would stop the deploy).
+   */
+  private publicAddress(exportedAttribute: string, ownAddress: string): string {
+    this.exportValue(exportedAttribute);
+    const given: unknown = this.node.tryGetContext('publicBaseUrl');
+    if (given === undefined) return ownAddress;
+    if (typeof given !== 'string' || !/^https?:\/\/[^/\s]+(\/\S*)?$/.test(given)) {
+      throw new Error(`CDK context "publicBaseUrl" must be an absolute address such as https://pay.example.com; got ${JSON.stringify(given)}`);
+    }
+    return given;
   }
 
   /**

@@ -584,6 +584,16 @@ describe('alarms stack', () => {
  * next deploy. Each test here was written against a defect a read of the templates found (issue 24).
  */
 describe('deploy day', () => {
+  /** Every `Fn::ImportValue` name in a template, wherever it sits. */
+  const importsOf = (template: unknown): string[] => {
+    const found: string[] = [];
+    JSON.stringify(template, (_key, value: unknown) => {
+      const imported = (value as { 'Fn::ImportValue'?: unknown } | null)?.['Fn::ImportValue'];
+      if (typeof imported === 'string') found.push(imported);
+      return value;
+    });
+    return found;
+  };
   /**
    * The property that names a resource in its account and region, for the types the stacks make with a
    * name (a Stage's or an inline Policy's name is its parent's business, not the account's).
@@ -596,6 +606,7 @@ describe('deploy day', () => {
     'AWS::IAM::Role': 'RoleName', 'AWS::WAFv2::WebACL': 'Name',
   };
   const namesResource = (type: string, property: string) => accountNames[type] === property;
+  const exportsOf = (files: Map<string, CfnTemplate>) => new Set([...files.values()].flatMap((template) => Object.values(template.Outputs ?? {}).flatMap((output) => (output.Export ? [output.Export.Name] : []))));
 
   it("lets CloudWatch publish this account's alarms to the alarm topic (a topic policy replaces SNS's default one)", () => {
     const policies = Object.values(production.templates.alarms.findResources('AWS::SNS::TopicPolicy')) as Resource[];
@@ -674,6 +685,18 @@ describe('deploy day', () => {
       }
     }
   });
+
+  it('keeps every export another stack imports when -c publicBaseUrl is set on a deployed stage', () => {
+    const imported = new Set([...production.files.values()].flatMap(importsOf));
+    expect(imported.size).toBeGreaterThan(0);
+    const withPublicUrl = synthesize('production', { ...deployContext, publicBaseUrl: 'https://pay.example.com' });
+    const exported = exportsOf(withPublicUrl.files);
+    // CloudFormation updates the exporting stack first and refuses to drop an export still imported.
+    for (const name of imported) expect(exported, `${name} would be deleted while imported`).toContain(name);
+    // And the mailer's links use the address given.
+    const mailer = functionsByEntry(withPublicUrl.templates.events).get('functions/events/notificationMailer.ts')!;
+    expect(mailer.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://pay.example.com');
+  }, 300_000);
 });
 
 describe('stack sizes', () => {
