@@ -3,7 +3,7 @@ import { HttpMethod, HttpRoute, HttpRouteKey, type HttpApi } from 'aws-cdk-lib/a
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { getHealth, routeNeeds, type RouteDefinition, type TableAccess } from '#contract/routes.ts';
+import { routeNeeds, type RouteDefinition, type TableAccess } from '#contract/routes.ts';
 import { workflows } from '#contract/workflows.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import type { ApiArea } from './apiAreas.ts';
@@ -87,12 +87,5 @@ export class ApiAreaStack extends NestedStack {
       if (rows.some((row) => row.sendsMail)) grantMailSending(built.function, settings, props.publicBaseUrl);
     }
 
-    this.functions.get(getHealth.handler)?.function.addToRolePolicy(
-      // GET /health answers 503 when the workflow engine cannot be reached; describing the state machines is the probe.
-      new PolicyStatement({
-        actions: ['states:DescribeStateMachine'],
-        resources: Object.values(workflows).map((workflow) => stateMachineArn(this, settings, workflow.name)),
-      }),
-    );
   }
 }

@@ -382,7 +382,9 @@ describe('api stack', () => {
       const kms = statements.flatMap((statement) => statement.actions).filter((action) => action.startsWith('kms:'));
       expect(kms, handler).toEqual(needs.some((need) => need.sealsWebhookSecrets) ? ['kms:GenerateDataKey'] : []);
     }
-    expect(statementsOf(api, functions.get(getHealth.handler)!).flatMap((statement) => statement.actions)).toContain('states:DescribeStateMachine');
+    // GET /health is open and calls no AWS API per request (docs/decisions/106): no Step Functions grant at all
+    // (test/integration/workflows.test.ts: the adapter answers reachable without a call).
+    expect(statementsOf(api, functions.get(getHealth.handler)!).flatMap((statement) => statement.actions).filter((action) => action.startsWith('states:'))).toEqual([]);
     expect(policyOf(api, functions.get(unmatchedHandler)!)).not.toContain('dynamodb:');
   });
 
