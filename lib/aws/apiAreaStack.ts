@@ -2,6 +2,7 @@ import { NestedStack, Validations, type NestedStackProps } from 'aws-cdk-lib';
 import { HttpMethod, HttpRoute, HttpRouteKey, type HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { routeNeeds, type RouteDefinition, type TableAccess } from '#contract/routes.ts';
 import { workflows } from '#contract/workflows.ts';
@@ -21,6 +22,8 @@ export interface ApiAreaStackProps extends NestedStackProps {
   rowsByHandler: ReadonlyMap<string, readonly RouteDefinition[]>;
   /** Base of links in e-mails, for the handlers whose rows send mail. */
   publicBaseUrl: string;
+  /** On a stage with an edge: the secret of the header CloudFront adds, which every endpoint checks. */
+  originSecret?: ISecret;
 }
 
 /**
@@ -85,6 +88,11 @@ export class ApiAreaStack extends NestedStack {
       if (rows.some((row) => routeNeeds(row).sealsWebhookSecrets)) props.context.webhookSecretKey.grant(built.function, 'kms:GenerateDataKey');
       // Only the handlers whose row `sendsMail` may send, and only as the stage's identity through its set.
       if (rows.some((row) => row.sendsMail)) grantMailSending(built.function, settings, props.publicBaseUrl);
+      // Every endpoint refuses what did not come through the edge (functions/platform/edgeOrigin.ts).
+      if (props.originSecret) {
+        props.originSecret.grantRead(built.function);
+        built.function.addEnvironment('ORIGIN_SECRET_ARN', props.originSecret.secretArn);
+      }
     }
 
   }

@@ -36,6 +36,12 @@ export interface StageSettings {
   logRemovalPolicy: RemovalPolicy;
   /** Stage-wide default throttling of the HTTP API, before any per-organization bucket. */
   apiThrottle: { rateLimit: number; burstLimit: number };
+  /**
+   * The edge (lib/aws/edgeStack.ts, docs/decisions/104): CloudFront and AWS WAF in front of the HTTP API,
+   * with these per-client-address limits. `simulated` has none: its stage is the bare HTTP API, holding
+   * no money and no real customer, and a test of the service rather than of the edge.
+   */
+  edge?: { requestsPerMinutePerClient: number; openRequestsPerMinutePerClient: number };
   /** HOUSE_ACCOUNTS for every function: the house bank accounts deposits are wired to (JSON), when configured. */
   houseAccounts?: string;
   /** The SES identity invitations are sent from (required outside `simulated`). */
@@ -73,13 +79,13 @@ export function grantMailSending(fn: LambdaFunction, settings: StageSettings, pu
     ],
   }));
   fn.addEnvironment('MAIL_FROM', mailFrom);
+  fn.addEnvironment('MAIL_CONFIGURATION_SET', mailConfigurationSetName(settings));
   fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
 }
 
 /**
  * The house bank accounts of a stage, from CDK context (`-c houseAccounts='[{"currency":"USD",...}]'`
  * or the `context` block of cdk.json): checked at synth with the same schema the functions read them
-  fn.addEnvironment('MAIL_CONFIGURATION_SET', mailConfigurationSetName(settings));
  * with, so a malformed list stops the deploy instead of answering 500 later. Not secrets: they are
  * what GET /treasury/deposit-instructions shows every organization.
  */
@@ -113,6 +119,10 @@ export function stageSettings(environment: ServiceEnvironment): StageSettings {
     // The per-organization buckets (functions/domain/rateLimit.ts) are the contract's limits; this is
     // only a ceiling that protects the account's Lambda concurrency from a flood.
     apiThrottle: environment === 'production' ? { rateLimit: 500, burstLimit: 1000 } : { rateLimit: 100, burstLimit: 200 },
+    // Every route: above what one organization's default buckets allow (about 65 a second sustained,
+    // functions/domain/rateLimit.ts), so only a flood meets it. Open routes (no key, so no bucket): a
+    // few a second from one address is more than any person or monitor needs.
+    ...(disposable ? {} : { edge: { requestsPerMinutePerClient: 6000, openRequestsPerMinutePerClient: 300 } }),
   };
 }
 

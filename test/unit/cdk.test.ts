@@ -56,6 +56,8 @@ interface CfnTemplate {
  * acknowledgement written for a token such as <AWS::Region> would not match them).
  */
 const deployContext = { account: '123456789012', region: 'eu-west-1', senderIdentity: 'payments.example.com' };
+/** A domain of the deployer's for the edge, with its certificate in us-east-1 (docs/deployment.md). */
+const customDomain = { edgeDomain: 'api.pay.example.com', edgeCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789' };
 
 function synthesize(environment: string, context: Record<string, string> = deployContext): Synthesized {
   const app = new App({ context: { environment, ...context } });
@@ -137,8 +139,8 @@ afterAll(() => {
 type Resource = { Properties: Record<string, any>; DeletionPolicy?: string };
 
 function functionsByEntry(template: Template): Map<string, Resource> {
-  const functions = Object.values(template.findResources('AWS::Lambda::Function')) as Resource[];
-  // Descriptions are `<handler module> (<environment>)`.
+  // The service's own functions (CDK's cross-region reference readers and writers are not): descriptions `<handler module> (<environment>)`.
+  const functions = (Object.values(template.findResources('AWS::Lambda::Function')) as Resource[]).filter((fn) => fn.Properties.Environment?.Variables?.SERVICE_ENVIRONMENT);
   return new Map(functions.map((fn) => [String(fn.Properties.Description).replace(/ \(\w+\)$/, ''), fn]));
 }
 
@@ -371,12 +373,15 @@ describe('api stack', () => {
       for (const workflow of starts) expect(started.some((arn) => arn.endsWith(arnOf(workflow))), `${handler} starts ${workflow}`).toBe(true);
 
       const cursors = needs.some((need) => need.cursors);
-      const readsSecret = statements.some((statement) => statement.actions.includes('secretsmanager:GetSecretValue'));
-      expect(readsSecret, handler).toBe(cursors);
+      const secretsRead = statements.filter((statement) => statement.actions.includes('secretsmanager:GetSecretValue')).flatMap((statement) => statement.resources);
+      expect(secretsRead.some((resource) => resource.includes('CursorKey')), handler).toBe(cursors);
+      // Beside it, only the edge's origin secret, which every endpoint reads (docs/decisions/104).
+      expect(secretsRead.filter((resource) => !resource.includes('CursorKey')).every((resource) => resource.includes('OriginSecret')), handler).toBe(true);
       // The declaration matches the code: a bundle that can read the cursor key, or start an
-      // execution, is one whose rows say so (the health probe only describes).
+      // execution, is one whose rows say so.
       const code = readFileSync(join(bundleOf(handler).outdir, 'index.mjs'), 'utf8');
-      expect(code.includes('"GetSecretValue"'), `${handler} signs cursors`).toBe(cursors);
+      expect(code.includes('cursor secret is empty'), `${handler} signs cursors`).toBe(cursors);
+      // GET /health holds the workflow port (reachable()) and never starts anything: its role has no states: grant (below).
       if (handler !== getHealth.handler) expect(code.includes('"StartExecution"'), `${handler} starts workflows`).toBe(starts.size > 0);
       // Webhook secrets: the endpoint handler makes data keys and cannot open them; no other endpoint touches the key.
       const kms = statements.flatMap((statement) => statement.actions).filter((action) => action.startsWith('kms:'));
@@ -447,7 +452,8 @@ describe('api stack', () => {
         // Every function knows the stage's transport (verificationAvailable); only the mailers may send.
         expect(fn.Properties.Environment.Variables.MAIL_TRANSPORT, entry).toBe('ses');
         if (mails) {
-          expect(JSON.stringify(fn.Properties.Environment.Variables.PUBLIC_BASE_URL)).toContain('ApiEndpoint');
+          // The stage's public address: its CloudFront distribution (the execute-api address refuses them).
+          expect(JSON.stringify(fn.Properties.Environment.Variables.PUBLIC_BASE_URL)).toMatch(/Edge.*DomainName/);
           expect(fn.Properties.Environment.Variables.MAIL_FROM).toBe('"Payments" <no-reply@payments.example.com>');
           expect(fn.Properties.Environment.Variables.MAIL_CONFIGURATION_SET).toBe('payments-production');
         }
@@ -691,14 +697,128 @@ describe('deploy day', () => {
   it('keeps every export another stack imports when -c publicBaseUrl is set on a deployed stage', () => {
     const imported = new Set([...production.files.values()].flatMap(importsOf));
     expect(imported.size).toBeGreaterThan(0);
-    const withPublicUrl = synthesize('production', { ...deployContext, publicBaseUrl: 'https://pay.example.com' });
+    // With a domain of the deployer's in front of CloudFront, as docs/deployment.md describes (also checked below).
+    const withPublicUrl = synthesize('production', { ...deployContext, publicBaseUrl: 'https://pay.example.com', ...customDomain });
     const exported = exportsOf(withPublicUrl.files);
     // CloudFormation updates the exporting stack first and refuses to drop an export still imported.
     for (const name of imported) expect(exported, `${name} would be deleted while imported`).toContain(name);
     // And the mailer's links use the address given.
     const mailer = functionsByEntry(withPublicUrl.templates.events).get('functions/events/notificationMailer.ts')!;
     expect(mailer.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://pay.example.com');
+
+    // The custom domain: TLS 1.2 and SNI required of viewers, so nothing about TLS is acknowledged, and the validators are still clean.
+    const config = (Object.values(withPublicUrl.apiParent.findResources('AWS::CloudFront::Distribution')) as Resource[])[0]!.Properties.DistributionConfig;
+    expect(config.Aliases).toEqual([customDomain.edgeDomain]);
+    expect(config.ViewerCertificate).toEqual({ AcmCertificateArn: customDomain.edgeCertificateArn, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' });
+    expect(withPublicUrl.validationReport.pluginReports.flatMap((report) => report.violations)).toEqual([]);
+    expect(withPublicUrl.errors).toEqual([]);
   }, 300_000);
+});
+
+describe('edge (CloudFront and AWS WAF on sandbox and production)', () => {
+  const edgeOf = (synthesized: Synthesized) => Template.fromStack(synthesized.stacks.edge!);
+
+  it('keeps simulated the bare HTTP API, with no edge and no origin check', () => {
+    expect(simulated.stacks.edge).toBeUndefined();
+    simulated.templates.api.resourceCountIs('AWS::CloudFront::Distribution', 0);
+    for (const fn of functionsByEntry(simulated.templates.api).values()) expect(fn.Properties.Environment.Variables.ORIGIN_SECRET_ARN).toBeUndefined();
+  });
+
+  it('puts the web ACL in us-east-1, scoped to CloudFront, with the rate, body-size and managed rules', () => {
+    for (const synthesized of [sandbox, production]) {
+      const edge = synthesized.stacks.edge!;
+      expect(edge.region).toBe('us-east-1');
+      expect(edge.account).toBe(deployContext.account);
+      const acls = Object.values(edgeOf(synthesized).findResources('AWS::WAFv2::WebACL')) as Resource[];
+      expect(acls).toHaveLength(1);
+      const acl = acls[0]!.Properties;
+      expect(acl).toMatchObject({ Scope: 'CLOUDFRONT', DefaultAction: { Allow: {} } });
+      const rules = new Map((acl.Rules as Record<string, any>[]).map((rule) => [rule.Name as string, rule]));
+      expect([...rules.keys()]).toEqual(['open-routes-per-client', 'every-route-per-client', 'body-size', 'aws-known-bad-inputs', 'aws-common']);
+
+      // Per client address; the open routes (no key, so no organization bucket) tighter, each named from the route table.
+      const open = rules.get('open-routes-per-client')!;
+      expect(open.Statement.RateBasedStatement).toMatchObject({ AggregateKeyType: 'IP', EvaluationWindowSec: 60, Limit: 300 });
+      const openPaths = (open.Statement.RateBasedStatement.ScopeDownStatement.OrStatement.Statements as Record<string, any>[]).map((statement) => statement.ByteMatchStatement.SearchString).sort();
+      expect(openPaths).toEqual([...new Set(routes.filter((row) => row.auth === 'open').map((row) => row.path))].sort());
+      expect(openPaths).toEqual(expect.arrayContaining(['/health', '/invitations/accept', '/notifications/unsubscribe', '/notifications/verify']));
+      expect(rules.get('every-route-per-client')!.Statement.RateBasedStatement).toEqual({ AggregateKeyType: 'IP', EvaluationWindowSec: 60, Limit: 6000 });
+      for (const name of ['open-routes-per-client', 'every-route-per-client']) {
+        expect(rules.get(name)!.Action.Block.CustomResponse).toMatchObject({ ResponseCode: 429, CustomResponseBodyKey: 'rate_limited' });
+      }
+      // Answered in the contract's error body.
+      expect(JSON.parse(acl.CustomResponseBodies.rate_limited.Content)).toMatchObject({ error: 'rate_limited' });
+      expect(JSON.parse(acl.CustomResponseBodies.payload_too_large.Content)).toMatchObject({ error: 'payload_too_large' });
+
+      const body = rules.get('body-size')!;
+      expect(body.Action.Block.CustomResponse).toMatchObject({ ResponseCode: 413, CustomResponseBodyKey: 'payload_too_large' });
+      expect(body.Statement.AndStatement.Statements).toEqual([
+        { SizeConstraintStatement: { FieldToMatch: { Body: { OversizeHandling: 'MATCH' } }, ComparisonOperator: 'GT', Size: 16384, TextTransformations: [{ Priority: 0, Type: 'NONE' }] } },
+        { NotStatement: { Statement: { ByteMatchStatement: expect.objectContaining({ SearchString: '/batches', PositionalConstraint: 'EXACTLY' }) } } },
+      ]);
+
+      expect(rules.get('aws-known-bad-inputs')).toMatchObject({ OverrideAction: { None: {} }, Statement: { ManagedRuleGroupStatement: { VendorName: 'AWS', Name: 'AWSManagedRulesKnownBadInputsRuleSet' } } });
+      expect(rules.get('aws-common')).toMatchObject({
+        OverrideAction: { None: {} },
+        Statement: { ManagedRuleGroupStatement: { VendorName: 'AWS', Name: 'AWSManagedRulesCommonRuleSet', RuleActionOverrides: [{ Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } }] } },
+      });
+
+      // Logged, with the key redacted, to a group WAF accepts (aws-waf-logs-…).
+      edgeOf(synthesized).hasResourceProperties('AWS::WAFv2::LoggingConfiguration', {
+        RedactedFields: [{ SingleHeader: { Name: 'authorization' } }],
+        LogDestinationConfigs: [Match.anyValue()],
+      });
+      expect(JSON.stringify(edgeOf(synthesized).findResources('AWS::Logs::LogGroup'))).toContain(`aws-waf-logs-payments-${synthesized.stacks.settings.environment}-`);
+    }
+  });
+
+  it('serves the API through CloudFront with that web ACL, caching nothing, adding the secret origin header', () => {
+    for (const synthesized of [sandbox, production]) {
+      const parent = synthesized.apiParent;
+      const distributions = Object.values(parent.findResources('AWS::CloudFront::Distribution')) as Resource[];
+      expect(distributions).toHaveLength(1);
+      const config = distributions[0]!.Properties.DistributionConfig;
+      // The web ACL's ARN, read in this region from what the us-east-1 stack wrote (a cross-region reference).
+      expect(JSON.stringify(config.WebACLId)).toMatch(/ExportsReader/);
+      expect(config.DefaultCacheBehavior).toMatchObject({
+        ViewerProtocolPolicy: 'https-only',
+        AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+        CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad', // Managed-CachingDisabled
+        OriginRequestPolicyId: 'b689b0a8-53d0-40ab-baf2-68738e2966ac', // Managed-AllViewerExceptHostHeader
+      });
+      expect(config.Origins).toHaveLength(1);
+      const origin = config.Origins[0];
+      expect(JSON.stringify(origin.DomainName)).toMatch(/Api.*execute-api/);
+      expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
+      // The header's value is a dynamic reference to the secret: resolved at deploy time, in no template.
+      expect(origin.OriginCustomHeaders).toHaveLength(1);
+      expect(origin.OriginCustomHeaders[0].HeaderName).toBe('x-origin-verify');
+      const value = JSON.stringify(origin.OriginCustomHeaders[0].HeaderValue);
+      expect(value).toContain('{{resolve:secretsmanager:');
+      expect(value).toMatch(/OriginSecret/);
+      parent.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 48 }) });
+      expect(Object.keys(parent.toJSON().Outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'PublicUrl']));
+    }
+  });
+
+  it('gives every endpoint function the origin secret to check, so the execute-api address is no way around the edge', () => {
+    for (const synthesized of [sandbox, production]) {
+      const api = synthesized.templates.api;
+      let endpoints = 0;
+      for (const [entry, fn] of functionsByEntry(api)) {
+        if (entry === unmatchedHandler) continue; // answers 404/405 and reads nothing
+        endpoints += 1;
+        expect(JSON.stringify(fn.Properties.Environment.Variables.ORIGIN_SECRET_ARN), entry).toMatch(/OriginSecret/);
+        const reads = statementsOf(api, fn).filter((statement) => statement.actions.includes('secretsmanager:GetSecretValue')).flatMap((statement) => statement.resources);
+        expect(reads.some((resource) => resource.includes('OriginSecret')), entry).toBe(true);
+      }
+      expect(endpoints).toBe(new Set(routes.map((row) => row.handler)).size);
+    }
+  });
+
+  it('refuses to synthesize a stage with an edge without a region to refer across', () => {
+    expect(() => buildPaymentsApp(new App({ context: { environment: 'production', account: deployContext.account, senderIdentity: 'payments.example.com' } }), bundles)).toThrow(/-c region=/);
+  });
 });
 
 describe('stack sizes', () => {
@@ -707,10 +827,10 @@ describe('stack sizes', () => {
     expect(Object.keys(byStage).sort()).toEqual([...serviceEnvironments].sort());
     for (const environment of serviceEnvironments) {
       const counts = byStage[environment]!.resourceCounts;
-      // The five stacks and one nested stack per API area, every one of them counted.
+      // The five stacks (six with the edge) and one nested stack per API area, every one of them counted.
       const nested = [...counts.keys()].filter((file) => file.endsWith('.nested.template.json'));
       expect(nested.length, environment).toBe(byStage[environment]!.stacks.api.areas.size);
-      expect(counts.size, environment).toBe(5 + nested.length);
+      expect(counts.size, environment).toBe((environment === 'simulated' ? 5 : 6) + nested.length);
       for (const [file, count] of counts) {
         expect(count, `${environment}: ${file} holds ${count} resources: split it before CloudFormation refuses it (an API area: give some of its features an area of their own, lib/aws/apiAreas.ts)`)
           .toBeLessThanOrEqual(stackResourceBudget);
