@@ -17,7 +17,8 @@ export interface AlarmsStackProps extends StackProps {
  * What must wake someone, as CloudWatch alarms on one SNS topic (`payments-<env>-alarms`; subscribe
  * the on-call address or pager to it, docs/deployment.md): an operation parked IN_DOUBT or
  * NEEDS_ATTENTION, the sweeper restarting a stuck operation, a message
- * waiting in any dead-letter queue, and any workflow execution failed or timed out. Everything is
+ * waiting in any dead-letter queue, and any workflow execution failed or timed out; and one alarm
+ * that nothing but a person sets, to test that notifications arrive. Everything is
  * named, not referenced (queues and state machines have fixed names), so this stack depends on no
  * other and can be deployed or changed alone.
  */
@@ -79,6 +80,11 @@ export class AlarmsStack extends Stack {
     }
     // A given-up event is alarmed on below as its dead-letter queue's depth: in AWS no code of ours
     // runs when a queue dead-letters a message, so EventDeadLettered (the local bus's count) is never emitted there.
+
+    // Set to ALARM by hand (`admin smoke --stage`, docs/deployment.md) to prove a notification reaches
+    // whoever is subscribed: its metric is never emitted, so it returns to OK at its next evaluation.
+    alarm('notification-test', 'A test notification sent by admin smoke after a deploy: nothing to do.',
+      new Metric({ namespace: `${metricsNamespace}/Smoke`, metricName: 'NotificationTest', statistic: 'Sum', period: Duration.minutes(1) }));
 
     for (const queueName of deadLetterQueueNames(settings)) {
       alarm(`dlq-${queueName.slice(settings.prefix.length + 1)}`, `Messages wait in ${queueName}: redrive them once the cause is fixed (docs/deployment.md).`,

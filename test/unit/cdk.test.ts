@@ -584,6 +584,8 @@ describe('alarms stack', () => {
       }
     }
     template.hasResourceProperties('AWS::SNS::Topic', { TopicName: 'payments-production-alarms' });
+    // The one alarm nothing emits for: `admin smoke --stage` sets it to ALARM to test the notifications.
+    expect(byName.get('payments-production-notification-test')).toMatchObject({ Namespace: 'Payments/Smoke', MetricName: 'NotificationTest' });
   });
 });
 
