@@ -19,6 +19,7 @@
  *   npm run --silent admin -- wire-line parked [--limit N]
  *   npm run --silent admin -- ops history <organizationId> <operationId> [--json]
  *   npm run --silent admin -- events replay-failed [--queue-url <url of payments-<env>-outbox-undelivered>]
+ *   npm run --silent admin -- smoke [--url <public address>] [--webhook-url <receiver>] [--timeout <seconds>] [--json]
  * It reaches the store at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000, the DynamoDB Local
  * of a running `npm start`) and TABLE_NAME, or with `--stage <environment>` the deployed stage with
  * the default AWS credential chain (lib/ops/cliTarget.ts), and prints one JSON line (`ops history`: readable text
@@ -87,7 +88,12 @@ const usage = `usage (add --stage simulated|sandbox|production to reach a deploy
                                              (an operation's workflow path: states, outcomes, retries, waits, where it parked, resolutions)
   admin events replay-failed [--queue-url <url>]
                                              (re-drives the outbox events the stream gave up on: locally the poller's,
-                                              in AWS the payments-<env>-outbox-undelivered queue)`;
+                                              in AWS the payments-<env>-outbox-undelivered queue)
+  admin smoke [--url <address>] [--webhook-url <url>] [--timeout <seconds>] [--json]
+                                             (right after a deploy: health, the edge, a new organization, a payment to its end,
+                                              its webhook and history, a test alarm; what passed and what to look at.
+                                              With --stage the addresses come from the API stack's outputs; locally --url
+                                              defaults to http://127.0.0.1:3000. Exits 1 when a step failed)`;
 
 function fail(message: string): never {
   console.error(JSON.stringify({ error: message }));
@@ -308,6 +314,27 @@ try {
       if (error instanceof ResolveUsageError) fail(error.message);
       throw error;
     }
+  } else if (group === 'smoke') {
+    const args = command === undefined ? rest : [command, ...rest];
+    const { values } = parseArgs({
+      args,
+      options: { url: { type: 'string' }, 'webhook-url': { type: 'string' }, timeout: { type: 'string', default: '180' }, json: { type: 'boolean', default: false } },
+    });
+    const timeout = z.coerce.number().int().min(5).max(3600).safeParse(values.timeout);
+    if (!timeout.success) fail('--timeout is whole seconds, 5 to 3600');
+    const { smokeTarget } = await import('../lib/ops/smokeTarget.ts');
+    const { smokeWalk, renderSmokeReport } = await import('../lib/ops/smoke.ts');
+    const target = await smokeTarget({
+      environment: config().SERVICE_ENVIRONMENT,
+      stage: process.env.DYNAMODB_ENDPOINT ? undefined : stage,
+      ...(values.url ? { url: values.url } : {}),
+      ...(values['webhook-url'] ? { webhookUrl: values['webhook-url'] } : {}),
+      timeoutMs: timeout.data * 1000,
+    });
+    const report = await smokeWalk(target.walk);
+    await target.close();
+    console.log(values.json ? JSON.stringify(report) : renderSmokeReport(report));
+    process.exit(report.passed ? 0 : 1);
   } else if (group === 'events' && command === 'replay-failed') {
     const { values } = parseArgs({ args: rest, options: { 'queue-url': { type: 'string' } } });
     const { localUndelivered, queuedUndelivered, replayFailed } = await import('../lib/ops/replayUndelivered.ts');

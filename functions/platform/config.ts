@@ -19,6 +19,15 @@ const environmentSchema = z.object({
     .string()
     .regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]*$/)
     .optional(),
+  /**
+   * The edge's secret header (functions/platform/edgeOrigin.ts, docs/decisions/104): in AWS the ARN of
+   * the stage's secret, given to every endpoint function on `sandbox` and `production`; a literal value
+   * for the local stack and the tests. Without either, the local stack checks nothing.
+   */
+  ORIGIN_SECRET: z.string().min(32).optional(),
+  ORIGIN_SECRET_ARN: z.string().optional(),
+  /** Set by Lambda itself: a function of a real stage with no origin secret refuses every request. */
+  AWS_LAMBDA_FUNCTION_NAME: z.string().optional(),
   /** AWS only: the EventBridge bus the outbox forwarder publishes to. */
   EVENT_BUS_NAME: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
@@ -44,6 +53,8 @@ const environmentSchema = z.object({
   MAIL_TRANSPORT: z.enum(['outbox', 'ses', 'none']).optional(),
   /** The outbox folder; default `.local/outbox/` in the project root. */
   MAIL_OUTBOX_DIR: z.string().min(1).optional(),
+  /** With SES: the stage's configuration set every message is sent through (its bounces and complaints come back to this stage). */
+  MAIL_CONFIGURATION_SET: z.string().min(1).max(64).optional(),
   /** Sender of every e-mail; with SES it must be a verified identity. */
   MAIL_FROM: z.string().min(3).max(320).default('"Payments" <no-reply@payments.example>'),
   /**

@@ -10,6 +10,7 @@ import { authorizeAndCharge, type Caller, type Gate, type Grant } from '#store/a
 import type { OrganizationItem } from '#store/organizations.ts';
 import { countRequestCalls } from '#store/client.ts';
 import { config } from './config.ts';
+import { requireEdgeOrigin } from './edgeOrigin.ts';
 import { ApiError, DeadlineReached, isDependencyUnavailable } from './errors.ts';
 import { logger } from './logger.ts';
 import { ProviderNotConfigured } from './providerErrors.ts';
@@ -22,8 +23,10 @@ import { parseBody, parseForm, parseNoBody, parseParams, parseQuery } from './re
  * fixed list of concerns, in this order:
  *   0. logging    Powertools adds the Lambda context (cold start, request id) to every log line
  *   1. lifecycle  request id, structured log line, error → contract body, headers on every answer
- *   2. access     API key → caller, its permission and KYB gate, then its rate bucket (one round trip of latency)
- *   3. input      body (content type, size, JSON) and zod validation of body, query, path; then
+ *   2. edge       on sandbox and production, only what came through CloudFront and its WAF (the
+ *                 secret origin header, functions/platform/edgeOrigin.ts); nothing else is read before
+ *   3. access     API key → caller, its permission and KYB gate, then its rate bucket (one round trip of latency)
+ *   4. input      body (content type, size, JSON) and zod validation of body, query, path; then
  *                 what the row needs: a sandbox tool refuses production, provider ports must be wired
  * The route row (functions/contract/routes.ts) says which of them apply and with what.
  */
@@ -165,6 +168,12 @@ function lifecycle(definition: RouteDefinition): ApiMiddleware {
   };
 }
 
+const edge: ApiMiddleware = {
+  before: async (request) => {
+    await requireEdgeOrigin(request.event.headers);
+  },
+};
+
 function access(definition: RouteDefinition): ApiMiddleware {
   // What the row asks of the caller, decided before its bucket is charged (docs/decisions/107).
   const gate: Gate = { admits: (grant) => roleRefusal(definition, grant) === undefined, kyb: definition.kyb };
@@ -244,6 +253,7 @@ export function endpoint<R extends RouteRequest>(
     // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event carries the API key.
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(lifecycle(definition))
+    .use(edge)
     .use(access(definition))
     .use(input(definition))
     .handler(async (event) => {

@@ -1,5 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { metricNames, metricsNamespace, metricsService } from '#contract/metrics.ts';
+import { metricDimensions, metricNames, metricsNamespace, metricsService } from '#contract/metrics.ts';
 
 /**
  * What a payments operator watches, as CloudWatch metrics (Powertools, embedded metric format:
@@ -8,7 +8,7 @@ import { metricNames, metricsNamespace, metricsService } from '#contract/metrics
  * built on (functions/contract/metrics.ts, the one list both read):
  *   OperationFunded, OperationCompleted   dimension `operation` (payment, withdrawal, offramp, onramp, chainDeposit)
  *   OperationParked                       dimensions `operation`, `status` (IN_DOUBT | NEEDS_ATTENTION)
- *   EventDeadLettered                     dimension `rule`
+ *   EventDeadLettered                     dimension `rule` (the local bus only: in AWS the dead-letter queues' depth)
  *   SweeperRestarted                      dimension `operation`
  * Powertools adds `service` = payments to each. Off when POWERTOOLS_METRICS_DISABLED is true (the tests).
  */
@@ -16,10 +16,13 @@ export const metrics = new Metrics({ namespace: metricsNamespace, serviceName: m
 
 export type MetricName = (typeof metricNames)[keyof typeof metricNames];
 
-/** One count, published at once with its own dimensions (a single-metric EMF line). */
-export function count(name: MetricName, dimensions: Record<string, string>): void {
+/**
+ * One count, published at once with its own dimensions (a single-metric EMF line): exactly the
+ * dimensions functions/contract/metrics.ts declares for it, which are the ones its alarms name.
+ */
+export function count<N extends MetricName>(name: N, dimensions: Record<(typeof metricDimensions)[N][number], string>): void {
   const single = metrics.singleMetric();
-  for (const [key, value] of Object.entries(dimensions)) single.addDimension(key, value);
+  for (const [key, value] of Object.entries<string>(dimensions)) single.addDimension(key, value);
   single.addMetric(name, MetricUnit.Count, 1);
 }
 

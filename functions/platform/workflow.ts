@@ -23,7 +23,10 @@ export type WorkflowHistoryEvent = Omit<HistoryEvent, 'timestamp'> & { timestamp
 
 export interface WorkflowEngine {
   start(workflow: WorkflowName, executionName: string, input: Record<string, unknown>): Promise<StartResult>;
-  /** True when the engine can accept new executions (GET /health). */
+  /**
+   * True when the engine can accept new executions, as far as it can tell without a call to AWS
+   * (GET /health is open: it must cost nothing per request; docs/decisions/106).
+   */
   reachable(): Promise<boolean>;
   /** The execution's history, oldest first; undefined when the workflow has no execution of that name. */
   history(workflow: WorkflowName, executionName: string): Promise<WorkflowHistoryEvent[] | undefined>;

@@ -69,14 +69,22 @@ export class OutboxMailTransport implements MailTransport {
   }
 }
 
+/**
+ * Each message names its stage's configuration set (MAIL_CONFIGURATION_SET): the identity is the
+ * account's, shared by the stages in it (docs/decisions/105), so no default set on it can say
+ * whose bounces these are.
+ */
 export class SesMailTransport implements MailTransport {
   readonly name = 'ses';
-  private readonly sender = nodemailer.createTransport({
-    SES: { sesClient: new SESv2Client({ region: config().AWS_REGION }), SendEmailCommand },
-  });
+  private readonly sender: ReturnType<typeof nodemailer.createTransport>;
+
+  constructor(sesClient: SESv2Client = new SESv2Client({ region: config().AWS_REGION })) {
+    this.sender = nodemailer.createTransport({ SES: { sesClient, SendEmailCommand } });
+  }
 
   async send(message: MailMessage & { from: string }): Promise<{ messageId: string }> {
-    const info = await this.sender.sendMail(message);
+    const configurationSet = config().MAIL_CONFIGURATION_SET;
+    const info = await this.sender.sendMail({ ...message, ...(configurationSet ? { ses: { ConfigurationSetName: configurationSet } } : {}) });
     return { messageId: info.messageId };
   }
 }

@@ -6,6 +6,7 @@ import { workflowEngine } from '#platform/workflow.ts';
 import { operationExecutionName, operationInput } from '#operations/kit/start.ts';
 import { listStartingOperations } from '#store/operations.ts';
 import type { OperationWorkflowName } from '#contract/workflows.ts';
+import type { sweptOperations } from '#contract/metrics.ts';
 
 /**
  * The sweeper, on a schedule (EventBridge Scheduler in AWS: lib/aws/sweeperSchedule.ts; a timer
@@ -20,8 +21,8 @@ import type { OperationWorkflowName } from '#contract/workflows.ts';
  * the commit and the start, or the start and its safety-net event both failed) now runs, once,
  * counted as SweeperRestarted and logged.
  */
-/** The kinds the starting index holds (functions/store/keys.ts startingIndex), by their workflow. */
-const startingKinds: Record<string, OperationWorkflowName> = { payment: 'payment', withdrawal: 'withdrawal', batch: 'batch' };
+/** The kinds the starting index holds (functions/store/keys.ts startingIndex), by their workflow; each has its alarm. */
+const startingKinds: Record<(typeof sweptOperations)[number], OperationWorkflowName> = { payment: 'payment', withdrawal: 'withdrawal', batch: 'batch' };
 
 const resultSchema = z.object({ checked: z.number(), restarted: z.array(z.string()) });
 export type SweepResult = z.infer<typeof resultSchema>;
@@ -32,7 +33,7 @@ export async function handler(): Promise<SweepResult> {
   const engine = await workflowEngine();
   const restarted: string[] = [];
   for (const operation of starting) {
-    const workflow = startingKinds[operation.kind];
+    const workflow = (startingKinds as Record<string, OperationWorkflowName | undefined>)[operation.kind];
     if (!workflow) continue;
     const name = operationExecutionName(workflow, operation.organizationId, operation.id);
     try {

@@ -1,9 +1,10 @@
-import { Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { metricNames, metricsNamespace, metricsService, parkableOperations, parkedStatuses } from '#contract/metrics.ts';
+import { metricNames, metricsNamespace, metricsService, parkableOperations, parkedStatuses, sweptOperations } from '#contract/metrics.ts';
 import { workflows } from '#contract/workflows.ts';
 import { stateMachineArn, type StageSettings } from './environment.ts';
 import { deadLetterQueueNames } from './eventsStack.ts';
@@ -15,8 +16,9 @@ export interface AlarmsStackProps extends StackProps {
 /**
  * What must wake someone, as CloudWatch alarms on one SNS topic (`payments-<env>-alarms`; subscribe
  * the on-call address or pager to it, docs/deployment.md): an operation parked IN_DOUBT or
- * NEEDS_ATTENTION, an event dead-lettered, the sweeper restarting a stuck operation, a message
- * waiting in any dead-letter queue, and any workflow execution failed or timed out. Everything is
+ * NEEDS_ATTENTION, the sweeper restarting a stuck operation, a message
+ * waiting in any dead-letter queue, and any workflow execution failed or timed out; and one alarm
+ * that nothing but a person sets, to test that notifications arrive. Everything is
  * named, not referenced (queues and state machines have fixed names), so this stack depends on no
  * other and can be deployed or changed alone.
  */
@@ -33,6 +35,19 @@ export class AlarmsStack extends Stack {
       reason: 'CloudWatch alarms cannot publish to a topic encrypted with the AWS-managed SNS key, and the notifications carry '
         + 'only alarm names and thresholds (no customer data): a customer-managed key would protect nothing.',
     });
+    // A topic policy replaces SNS's default one (which lets the account's own principals publish), and
+    // enforceSSL made one holding only its Deny: without this statement CloudWatch may not publish, and
+    // every alarm would change state with no one told. Only this account's alarms may publish.
+    this.topic.addToResourcePolicy(new PolicyStatement({
+      sid: 'CloudWatchAlarmsOfThisAccount',
+      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['sns:Publish'],
+      resources: [this.topic.topicArn],
+      conditions: {
+        ArnLike: { 'aws:SourceArn': this.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
+        StringEquals: { 'aws:SourceAccount': this.account },
+      },
+    }));
     const action = new SnsAction(this.topic);
     const alarm = (id: string, description: string, metric: Metric) => {
       const created = new Alarm(this, id, {
@@ -58,8 +73,18 @@ export class AlarmsStack extends Stack {
           service(metricNames.operationParked, { operation, status }));
       }
     }
-    alarm('event-dead-lettered', 'An event was given up after its retries: see the dead-letter queues and replay it.', service(metricNames.eventDeadLettered));
-    alarm('sweeper-restarted', 'The sweeper restarted an operation left with no running execution: find out why it stopped.', service(metricNames.sweeperRestarted));
+    // One alarm per kind: CloudWatch matches the whole dimension set the sweeper emits ({service, operation}).
+    for (const operation of sweptOperations) {
+      alarm(`sweeper-restarted-${operation}`, `The sweeper restarted a ${operation} left with no running execution: find out why it stopped.`,
+        service(metricNames.sweeperRestarted, { operation }));
+    }
+    // A given-up event is alarmed on below as its dead-letter queue's depth: in AWS no code of ours
+    // runs when a queue dead-letters a message, so EventDeadLettered (the local bus's count) is never emitted there.
+
+    // Set to ALARM by hand (`admin smoke --stage`, docs/deployment.md) to prove a notification reaches
+    // whoever is subscribed: its metric is never emitted, so it returns to OK at its next evaluation.
+    alarm('notification-test', 'A test notification sent by admin smoke after a deploy: nothing to do.',
+      new Metric({ namespace: `${metricsNamespace}/Smoke`, metricName: 'NotificationTest', statistic: 'Sum', period: Duration.minutes(1) }));
 
     for (const queueName of deadLetterQueueNames(settings)) {
       alarm(`dlq-${queueName.slice(settings.prefix.length + 1)}`, `Messages wait in ${queueName}: redrive them once the cause is fixed (docs/deployment.md).`,

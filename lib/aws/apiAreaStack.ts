@@ -2,8 +2,9 @@ import { NestedStack, Validations, type NestedStackProps } from 'aws-cdk-lib';
 import { HttpMethod, HttpRoute, HttpRouteKey, type HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { getHealth, routeNeeds, type RouteDefinition, type TableAccess } from '#contract/routes.ts';
+import { routeNeeds, type RouteDefinition, type TableAccess } from '#contract/routes.ts';
 import { workflows } from '#contract/workflows.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import type { ApiArea } from './apiAreas.ts';
@@ -21,12 +22,14 @@ export interface ApiAreaStackProps extends NestedStackProps {
   rowsByHandler: ReadonlyMap<string, readonly RouteDefinition[]>;
   /** Base of links in e-mails, for the handlers whose rows send mail. */
   publicBaseUrl: string;
+  /** On a stage with an edge: the secret of the header CloudFront adds, which every endpoint checks. */
+  originSecret?: ISecret;
 }
 
 /**
  * One area of the route table (lib/aws/apiAreas.ts) as a nested stack of the API stack: the Lambda of
  * each handler module with its role, policy and log group, its integration, invoke permission and
- * routes. Everything shared (the HTTP API, its stage, the unmatched-route function, the SES identity)
+ * routes. Everything shared (the HTTP API, its stage, the unmatched-route function, the SES configuration set)
  * stays in the parent; this stack only references the API, so nothing here points back at a sibling.
  */
 export class ApiAreaStack extends NestedStack {
@@ -87,14 +90,12 @@ export class ApiAreaStack extends NestedStack {
       if (rows.some((row) => routeNeeds(row).opensSecrets)) props.context.webhookSecretKey.grantDecrypt(built.function);
       // Only the handlers whose row `sendsMail` may send, and only as the stage's identity through its set.
       if (rows.some((row) => row.sendsMail)) grantMailSending(built.function, settings, props.publicBaseUrl);
+      // Every endpoint refuses what did not come through the edge (functions/platform/edgeOrigin.ts).
+      if (props.originSecret) {
+        props.originSecret.grantRead(built.function);
+        built.function.addEnvironment('ORIGIN_SECRET_ARN', props.originSecret.secretArn);
+      }
     }
 
-    this.functions.get(getHealth.handler)?.function.addToRolePolicy(
-      // GET /health answers 503 when the workflow engine cannot be reached; describing the state machines is the probe.
-      new PolicyStatement({
-        actions: ['states:DescribeStateMachine'],
-        resources: Object.values(workflows).map((workflow) => stateMachineArn(this, settings, workflow.name)),
-      }),
-    );
   }
 }

@@ -6,6 +6,7 @@ import { AlarmsStack } from './alarmsStack.ts';
 import { ApiStack } from './apiStack.ts';
 import { DataStack } from './dataStack.ts';
 import { environmentFromContext, houseAccountsFromContext, senderIdentityFromContext, stageSettings, targetFromContext, type StageSettings } from './environment.ts';
+import { EdgeStack, edgeRegion } from './edgeStack.ts';
 import { EventsStack } from './eventsStack.ts';
 import { WorkflowStack } from './workflowStack.ts';
 
@@ -18,6 +19,8 @@ export interface PaymentsStacks {
   api: ApiStack;
   events: EventsStack;
   alarms: AlarmsStack;
+  /** The WAF web ACL in us-east-1, on the stages with an edge (sandbox, production). */
+  edge?: EdgeStack;
 }
 
 /**
@@ -54,14 +57,28 @@ export function buildPaymentsApp(app: App, bundles: LambdaBundle[], options: Bui
   const data = new DataStack(app, `${settings.prefix}-data`, { env, settings, description: `Payments ${settings.environment}: table and cursor key` });
   const context = { settings, table: data.table, cursorSecret: data.cursorSecret, webhookSecretKey: data.webhookSecretKey };
   const workflows = new WorkflowStack(app, `${settings.prefix}-workflows`, { env, context, bundleOf, description: `Payments ${settings.environment}: state machines and task functions` });
-  const api = new ApiStack(app, `${settings.prefix}-api`, { env, context, bundleOf, description: `Payments ${settings.environment}: HTTP API and endpoint functions` });
+  // WAF for CloudFront lives in us-east-1 only: its web ACL is a stack of its own there, and the API
+  // stack (the stage's region) reads its ARN through CDK's cross-region references (docs/decisions/104).
+  const edge = settings.edge ? new EdgeStack(app, `${settings.prefix}-edge`, {
+    env: { ...env, region: edgeRegion },
+    settings: { ...settings, edge: settings.edge },
+    crossRegionReferences: true,
+    description: `Payments ${settings.environment}: AWS WAF web ACL of the API's CloudFront distribution`,
+  }) : undefined;
+  if (edge && !env.region) {
+    throw new Error(`${settings.environment} puts the API behind CloudFront and a WAF web ACL in ${edgeRegion}, which needs the stage's region named: -c region=<region> (docs/deployment.md)`);
+  }
+  const api = new ApiStack(app, `${settings.prefix}-api`, {
+    env, context, bundleOf, ...(edge ? { edge, crossRegionReferences: true } : {}),
+    description: `Payments ${settings.environment}: HTTP API and endpoint functions${edge ? ', behind CloudFront' : ''}`,
+  });
   const events = new EventsStack(app, `${settings.prefix}-events`, { env, context, bundleOf, publicBaseUrl: api.publicBaseUrl, description: `Payments ${settings.environment}: outbox forwarder, bus, rules and targets` });
   const alarms = new AlarmsStack(app, `${settings.prefix}-alarms`, { env, settings, description: `Payments ${settings.environment}: alarms on parked operations, dead letters and failed workflows` });
   // The API names the state machines instead of referencing them (no export to pin), so the
   // order is stated: on a first deploy the machines exist before any function can start one.
   api.addStackDependency(workflows, 'API functions start the state machines by name');
 
-  for (const stack of [data, workflows, api, events, alarms]) acknowledgeStackWide(stack, settings);
+  for (const stack of [data, workflows, api, events, alarms, ...(edge ? [edge] : [])]) acknowledgeStackWide(stack, settings);
 
   Tags.of(app).add('service', 'payments');
   Tags.of(app).add('environment', settings.environment);
@@ -69,7 +86,7 @@ export function buildPaymentsApp(app: App, bundles: LambdaBundle[], options: Bui
   // Policy-validation plugins: synth fails on any unacknowledged finding of cdk-nag's AwsSolutions
   // pack or of AWS Control Tower's proactive controls (cfn-guard, run on the synthesized templates).
   if (options.validate ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new CfnGuardValidator());
-  return { settings, data, workflows, api, events, alarms };
+  return { settings, data, workflows, api, events, alarms, ...(edge ? { edge } : {}) };
 }
 
 /**

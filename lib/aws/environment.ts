@@ -36,6 +36,12 @@ export interface StageSettings {
   logRemovalPolicy: RemovalPolicy;
   /** Stage-wide default throttling of the HTTP API, before any per-organization bucket. */
   apiThrottle: { rateLimit: number; burstLimit: number };
+  /**
+   * The edge (lib/aws/edgeStack.ts, docs/decisions/104): CloudFront and AWS WAF in front of the HTTP API,
+   * with these per-client-address limits. `simulated` has none: its stage is the bare HTTP API, holding
+   * no money and no real customer, and a test of the service rather than of the edge.
+   */
+  edge?: { requestsPerMinutePerClient: number; openRequestsPerMinutePerClient: number };
   /** HOUSE_ACCOUNTS for every function: the house bank accounts deposits are wired to (JSON), when configured. */
   houseAccounts?: string;
   /** The SES identity invitations are sent from (required outside `simulated`). */
@@ -54,8 +60,9 @@ export function mailTransportOf(settings: StageSettings): 'ses' | 'none' {
 
 /**
  * What a function that e-mails gets (a route row or event rule that `sendsMail`): ses:SendEmail as the
- * stage's identity through its configuration set only, named by ARN (the API stack makes both; the
- * events stack's mailer is granted the same names), the sender address and the base of links.
+ * stage's identity through its configuration set only, named by ARN (the identity is the account's,
+ * made once per account and region, docs/deployment.md; the API stack makes the set), the sender
+ * address, the set each message names, and the base of links.
  * Nothing without an identity: such a stack sends no mail.
  */
 export function grantMailSending(fn: LambdaFunction, settings: StageSettings, publicBaseUrl: string): void {
@@ -72,6 +79,7 @@ export function grantMailSending(fn: LambdaFunction, settings: StageSettings, pu
     ],
   }));
   fn.addEnvironment('MAIL_FROM', mailFrom);
+  fn.addEnvironment('MAIL_CONFIGURATION_SET', mailConfigurationSetName(settings));
   fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
 }
 
@@ -111,6 +119,10 @@ export function stageSettings(environment: ServiceEnvironment): StageSettings {
     // The per-organization buckets (functions/domain/rateLimit.ts) are the contract's limits; this is
     // only a ceiling that protects the account's Lambda concurrency from a flood.
     apiThrottle: environment === 'production' ? { rateLimit: 500, burstLimit: 1000 } : { rateLimit: 100, burstLimit: 200 },
+    // Every route: above what one organization's default buckets allow (about 65 a second sustained,
+    // functions/domain/rateLimit.ts), so only a flood meets it. Open routes (no key, so no bucket): a
+    // few a second from one address is more than any person or monitor needs.
+    ...(disposable ? {} : { edge: { requestsPerMinutePerClient: 6000, openRequestsPerMinutePerClient: 300 } }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Duration, Fn, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
@@ -36,6 +36,11 @@ export class WorkflowStack extends Stack {
   constructor(scope: Construct, id: string, props: WorkflowStackProps) {
     super(scope, id, props);
     const { settings } = props.context;
+
+    // Log group names end with the first part of this stack's id, which CloudFormation makes anew for
+    // every creation: a retained group of a deleted stack keeps its name, and a fixed name would stop
+    // the stack from being created again ("already exists").
+    const creation = Fn.select(0, Fn.split('-', Fn.select(2, Fn.split('/', this.stackId))));
 
     // A task module named by two workflows is still one function.
     const taskFunctions = new Map<string, ServiceFunction>();
@@ -77,7 +82,7 @@ export class WorkflowStack extends Stack {
           destination: new LogGroup(this, `${workflow.name}Logs`, {
             // The vendedlogs prefix keeps Step Functions' log delivery from growing the account's
             // CloudWatch Logs resource policy with one statement per log group.
-            logGroupName: `/aws/vendedlogs/states/${stateMachineName(settings, workflow.name)}`,
+            logGroupName: Fn.join('', [`/aws/vendedlogs/states/${stateMachineName(settings, workflow.name)}-`, creation]),
             retention: settings.logRetention,
             removalPolicy: settings.logRemovalPolicy,
           }),

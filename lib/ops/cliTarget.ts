@@ -13,7 +13,7 @@ import path from 'node:path';
  * (what `cdk deploy` deploys without `-c environment=…`). Answers the variables to set.
  */
 export const serviceEnvironments = ['simulated', 'sandbox', 'production'] as const;
-type ServiceEnvironment = (typeof serviceEnvironments)[number];
+export type ServiceEnvironment = (typeof serviceEnvironments)[number];
 
 export class CliTargetError extends Error {}
 

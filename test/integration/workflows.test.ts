@@ -455,13 +455,11 @@ describe('StepFunctionsEngine (no network: the SDK call is answered by a middlew
     expect(startedByThisCall(new Date(calledAt.getTime() - startClockSkewMs - 1), calledAt)).toBe(false);
   });
 
-  it('is reachable when the state machine can be described', async () => {
-    const up = clientAnswering(() => ({ stateMachineArn: 'arn' }));
-    expect(await new StepFunctionsEngine(prefix, up.client).reachable()).toBe(true);
-    expect(up.sent[0]?.command).toBe('DescribeStateMachineCommand');
+  it('answers reachable without calling Step Functions: GET /health costs no AWS call (decision 106)', async () => {
     const down = clientAnswering(() => {
       throw new Error('no route');
     });
-    expect(await new StepFunctionsEngine(prefix, down.client).reachable()).toBe(false);
+    expect(await new StepFunctionsEngine(prefix, down.client).reachable()).toBe(true);
+    expect(down.sent).toEqual([]);
   });
 });

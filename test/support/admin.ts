@@ -16,12 +16,12 @@ export interface AdminRun {
  * that serves the HTTP API or holds keep-alive sockets to it must not freeze while the CLI works
  * (a frozen client reused a socket the server had closed: "other side closed").
  */
-export async function runAdmin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<AdminRun> {
+export async function runAdmin(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<AdminRun> {
   try {
     const { stdout, stderr } = await promisify(execFile)(tsx, ['bin/admin.ts', ...args], {
       cwd: root,
       env: { ...process.env, LOG_LEVEL: 'WARN', ...env },
-      timeout: 60_000,
+      timeout: timeoutMs,
       maxBuffer: 16 * 1024 * 1024,
     });
     return { status: 0, stdout, stderr };

@@ -14,7 +14,7 @@ import { bundleLambdas, type LambdaBundle } from '../../lib/build/lambdaBundles.
 import { getHealth, inviteMember, resendInvitation, routeKey, sendEmailVerification, routeNeeds, routes, type RouteDefinition } from '#contract/routes.ts';
 import { workflows } from '#contract/workflows.ts';
 import { eventRules, mailFeedbackRule } from '#contract/events.ts';
-import { parkableOperations, parkedStatuses } from '#contract/metrics.ts';
+import { localOnlyMetrics, metricDimensions, parkableOperations, parkedStatuses, sweptOperations } from '#contract/metrics.ts';
 import { tableActions } from '../../lib/aws/serviceFunction.ts';
 import { table as tableDefinition } from '#contract/table.ts';
 
@@ -41,6 +41,13 @@ interface Synthesized {
   resourceCounts: Map<string, number>;
   validationReport: { pluginReports: { pluginName: string; violations: unknown[] }[] };
   errors: unknown[];
+  /** Every template of the cloud assembly (stacks and nested stacks), by file name, as CloudFormation receives them. */
+  files: Map<string, CfnTemplate>;
+}
+
+interface CfnTemplate {
+  Resources?: Record<string, { Type: string; Properties?: Record<string, any>; DeletionPolicy?: string }>;
+  Outputs?: Record<string, { Export?: { Name: string } }>;
 }
 
 /**
@@ -49,6 +56,8 @@ interface Synthesized {
  * acknowledgement written for a token such as <AWS::Region> would not match them).
  */
 const deployContext = { account: '123456789012', region: 'eu-west-1', senderIdentity: 'payments.example.com' };
+/** A domain of the deployer's for the edge, with its certificate in us-east-1 (docs/deployment.md). */
+const customDomain = { edgeDomain: 'api.pay.example.com', edgeCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789' };
 
 function synthesize(environment: string, context: Record<string, string> = deployContext): Synthesized {
   const app = new App({ context: { environment, ...context } });
@@ -56,10 +65,8 @@ function synthesize(environment: string, context: Record<string, string> = deplo
   // Throws, with the report, if any validation plugin (cdk-nag) found an unacknowledged error.
   const assembly = app.synth();
   const templateFiles = readdirSync(assembly.directory).filter((file) => file.endsWith('.template.json'));
-  const resourceCounts = new Map(templateFiles.map((file) => {
-    const template = JSON.parse(readFileSync(join(assembly.directory, file), 'utf8')) as { Resources?: object };
-    return [file, Object.keys(template.Resources ?? {}).length];
-  }));
+  const files = new Map(templateFiles.map((file) => [file, JSON.parse(readFileSync(join(assembly.directory, file), 'utf8')) as CfnTemplate]));
+  const resourceCounts = new Map([...files].map(([file, template]) => [file, Object.keys(template.Resources ?? {}).length]));
   return {
     stacks,
     templates: {
@@ -74,6 +81,7 @@ function synthesize(environment: string, context: Record<string, string> = deplo
     resourceCounts,
     validationReport: JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8')),
     errors: assembly.stacks.flatMap((stack) => stack.messages.filter((message) => message.level === 'error')),
+    files,
   };
 }
 
@@ -131,8 +139,8 @@ afterAll(() => {
 type Resource = { Properties: Record<string, any>; DeletionPolicy?: string };
 
 function functionsByEntry(template: Template): Map<string, Resource> {
-  const functions = Object.values(template.findResources('AWS::Lambda::Function')) as Resource[];
-  // Descriptions are `<handler module> (<environment>)`.
+  // The service's own functions (CDK's cross-region reference readers and writers are not): descriptions `<handler module> (<environment>)`.
+  const functions = (Object.values(template.findResources('AWS::Lambda::Function')) as Resource[]).filter((fn) => fn.Properties.Environment?.Variables?.SERVICE_ENVIRONMENT);
   return new Map(functions.map((fn) => [String(fn.Properties.Description).replace(/ \(\w+\)$/, ''), fn]));
 }
 
@@ -291,7 +299,6 @@ describe('api stack', () => {
     const parent = production.apiParent;
     parent.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     parent.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
-    parent.resourceCountIs('AWS::SES::EmailIdentity', 1);
     parent.resourceCountIs('AWS::SES::ConfigurationSet', 1);
     // Only the unmatched-route function behind $default, which belongs to the API itself.
     expect([...functionsByEntry(parent).keys()]).toEqual([unmatchedHandler]);
@@ -370,12 +377,15 @@ describe('api stack', () => {
       for (const workflow of starts) expect(started.some((arn) => arn.endsWith(arnOf(workflow))), `${handler} starts ${workflow}`).toBe(true);
 
       const cursors = needs.some((need) => need.cursors);
-      const readsSecret = statements.some((statement) => statement.actions.includes('secretsmanager:GetSecretValue'));
-      expect(readsSecret, handler).toBe(cursors);
+      const secretsRead = statements.filter((statement) => statement.actions.includes('secretsmanager:GetSecretValue')).flatMap((statement) => statement.resources);
+      expect(secretsRead.some((resource) => resource.includes('CursorKey')), handler).toBe(cursors);
+      // Beside it, only the edge's origin secret, which every endpoint reads (docs/decisions/104).
+      expect(secretsRead.filter((resource) => !resource.includes('CursorKey')).every((resource) => resource.includes('OriginSecret')), handler).toBe(true);
       // The declaration matches the code: a bundle that can read the cursor key, or start an
-      // execution, is one whose rows say so (the health probe only describes).
+      // execution, is one whose rows say so.
       const code = readFileSync(join(bundleOf(handler).outdir, 'index.mjs'), 'utf8');
-      expect(code.includes('"GetSecretValue"'), `${handler} signs cursors`).toBe(cursors);
+      expect(code.includes('cursor secret is empty'), `${handler} signs cursors`).toBe(cursors);
+      // GET /health holds the workflow port (reachable()) and never starts anything: its role has no states: grant (below).
       if (handler !== getHealth.handler) expect(code.includes('"StartExecution"'), `${handler} starts workflows`).toBe(starts.size > 0);
       // Sealed secrets: a row that seals (webhook secrets, a member's first or rotated unsubscribe key) makes data keys,
       // a row that checks an unsubscribe link opens them; no endpoint does both, and no other endpoint touches the key.
@@ -384,7 +394,9 @@ describe('api stack', () => {
       expect(kms.sort(), handler).toEqual(wanted.sort());
       expect(needs.some((need) => need.sealsSecrets) && needs.some((need) => need.opensSecrets), handler).toBe(false);
     }
-    expect(statementsOf(api, functions.get(getHealth.handler)!).flatMap((statement) => statement.actions)).toContain('states:DescribeStateMachine');
+    // GET /health is open and calls no AWS API per request (docs/decisions/106): no Step Functions grant at all
+    // (test/integration/workflows.test.ts: the adapter answers reachable without a call).
+    expect(statementsOf(api, functions.get(getHealth.handler)!).flatMap((statement) => statement.actions).filter((action) => action.startsWith('states:'))).toEqual([]);
     expect(policyOf(api, functions.get(unmatchedHandler)!)).not.toContain('dynamodb:');
   });
 
@@ -425,12 +437,12 @@ describe('api stack', () => {
     expect(workflows.webhookDelivery.tasks.DeliveryStep.opensSecrets).toBe(true);
   });
 
-  it("sends mail as the stage's SES identity through its configuration set, whose bounces and complaints reach the service", () => {
+  it("sends mail as the account's SES identity through the stage's configuration set, whose bounces and complaints reach the service", () => {
     const api = production.templates.api;
-    api.hasResourceProperties('AWS::SES::EmailIdentity', {
-      EmailIdentity: 'payments.example.com',
-      ConfigurationSetAttributes: { ConfigurationSetName: Match.anyValue() },
-    });
+    // The identity is the account's (made once per account and region: docs/decisions/105), never a stage's.
+    for (const synthesized of [simulated, sandbox, production]) {
+      for (const template of synthesized.files.values()) expect(Object.values(template.Resources ?? {}).map((resource) => resource.Type)).not.toContain('AWS::SES::EmailIdentity');
+    }
     api.hasResourceProperties('AWS::SES::ConfigurationSet', { Name: 'payments-production' });
     api.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
       EventDestination: Match.objectLike({
@@ -451,8 +463,10 @@ describe('api stack', () => {
         // Every function knows the stage's transport (verificationAvailable); only the mailers may send.
         expect(fn.Properties.Environment.Variables.MAIL_TRANSPORT, entry).toBe('ses');
         if (mails) {
-          expect(JSON.stringify(fn.Properties.Environment.Variables.PUBLIC_BASE_URL)).toContain('ApiEndpoint');
+          // The stage's public address: its CloudFront distribution (the execute-api address refuses them).
+          expect(JSON.stringify(fn.Properties.Environment.Variables.PUBLIC_BASE_URL)).toMatch(/Edge.*DomainName/);
           expect(fn.Properties.Environment.Variables.MAIL_FROM).toBe('"Payments" <no-reply@payments.example.com>');
+          expect(fn.Properties.Environment.Variables.MAIL_CONFIGURATION_SET).toBe('payments-production');
         }
       }
     }
@@ -464,8 +478,8 @@ describe('api stack', () => {
       EventPattern: { source: ['aws.ses'], 'detail-type': ['Email Bounced', 'Email Complaint Received'], detail: { mail: { tags: { 'ses:configuration-set': ['payments-production'] } } } },
     });
     expect(functionsByEntry(events).has(mailFeedbackRule.target)).toBe(true);
-    // A simulated stack without an identity sends nothing and has no identity to send as.
-    simulated.templates.api.resourceCountIs('AWS::SES::EmailIdentity', 0);
+    // A simulated stack without an identity sends nothing and has no configuration set.
+    simulated.templates.api.resourceCountIs('AWS::SES::ConfigurationSet', 0);
   });
 
   it('logs access on the stage and throttles it', () => {
@@ -543,7 +557,7 @@ describe('events stack', () => {
 });
 
 describe('alarms stack', () => {
-  it('alarms on every parked operation, dead letter, sweeper restart and failed or timed-out workflow, each notifying the alarm topic', () => {
+  it('alarms on every parked operation, dead-letter queue, sweeper restart and failed or timed-out workflow, each notifying the alarm topic', () => {
     const template = production.templates.alarms;
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
     const byName = new Map(alarms.map((alarm) => [alarm.Properties.AlarmName as string, alarm.Properties]));
@@ -560,8 +574,12 @@ describe('alarms stack', () => {
         });
       }
     }
-    expect(byName.get('payments-production-event-dead-lettered')).toMatchObject({ Namespace: 'Payments', MetricName: 'EventDeadLettered' });
-    expect(byName.get('payments-production-sweeper-restarted')).toMatchObject({ Namespace: 'Payments', MetricName: 'SweeperRestarted' });
+    for (const operation of sweptOperations) {
+      expect(byName.get(`payments-production-sweeper-restarted-${operation}`), operation).toMatchObject({
+        Namespace: 'Payments', MetricName: 'SweeperRestarted',
+        Dimensions: expect.arrayContaining([{ Name: 'operation', Value: operation }, { Name: 'service', Value: 'payments' }]),
+      });
+    }
     const queues = [...eventRules.map((rule) => `payments-production-${rule.name}-dlq`), 'payments-production-mailFeedback-dlq', 'payments-production-outbox-undelivered'];
     const queueAlarms = [...byName.values()].filter((alarm) => alarm.Namespace === 'AWS/SQS');
     expect(queueAlarms.map((alarm) => alarm.Dimensions[0].Value).sort()).toEqual(queues.sort());
@@ -577,6 +595,242 @@ describe('alarms stack', () => {
       }
     }
     template.hasResourceProperties('AWS::SNS::Topic', { TopicName: 'payments-production-alarms' });
+    // The one alarm nothing emits for: `admin smoke --stage` sets it to ALARM to test the notifications.
+    expect(byName.get('payments-production-notification-test')).toMatchObject({ Namespace: 'Payments/Smoke', MetricName: 'NotificationTest' });
+  });
+});
+
+/**
+ * What synthesis alone cannot show: a template that deploys and then does not work, or stops the
+ * next deploy. Each test here was written against a defect a read of the templates found (issue 24).
+ */
+describe('deploy day', () => {
+  /** Every `Fn::ImportValue` name in a template, wherever it sits. */
+  const importsOf = (template: unknown): string[] => {
+    const found: string[] = [];
+    JSON.stringify(template, (_key, value: unknown) => {
+      const imported = (value as { 'Fn::ImportValue'?: unknown } | null)?.['Fn::ImportValue'];
+      if (typeof imported === 'string') found.push(imported);
+      return value;
+    });
+    return found;
+  };
+  /**
+   * The property that names a resource in its account and region, for the types the stacks make with a
+   * name (a Stage's or an inline Policy's name is its parent's business, not the account's).
+   */
+  const accountNames: Record<string, string> = {
+    'AWS::SES::EmailIdentity': 'EmailIdentity', 'AWS::SES::ConfigurationSet': 'Name', 'AWS::DynamoDB::Table': 'TableName',
+    'AWS::Logs::LogGroup': 'LogGroupName', 'AWS::SQS::Queue': 'QueueName', 'AWS::SNS::Topic': 'TopicName',
+    'AWS::StepFunctions::StateMachine': 'StateMachineName', 'AWS::CloudWatch::Alarm': 'AlarmName', 'AWS::Events::EventBus': 'Name',
+    'AWS::Events::Rule': 'Name', 'AWS::SecretsManager::Secret': 'Name', 'AWS::Scheduler::Schedule': 'Name', 'AWS::Lambda::Function': 'FunctionName',
+    'AWS::IAM::Role': 'RoleName', 'AWS::WAFv2::WebACL': 'Name',
+  };
+  const namesResource = (type: string, property: string) => accountNames[type] === property;
+  const exportsOf = (files: Map<string, CfnTemplate>) => new Set([...files.values()].flatMap((template) => Object.values(template.Outputs ?? {}).flatMap((output) => (output.Export ? [output.Export.Name] : []))));
+
+  it("lets CloudWatch publish this account's alarms to the alarm topic (a topic policy replaces SNS's default one)", () => {
+    const policies = Object.values(production.templates.alarms.findResources('AWS::SNS::TopicPolicy')) as Resource[];
+    const statements = policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement as Record<string, any>[]);
+    const publish = statements.filter((statement) => statement.Effect === 'Allow'
+      && JSON.stringify(statement.Principal) === JSON.stringify({ Service: 'cloudwatch.amazonaws.com' })
+      && [statement.Action].flat().includes('sns:Publish'));
+    expect(publish, JSON.stringify(statements)).toHaveLength(1);
+    // Only this account's alarms: the confused-deputy guard.
+    const condition = publish[0]!.Condition as Record<string, Record<string, unknown>>;
+    expect(Object.keys(condition).sort()).toEqual(['ArnLike', 'StringEquals']);
+    expect(JSON.stringify(condition.ArnLike!['aws:SourceArn'])).toContain(`:cloudwatch:${deployContext.region}:${deployContext.account}:alarm:*"`);
+    expect(condition.StringEquals).toEqual({ 'aws:SourceAccount': deployContext.account });
+  });
+
+  it('alarms on Payments metrics only as the deployed functions emit them: the same dimension set, never a metric only the local stack emits', () => {
+    // What the code emits (functions/platform/metrics.ts count() takes exactly these; Powertools adds `service`) and where.
+    const emitted: Record<string, { dimensions: readonly string[]; inAws: boolean }> = Object.fromEntries(Object.entries(metricDimensions)
+      .map(([name, dimensions]) => [name, { dimensions, inAws: !(localOnlyMetrics as readonly string[]).includes(name) }]));
+    expect(emitted.EventDeadLettered?.inAws).toBe(false);
+    const alarms = (Object.values(production.templates.alarms.findResources('AWS::CloudWatch::Alarm')) as Resource[]).map((alarm) => alarm.Properties);
+    const ours = alarms.filter((alarm) => alarm.Namespace === 'Payments');
+    expect(ours.length).toBeGreaterThan(0);
+    for (const alarm of ours) {
+      const metric = emitted[alarm.MetricName];
+      expect(metric, `${alarm.AlarmName} watches ${alarm.MetricName}, which nothing emits`).toBeDefined();
+      expect(metric!.inAws, `${alarm.AlarmName}: ${alarm.MetricName} is emitted only by the local stack`).toBe(true);
+      const names = (alarm.Dimensions as { Name: string }[]).map((dimension) => dimension.Name).sort();
+      expect(names, `${alarm.AlarmName}: CloudWatch matches a metric by its whole dimension set`).toEqual(['service', ...metric!.dimensions].sort());
+    }
+    // A restart of each kind the sweeper restarts reaches someone.
+    const swept = ours.filter((alarm) => alarm.MetricName === 'SweeperRestarted');
+    expect(swept.map((alarm) => alarm.Dimensions.find((dimension: { Name: string }) => dimension.Name === 'operation').Value).sort()).toEqual([...sweptOperations].sort());
+  });
+
+  it("gives every function that can build a link the stage's public address: none falls back to http://127.0.0.1:3000", () => {
+    let builders = 0;
+    for (const template of [production.templates.api, production.templates.events, production.templates.workflows]) {
+      for (const [entry, fn] of functionsByEntry(template)) {
+        // functions/platform/config.ts publicBaseUrl(): tree-shaken away from every bundle that never builds a link.
+        if (!readFileSync(join(bundleOf(entry).outdir, 'index.mjs'), 'utf8').includes('http://127.0.0.1:')) continue;
+        builders += 1;
+        expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL, `${entry} builds links`).toBeDefined();
+      }
+    }
+    expect(builders).toBeGreaterThan(0);
+  });
+
+  it('lets the three stages share one account and region: no two of them name a resource alike', () => {
+    const seen = new Map<string, string>();
+    for (const [stage, synthesized] of Object.entries({ simulated, sandbox, production })) {
+      for (const [file, template] of synthesized.files) {
+        for (const [id, resource] of Object.entries(template.Resources ?? {})) {
+          for (const [property, value] of Object.entries(resource.Properties ?? {})) {
+            if (!namesResource(resource.Type, property) || typeof value !== 'string') continue;
+            const key = `${resource.Type} ${value}`;
+            const other = seen.get(key);
+            if (other && !other.startsWith(`${stage}:`)) throw new Error(`${key} is named by ${other} and by ${stage}:${file}:${id}`);
+            seen.set(key, `${stage}:${file}:${id}`);
+          }
+        }
+      }
+    }
+  });
+
+  it('retains nothing with a fixed name outside the data stack, so a deleted stack can be created again', () => {
+    for (const synthesized of [simulated, sandbox, production]) {
+      for (const [file, template] of synthesized.files) {
+        if (file.includes('-data.')) continue; // the data is retained by design, and re-attached, not re-created
+        for (const [id, resource] of Object.entries(template.Resources ?? {})) {
+          if (resource.DeletionPolicy !== 'Retain') continue;
+          for (const [property, value] of Object.entries(resource.Properties ?? {})) {
+            if (namesResource(resource.Type, property)) expect(typeof value, `${file}: ${id} is retained under the fixed ${property} ${JSON.stringify(value)}`).not.toBe('string');
+          }
+        }
+      }
+    }
+  });
+
+  it('keeps every export another stack imports when -c publicBaseUrl is set on a deployed stage', () => {
+    const imported = new Set([...production.files.values()].flatMap(importsOf));
+    expect(imported.size).toBeGreaterThan(0);
+    // With a domain of the deployer's in front of CloudFront, as docs/deployment.md describes (also checked below).
+    const withPublicUrl = synthesize('production', { ...deployContext, publicBaseUrl: 'https://pay.example.com', ...customDomain });
+    const exported = exportsOf(withPublicUrl.files);
+    // CloudFormation updates the exporting stack first and refuses to drop an export still imported.
+    for (const name of imported) expect(exported, `${name} would be deleted while imported`).toContain(name);
+    // And the mailer's links use the address given.
+    const mailer = functionsByEntry(withPublicUrl.templates.events).get('functions/events/notificationMailer.ts')!;
+    expect(mailer.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://pay.example.com');
+
+    // The custom domain: TLS 1.2 and SNI required of viewers, so nothing about TLS is acknowledged, and the validators are still clean.
+    const config = (Object.values(withPublicUrl.apiParent.findResources('AWS::CloudFront::Distribution')) as Resource[])[0]!.Properties.DistributionConfig;
+    expect(config.Aliases).toEqual([customDomain.edgeDomain]);
+    expect(config.ViewerCertificate).toEqual({ AcmCertificateArn: customDomain.edgeCertificateArn, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' });
+    expect(withPublicUrl.validationReport.pluginReports.flatMap((report) => report.violations)).toEqual([]);
+    expect(withPublicUrl.errors).toEqual([]);
+  }, 300_000);
+});
+
+describe('edge (CloudFront and AWS WAF on sandbox and production)', () => {
+  const edgeOf = (synthesized: Synthesized) => Template.fromStack(synthesized.stacks.edge!);
+
+  it('keeps simulated the bare HTTP API, with no edge and no origin check', () => {
+    expect(simulated.stacks.edge).toBeUndefined();
+    simulated.templates.api.resourceCountIs('AWS::CloudFront::Distribution', 0);
+    for (const fn of functionsByEntry(simulated.templates.api).values()) expect(fn.Properties.Environment.Variables.ORIGIN_SECRET_ARN).toBeUndefined();
+  });
+
+  it('puts the web ACL in us-east-1, scoped to CloudFront, with the rate, body-size and managed rules', () => {
+    for (const synthesized of [sandbox, production]) {
+      const edge = synthesized.stacks.edge!;
+      expect(edge.region).toBe('us-east-1');
+      expect(edge.account).toBe(deployContext.account);
+      const acls = Object.values(edgeOf(synthesized).findResources('AWS::WAFv2::WebACL')) as Resource[];
+      expect(acls).toHaveLength(1);
+      const acl = acls[0]!.Properties;
+      expect(acl).toMatchObject({ Scope: 'CLOUDFRONT', DefaultAction: { Allow: {} } });
+      const rules = new Map((acl.Rules as Record<string, any>[]).map((rule) => [rule.Name as string, rule]));
+      expect([...rules.keys()]).toEqual(['open-routes-per-client', 'every-route-per-client', 'body-size', 'aws-known-bad-inputs', 'aws-common']);
+
+      // Per client address; the open routes (no key, so no organization bucket) tighter, each named from the route table.
+      const open = rules.get('open-routes-per-client')!;
+      expect(open.Statement.RateBasedStatement).toMatchObject({ AggregateKeyType: 'IP', EvaluationWindowSec: 60, Limit: 300 });
+      const openPaths = (open.Statement.RateBasedStatement.ScopeDownStatement.OrStatement.Statements as Record<string, any>[]).map((statement) => statement.ByteMatchStatement.SearchString).sort();
+      expect(openPaths).toEqual([...new Set(routes.filter((row) => row.auth === 'open').map((row) => row.path))].sort());
+      expect(openPaths).toEqual(expect.arrayContaining(['/health', '/invitations/accept', '/notifications/unsubscribe', '/notifications/verify']));
+      expect(rules.get('every-route-per-client')!.Statement.RateBasedStatement).toEqual({ AggregateKeyType: 'IP', EvaluationWindowSec: 60, Limit: 6000 });
+      for (const name of ['open-routes-per-client', 'every-route-per-client']) {
+        expect(rules.get(name)!.Action.Block.CustomResponse).toMatchObject({ ResponseCode: 429, CustomResponseBodyKey: 'rate_limited' });
+      }
+      // Answered in the contract's error body.
+      expect(JSON.parse(acl.CustomResponseBodies.rate_limited.Content)).toMatchObject({ error: 'rate_limited' });
+      expect(JSON.parse(acl.CustomResponseBodies.payload_too_large.Content)).toMatchObject({ error: 'payload_too_large' });
+
+      const body = rules.get('body-size')!;
+      expect(body.Action.Block.CustomResponse).toMatchObject({ ResponseCode: 413, CustomResponseBodyKey: 'payload_too_large' });
+      expect(body.Statement.AndStatement.Statements).toEqual([
+        { SizeConstraintStatement: { FieldToMatch: { Body: { OversizeHandling: 'MATCH' } }, ComparisonOperator: 'GT', Size: 16384, TextTransformations: [{ Priority: 0, Type: 'NONE' }] } },
+        { NotStatement: { Statement: { ByteMatchStatement: expect.objectContaining({ SearchString: '/batches', PositionalConstraint: 'EXACTLY' }) } } },
+      ]);
+
+      expect(rules.get('aws-known-bad-inputs')).toMatchObject({ OverrideAction: { None: {} }, Statement: { ManagedRuleGroupStatement: { VendorName: 'AWS', Name: 'AWSManagedRulesKnownBadInputsRuleSet' } } });
+      expect(rules.get('aws-common')).toMatchObject({
+        OverrideAction: { None: {} },
+        Statement: { ManagedRuleGroupStatement: { VendorName: 'AWS', Name: 'AWSManagedRulesCommonRuleSet', RuleActionOverrides: [{ Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } }] } },
+      });
+
+      // Logged, with the key redacted, to a group WAF accepts (aws-waf-logs-…).
+      edgeOf(synthesized).hasResourceProperties('AWS::WAFv2::LoggingConfiguration', {
+        RedactedFields: [{ SingleHeader: { Name: 'authorization' } }],
+        LogDestinationConfigs: [Match.anyValue()],
+      });
+      expect(JSON.stringify(edgeOf(synthesized).findResources('AWS::Logs::LogGroup'))).toContain(`aws-waf-logs-payments-${synthesized.stacks.settings.environment}-`);
+    }
+  });
+
+  it('serves the API through CloudFront with that web ACL, caching nothing, adding the secret origin header', () => {
+    for (const synthesized of [sandbox, production]) {
+      const parent = synthesized.apiParent;
+      const distributions = Object.values(parent.findResources('AWS::CloudFront::Distribution')) as Resource[];
+      expect(distributions).toHaveLength(1);
+      const config = distributions[0]!.Properties.DistributionConfig;
+      // The web ACL's ARN, read in this region from what the us-east-1 stack wrote (a cross-region reference).
+      expect(JSON.stringify(config.WebACLId)).toMatch(/ExportsReader/);
+      expect(config.DefaultCacheBehavior).toMatchObject({
+        ViewerProtocolPolicy: 'https-only',
+        AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+        CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad', // Managed-CachingDisabled
+        OriginRequestPolicyId: 'b689b0a8-53d0-40ab-baf2-68738e2966ac', // Managed-AllViewerExceptHostHeader
+      });
+      expect(config.Origins).toHaveLength(1);
+      const origin = config.Origins[0];
+      expect(JSON.stringify(origin.DomainName)).toMatch(/Api.*execute-api/);
+      expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
+      // The header's value is a dynamic reference to the secret: resolved at deploy time, in no template.
+      expect(origin.OriginCustomHeaders).toHaveLength(1);
+      expect(origin.OriginCustomHeaders[0].HeaderName).toBe('x-origin-verify');
+      const value = JSON.stringify(origin.OriginCustomHeaders[0].HeaderValue);
+      expect(value).toContain('{{resolve:secretsmanager:');
+      expect(value).toMatch(/OriginSecret/);
+      parent.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 48 }) });
+      expect(Object.keys(parent.toJSON().Outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'PublicUrl']));
+    }
+  });
+
+  it('gives every endpoint function the origin secret to check, so the execute-api address is no way around the edge', () => {
+    for (const synthesized of [sandbox, production]) {
+      const api = synthesized.templates.api;
+      let endpoints = 0;
+      for (const [entry, fn] of functionsByEntry(api)) {
+        if (entry === unmatchedHandler) continue; // answers 404/405 and reads nothing
+        endpoints += 1;
+        expect(JSON.stringify(fn.Properties.Environment.Variables.ORIGIN_SECRET_ARN), entry).toMatch(/OriginSecret/);
+        const reads = statementsOf(api, fn).filter((statement) => statement.actions.includes('secretsmanager:GetSecretValue')).flatMap((statement) => statement.resources);
+        expect(reads.some((resource) => resource.includes('OriginSecret')), entry).toBe(true);
+      }
+      expect(endpoints).toBe(new Set(routes.map((row) => row.handler)).size);
+    }
+  });
+
+  it('refuses to synthesize a stage with an edge without a region to refer across', () => {
+    expect(() => buildPaymentsApp(new App({ context: { environment: 'production', account: deployContext.account, senderIdentity: 'payments.example.com' } }), bundles)).toThrow(/-c region=/);
   });
 });
 
@@ -586,10 +840,10 @@ describe('stack sizes', () => {
     expect(Object.keys(byStage).sort()).toEqual([...serviceEnvironments].sort());
     for (const environment of serviceEnvironments) {
       const counts = byStage[environment]!.resourceCounts;
-      // The five stacks and one nested stack per API area, every one of them counted.
+      // The five stacks (six with the edge) and one nested stack per API area, every one of them counted.
       const nested = [...counts.keys()].filter((file) => file.endsWith('.nested.template.json'));
       expect(nested.length, environment).toBe(byStage[environment]!.stacks.api.areas.size);
-      expect(counts.size, environment).toBe(5 + nested.length);
+      expect(counts.size, environment).toBe((environment === 'simulated' ? 5 : 6) + nested.length);
       for (const [file, count] of counts) {
         expect(count, `${environment}: ${file} holds ${count} resources: split it before CloudFormation refuses it (an API area: give some of its features an area of their own, lib/aws/apiAreas.ts)`)
           .toBeLessThanOrEqual(stackResourceBudget);
