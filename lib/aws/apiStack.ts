@@ -181,7 +181,7 @@ export class ApiStack extends Stack {
       description: this.distribution ? 'The HTTP API itself: refuses every request that did not come through PublicUrl (403)' : 'Where the API is served',
     });
     if (this.distribution) {
-      new CfnOutput(this, 'PublicUrl', { value: `${this.publicBaseUrlOfEdge(customDomain)}/`, description: 'Where the API is served: CloudFront and AWS WAF' });
+      new CfnOutput(this, 'PublicUrl', { value: this.publicBaseUrlOfEdge(customDomain), description: 'Where the API is served: CloudFront and AWS WAF' });
       new CfnOutput(this, 'EdgeDomainName', { value: this.distribution.distributionDomainName, description: 'The distribution: where a custom domain points (CNAME or alias)' });
     }
   }
