@@ -256,11 +256,10 @@ describe('sending', () => {
     const asked = await call(service, 'GET', path);
     expect(asked.status).toBe(200);
     expect(asked.body).toContain('<form method="post"');
-    // The form goes back to the address the page was opened at, whatever that is (relative action), as a browser resolves it.
-    const action = /<form method="post" action="([^"]*)">/.exec(asked.body as string)![1]!.replace(/&#(\d+);/g, (_entity, code: string) => String.fromCharCode(Number(code)));
-    expect(action).toMatch(/^\?token=/);
-    const posted = new URL(action, `${service.url}${path}`);
-    expect(`${posted.pathname}${posted.search}`).toBe(path);
+    // The form has no action: a browser posts it back to the address the page was opened at, whatever
+    // that is (the stage's public address, a custom domain), never a configured one.
+    expect(asked.body).toMatch(/<form method="post">/);
+    expect(asked.body).not.toMatch(/<form[^>]* action=/);
     expect((await preferences(member.apiKey)).body.events).toEqual(['transaction.reconciled', 'transaction.refunded']);
 
     const forged = await call(service, 'POST', `${path.slice(0, -3)}abc`, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
