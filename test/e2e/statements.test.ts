@@ -368,7 +368,8 @@ describe('GET /statements', () => {
       delete process.env.COUNT_CAPACITY;
       reloadConfig();
     }
-  });
+    // It seeds 3,000 statement lines in two rounds: more than the default 30 s on a busy machine.
+  }, 120_000);
 
   it('is live on this environment, as capabilities say', async () => {
     const { body } = await call(service, 'GET', '/capabilities');
