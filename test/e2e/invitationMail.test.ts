@@ -58,7 +58,13 @@ describe('invitation e-mails to one address', () => {
     expect(answers.filter((answer) => answer.status === 200), JSON.stringify(answers.map((answer) => [answer.status, answer.body]).slice(0, 4))).toHaveLength(1);
     const refused = answers.filter((answer) => answer.status !== 200);
     expect(refused).toHaveLength(29);
-    for (const answer of refused) expectLimited(answer, 1, 60);
+    // Thirty transactions on one counter item: DynamoDB may cancel a loser for the conflict, which is
+    // the contract's retryable 503. Retried, as a client does, it is the limit's 429 like the others.
+    for (const answer of refused.filter((candidate) => candidate.status === 503)) {
+      expect(answer.body.error).toBe('unavailable');
+      expectLimited(await resend(invited.body.member.id), 1, 60);
+    }
+    for (const answer of refused.filter((candidate) => candidate.status !== 503)) expectLimited(answer, 1, 60);
     expect(await mailsTo(email)).toBe(2);
     // The link that went is the one that works.
     const { token } = await invitationMail(email);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
+import { until } from '../support/eventually.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 
@@ -9,8 +10,8 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 });
 
-/** Every EMF line written to stdout while `during` runs, parsed. */
-async function emfDuring(during: () => Promise<void>): Promise<Record<string, any>[]> {
+/** Every EMF line written to stdout while `during` runs, parsed; `during` may look at the lines so far. */
+async function emfDuring(during: (seen: () => string[]) => Promise<void>): Promise<Record<string, any>[]> {
   const lines: string[] = [];
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -18,7 +19,7 @@ async function emfDuring(during: () => Promise<void>): Promise<Record<string, an
     return write(chunk as never, ...(rest as []));
   }) as typeof process.stdout.write;
   try {
-    await during();
+    await during(() => lines);
   } finally {
     process.stdout.write = write;
   }
@@ -43,7 +44,7 @@ afterAll(async () => {
 describe('operator metrics', () => {
   it('a payment parked IN_DOUBT emits OperationFunded and OperationParked {operation, status} in namespace Payments', async () => {
     const transactionId = `metrics-${Date.now().toString(36)}`;
-    const emitted = await emfDuring(async () => {
+    const emitted = await emfDuring(async (seen) => {
       const accepted = await call(service, 'POST', '/transactions', {
         apiKey: org.apiKey,
         body: {
@@ -54,6 +55,8 @@ describe('operator metrics', () => {
       expect(accepted.status).toBe(202);
       const done = await untilSettled(service, org.apiKey, `/transactions/${transactionId}`);
       expect(done.state).toBe('IN_DOUBT');
+      // The task counts the parking after its write: the state can be read a moment before the line is out.
+      await until(async () => seen(), (lines) => lines.some((line) => line.includes('"OperationParked"')), { what: 'the OperationParked metric line' });
     });
     const parked = emitted.filter((emf) => metricNames(emf).includes('OperationParked'));
     expect(parked).toHaveLength(1);
