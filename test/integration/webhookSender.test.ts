@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendWebhook } from '#providers/webhookSender.ts';
+import { failureClass, sendWebhook } from '#providers/webhookSender.ts';
 import { startReceiver, type Receiver } from '../support/webhookReceiver.ts';
 
 /** The sender against a real receiver on loopback (`simulated` allows it): what it reports back for the retry rules. */
@@ -51,5 +51,30 @@ describe('sendWebhook', () => {
     expect(result.error).toBe('127.0.0.1 resolves to a loopback address: webhooks are delivered to public addresses only');
     const mapped = await sendWebhook('https://[::ffff:a9fe:a9fe]/x', {}, '{}', 'sandbox');
     expect(mapped.error).toBe('::ffff:a9fe:a9fe resolves to a cloud metadata address: webhooks are delivered to public addresses only');
+  });
+});
+
+describe('failureClass', () => {
+  const failure = (code: string | undefined, message = 'connect ECONNREFUSED 10.0.0.7:8443') => Object.assign(new Error(message), code ? { code } : {});
+
+  it.each([
+    ['ECONNREFUSED', 'connection refused'],
+    ['ECONNRESET', 'connection closed before an answer'],
+    ['EPIPE', 'connection closed before an answer'],
+    ['ETIMEDOUT', 'timed out'],
+    ['EHOSTUNREACH', 'address unreachable'],
+    ['ENETUNREACH', 'address unreachable'],
+    ['CERT_HAS_EXPIRED', 'TLS certificate not accepted'],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'TLS certificate not accepted'],
+    ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'TLS certificate not accepted'],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', 'TLS certificate not accepted'],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', 'TLS handshake failed'],
+    ['EPROTO', 'TLS handshake failed'],
+    ['HPE_INVALID_CONSTANT', 'malformed HTTP response'],
+    ['ESOMETHINGNEW', 'connection failed'],
+    [undefined, 'connection failed'],
+  ])('%s is "%s", whatever the message quotes', (code, words) => {
+    expect(failureClass(failure(code))).toBe(words);
+    expect(failureClass(failure(code))).not.toMatch(/10\.0\.0\.7|8443/);
   });
 });
