@@ -87,7 +87,7 @@ export function createClient(options: ClientOptions): PaymentsClient {
       for (;;) {
         const query = { ...options.query, ...(cursor === undefined ? {} : { cursor }) };
         const result = await get(path, { params: { query }, ...(options.signal ? { signal: options.signal } : {}) });
-        const page = unwrap(result) as unknown as Record<string, unknown> & { nextCursor: string | null };
+        const page = unwrap(result) as Record<string, unknown> & { nextCursor: string | null };
         yield* page[field] as ListItem<typeof path>[];
         // null is the only end of the list (an empty page with a cursor is not one).
         if (page.nextCursor === null) return;

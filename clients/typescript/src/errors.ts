@@ -41,11 +41,9 @@ export class ApiError extends Error {
  * prefer exceptions: `const tx = unwrap(await client.GET(…))`). An answer that is not the contract's
  * error body (a proxy's HTML page, API Gateway's own 413) is thrown as a plain Error with its status.
  */
-export function unwrap<Data, Failure>(
-  result: { data: Data; error?: never; response: Response } | { data?: never; error: Failure; response: Response },
-): Data {
-  if (result.error === undefined) return result.data as Data;
+export function unwrap<Result extends { data?: unknown; error?: unknown; response: Response }>(result: Result): Exclude<Result['data'], undefined> {
   const { response, error } = result;
+  if (error === undefined) return result.data as Exclude<Result['data'], undefined>;
   if (isErrorBody(error)) throw new ApiError(response.status, error, response);
   throw new Error(`${response.status} ${response.statusText}: ${typeof error === 'string' ? error.slice(0, 500) : JSON.stringify(error)}`);
 }
