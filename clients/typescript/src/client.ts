@@ -16,6 +16,8 @@ export interface ClientOptions {
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** A typed method seen untyped, inside the client, where the path is only known at run time. */
+type UntypedCall = (path: string, init?: object) => Promise<FetchResponse<object, object, 'application/json'>>;
 
 /** What a money-moving call answers: the call's result and the idempotency key it was sent with (also the operation's id). */
 export type Initiated<Path extends InitiatePath> = FetchResponse<paths[Path]['post'], object, 'application/json'> & { idempotencyKey: string };
@@ -47,7 +49,7 @@ export interface PaymentsClient {
 export function createClient(options: ClientOptions): PaymentsClient {
   const policy = { ...defaultRetryPolicy, ...options.retry };
   const transport = createFetchClient<paths>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    baseUrl: options.baseUrl,
     headers: { authorization: `Bearer ${options.apiKey}` },
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
@@ -57,7 +59,7 @@ export function createClient(options: ClientOptions): PaymentsClient {
   const method = (name: Method) =>
     ((path: string, init?: { signal?: AbortSignal | null }) =>
       withRetries(
-        () => (transport[name] as (path: string, init?: object) => Promise<FetchResponse<object, object, 'application/json'>>)(path, init),
+        () => (transport[name] as UntypedCall)(path, init),
         name === 'GET' || (name === 'POST' && isInitiatePath(path)),
         policy,
         init?.signal,
@@ -75,14 +77,14 @@ export function createClient(options: ClientOptions): PaymentsClient {
       const given = (init.body as Record<string, unknown>)[field];
       const idempotencyKey = typeof given === 'string' ? given : newIdempotencyKey();
       const body = { ...init.body, [field]: idempotencyKey };
-      const post = client.POST as (path: string, init: object) => Promise<FetchResponse<object, object, 'application/json'>>;
+      const post = client.POST as UntypedCall;
       const result = await post(path, { body, ...(init.signal ? { signal: init.signal } : {}) });
       return { ...result, idempotencyKey } as Initiated<typeof path>;
     },
 
     async *paginate(path, options = {}) {
       const field: string = listItemFields[path as keyof typeof listItemFields];
-      const get = client.GET as (path: string, init: object) => Promise<FetchResponse<object, object, 'application/json'>>;
+      const get = client.GET as UntypedCall;
       let cursor: string | undefined;
       for (;;) {
         const query = { ...options.query, ...(cursor === undefined ? {} : { cursor }) };
