@@ -39,6 +39,21 @@ module.exports = {
       to: { path: '^functions/(?!domain/)' },
     },
     {
+      name: 'client-stands-alone',
+      severity: 'error',
+      comment:
+        'clients/typescript is a package of its own that integrators install without the service: it knows the service only through the generated OpenAPI types (src/schema.d.ts), never by importing its code.',
+      from: { path: '^clients/' },
+      to: { path: '^(functions|schemas|lib|bin|bench|test|examples)/' },
+    },
+    {
+      name: 'examples-use-the-client',
+      severity: 'error',
+      comment: "examples/ are what an integrator writes: they import '@payments/client' and nothing of the service.",
+      from: { path: '^examples/' },
+      to: { path: '^(functions|schemas|lib|bin|bench|test)/' },
+    },
+    {
       name: 'no-unresolvable-import',
       severity: 'error',
       comment: 'An import the cruiser cannot resolve could hide a wrong direction.',
