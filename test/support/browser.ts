@@ -51,10 +51,8 @@ export async function watchPage(context: BrowserContext, origin: string): Promis
   const errors: string[] = [];
   // Registered through the DevTools protocol before any of the page's own code, so the page's CSP
   // does not apply to it: it sees the violations the policy reports.
-  await page.addInitScript(() => {
-    const seen: string[] = [];
-    (window as unknown as { __cspViolations: string[] }).__cspViolations = seen;
-    document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.effectiveDirective} ${event.blockedURI}`));
+  await page.addInitScript({
+    content: "window.__cspViolations = []; document.addEventListener('securitypolicyviolation', (event) => window.__cspViolations.push(event.effectiveDirective + ' ' + event.blockedURI));",
   });
   page.on('request', (request) => {
     const url = request.url();
@@ -72,8 +70,7 @@ export async function watchPage(context: BrowserContext, origin: string): Promis
     if (response.status() >= 400 && !response.request().isNavigationRequest()) errors.push(`${response.status()} ${response.url()}`);
   });
   const violations = async () => {
-    const fromDocument = await page.evaluate(() => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? []).catch(() => []);
-    return fromDocument;
+    return page.evaluate<string[]>('window.__cspViolations ?? []');
   };
   return { page, violations, foreignRequests, errors };
 }
