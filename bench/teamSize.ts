@@ -60,7 +60,7 @@ async function measureOrganization(service: LocalService, members: number, log: 
       const invitation = await createInvitation({ organizationId, email: `bench.${next}@example.com`, name: null, role: 'admin', ttlSeconds: 3_600 });
       if (invitation === 'email_taken') throw new Error('bench address taken');
       const accepted = await acceptInvitation(invitation.token, config().SERVICE_ENVIRONMENT);
-      if (!accepted) throw new Error('bench invitation not accepted');
+      if ('refused' in accepted) throw new Error(`bench invitation not accepted: ${accepted.refused}`);
       memberKey = accepted.apiKey;
     }
   };

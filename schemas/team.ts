@@ -64,12 +64,30 @@ export const InvitationResult = z
   .meta({ id: 'InvitationResult' });
 export type InvitationResult = z.infer<typeof InvitationResult>;
 
+/** The invitation token as the contract bounds it: 1 to 200 characters. */
+const InvitationToken = z.string().min(1).max(200);
+
 /** POST /invitations/accept: strict; the token is the credential. */
 export const AcceptInvitationBody = z
-  .object({ token: z.string().min(1).max(200) })
+  .object({ token: InvitationToken })
   .strict()
   .meta({ id: 'AcceptInvitationRequest' });
 export type AcceptInvitationBody = z.infer<typeof AcceptInvitationBody>;
+
+/** GET /invitations/accept?token=…: the e-mailed link. */
+export const InvitationLinkQuery = z.object({
+  token: InvitationToken.meta({ description: 'The credential of the e-mailed link, exactly as it is in the link.' }),
+});
+
+/** POST /invitations/accept?token=… as the page's form posts it: the token is in the query (the page's own address) or a field. */
+export const AcceptInvitationQuery = z.object({
+  token: InvitationToken.optional().meta({ description: "Only with the form: the link's token, as the page's form posts back to the page's own address." }),
+});
+
+/** The invitation page's form: the button alone; a `token` field is read when the query has none, other fields are ignored. */
+export const AcceptInvitationForm = z
+  .object({ token: InvitationToken.optional() })
+  .meta({ id: 'AcceptInvitationForm', description: "The invitation page's Accept button; the token is in the query, as in the link (or a `token` field)." });
 
 const ApiKeyShownOnce = z.string().meta({ description: 'Shown once; store it now.' });
 

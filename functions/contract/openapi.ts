@@ -234,15 +234,15 @@ function operationOf(definition: RouteDefinition, sharedResponses: Map<string, R
     successResponses[status] = {
       description: response.description,
       ...(definition.auth === 'key' ? { headers: rateLimitHeaders } : {}),
-      ...(response.schema
+      ...(response.schema || response.html
         ? {
             content: {
-              'application/json': { schema: response.schema },
+              ...(response.schema ? { 'application/json': { schema: response.schema } } : {}),
               ...(response.alsoAs ? { [response.alsoAs.mediaType]: { schema: z.string().meta({ description: response.alsoAs.description }) } } : {}),
+              ...(response.html ? { 'text/html': { schema: z.string() } } : {}),
             },
           }
         : {}),
-      ...(response.html ? { content: { 'text/html': { schema: z.string() } } } : {}),
     };
   }
   return {
@@ -259,8 +259,18 @@ function operationOf(definition: RouteDefinition, sharedResponses: Map<string, R
       // The route table types these as any zod schema; the generator needs objects, which they are.
       ...(params ? { params: params as z.ZodObject } : {}),
       ...(query ? { query: query as z.ZodObject } : {}),
-      ...(body ? { body: { required: true, content: { 'application/json': { schema: body } } } } : {}),
-      ...(form ? { body: { required: false, content: { 'application/x-www-form-urlencoded': { schema: form } } } } : {}),
+      // A row that takes either documents both media types; an empty form is a form, so then none is required.
+      ...(body || form
+        ? {
+            body: {
+              required: !form,
+              content: {
+                ...(body ? { 'application/json': { schema: body } } : {}),
+                ...(form ? { 'application/x-www-form-urlencoded': { schema: form } } : {}),
+              },
+            },
+          }
+        : {}),
       ...(takesNoBody(definition) ? { body: noBody } : {}),
     },
     responses: { ...successResponses, ...errorResponses(definition, sharedResponses) },

@@ -24,7 +24,7 @@ import {
 } from '#schemas/offramps.ts';
 import { CreateRecipientBody, Recipient, RecipientList, RecipientParams, UpdateRecipientBody } from '#schemas/recipients.ts';
 import {
-  AcceptInvitationBody, AcceptedInvitation, InvitationResult, InviteMemberBody, MemberList, MemberParams, RemovedMember,
+  AcceptInvitationBody, AcceptInvitationForm, AcceptInvitationQuery, AcceptedInvitation, InvitationLinkQuery, InvitationResult, InviteMemberBody, MemberList, MemberParams, RemovedMember,
   RotatedMemberKey, RotatedOrganizationKey, UpdateMemberBody, UpdatedMember,
 } from '#schemas/team.ts';
 import {
@@ -56,6 +56,8 @@ export interface RouteRequest {
   /**
    * A body sent as `application/x-www-form-urlencoded` instead of JSON: only pages a person or a mail
    * client posts to (the verification link's form, RFC 8058 one-click unsubscribe; docs/decisions/094).
+   * A row with both `body` and `form` takes either, told apart by the request's content type (the
+   * invitation page's form beside the JSON API; the handler reads which from `bodyAs`).
    */
   form?: z.ZodType;
   query?: z.ZodType;
@@ -65,7 +67,10 @@ export interface RouteRequest {
 export interface RouteResponse {
   description: string;
   schema?: z.ZodType;
-  /** A page for a person (`text/html`) rather than JSON: the links e-mailed to members open these. */
+  /**
+   * A page for a person (`text/html`): the links e-mailed to members open these. Beside a `schema`,
+   * on a row that takes a form too, the page is the form's answer and the JSON the API's.
+   */
   html?: true;
   /** The same answer in another media type the caller may ask for with Accept (a statement as CSV): a text body. */
   alsoAs?: { mediaType: string; description: string };
@@ -405,12 +410,21 @@ export const inviteMember = route({
   permission: 'member.invite', kyb: false, feature: 'team', sendsMail: true, summary: 'Invite a member by e-mail (a team holds at most 2,000 members and pending invitations: 409 conflict with `limit` beyond).', request: { body: InviteMemberBody }, responses: { 201: { ...created[201], schema: InvitationResult } }, errors: ['validation', 'forbidden', 'conflict'],
 });
 export const resendInvitation = route({
-  operationId: 'resendInvitation', method: 'POST', path: '/members/{memberId}/invitations', handler: 'functions/api/team/resendInvitation.ts', auth: 'key', deletes: true,
+  operationId: 'resendInvitation', method: 'POST', path: '/members/{memberId}/invitations', handler: 'functions/api/team/resendInvitation.ts', auth: 'key',
   permission: 'member.invite', kyb: false, feature: 'team', sendsMail: true, summary: 'Re-send an invitation with a fresh link (at most 2 invitation e-mails a minute and 6 a day to one address).', request: { params: MemberParams }, responses: { 200: { ...ok[200], schema: InvitationResult } }, errors: ['forbidden', 'not_found', 'conflict'],
 });
+/** The invitation link's pages: what a used, expired, rescinded, replaced or unknown link says (docs/decisions/112). */
+const invitationPageGone = { 410: { description: 'The link was used, has expired, was rescinded or replaced by a newer one, or was never issued: a page saying which and what to do.', html: true as const } };
+export const invitationPage = route({
+  operationId: 'invitationPage', method: 'GET', path: '/invitations/accept', handler: 'functions/api/team/invitationPage.ts', auth: 'open', table: 'read',
+  kyb: false, feature: 'team', summary: 'The invitation link: a page naming the organization, the role and who invited, with one Accept button; a GET accepts nothing (link scanners follow links).', request: { query: InvitationLinkQuery },
+  responses: { 200: { description: 'A page asking to accept.', html: true }, ...invitationPageGone }, errors: ['validation'],
+});
 export const acceptInvitation = route({
-  operationId: 'acceptInvitation', method: 'POST', path: '/invitations/accept', handler: 'functions/api/team/acceptInvitation.ts', auth: 'open', deletes: true,
-  kyb: false, feature: 'team', summary: "Accept an invitation; returns the member's key once.", request: { body: AcceptInvitationBody }, responses: { 200: { ...ok[200], schema: AcceptedInvitation } }, errors: ['invalid_invite', 'validation'],
+  operationId: 'acceptInvitation', method: 'POST', path: '/invitations/accept', handler: 'functions/api/team/acceptInvitation.ts', auth: 'open',
+  kyb: false, feature: 'team', summary: "Accept an invitation; returns the member's key once. As JSON (the API), or as the invitation page's form (`?token=`, answered with a page showing the key once).",
+  request: { query: AcceptInvitationQuery, body: AcceptInvitationBody, form: AcceptInvitationForm },
+  responses: { 200: { ...ok[200], schema: AcceptedInvitation, html: true }, ...invitationPageGone }, errors: ['invalid_invite', 'validation'],
 });
 export const updateMember = route({
   operationId: 'updateMember', method: 'PATCH', path: '/members/{memberId}', handler: 'functions/api/team/updateMember.ts', auth: 'key',
@@ -534,7 +548,7 @@ export const routes: RouteDefinition[] = [
   getWithdrawalQuote, createWithdrawal, listWithdrawals, getWithdrawal,
   createBeneficiary, listBeneficiaries, getOffRampQuote, createOffRamp, listOffRamps, getOffRamp,
   listRecipients, createRecipient, updateRecipient, deleteRecipient,
-  listMembers, inviteMember, resendInvitation, acceptInvitation, updateMember, removeMember, rotateMemberKey, rotateOrganizationKey,
+  listMembers, inviteMember, resendInvitation, invitationPage, acceptInvitation, updateMember, removeMember, rotateMemberKey, rotateOrganizationKey,
   getWebhookEndpoint, putWebhookEndpoint, deleteWebhookEndpoint, listEvents, getEvent, redeliverEvent,
   getNotificationPreferences, putNotificationPreferences, sendEmailVerification, verifyEmail, verifyEmailByForm, unsubscribePage, unsubscribe,
   getStatement,

@@ -7,7 +7,7 @@ import { maskAccount } from './screening.ts';
 
 /**
  * E-mail notifications (contract: Email notifications, Events; docs/decisions/094): the event types a
- * member may choose, the links the e-mails carry, the messages and the small pages those links open.
+ * member may choose, the links the e-mails carry and the messages (the pages those links open are made by the page kit, functions/platform/page.ts).
  * Pure: the store keeps the choices, the mailer sends.
  */
 export const notificationEventTypes: readonly EventType[] = EventType.options;
@@ -240,26 +240,4 @@ export function verificationEmail(input: { organizationName: string; link: strin
     '<p>If you did not ask for this, ignore this e-mail: nothing is sent to an address until it is verified.</p>',
   ].join('\n');
   return { subject: oneLine(`Verify your address for ${input.organizationName} notifications`), text, html };
-}
-
-/**
- * A small page for a person who opened one of the e-mailed links; `form` adds one button that POSTs
- * back to the very URL the page was opened at (a form without `action`), which the page kit's
- * `form-action 'self'` allows wherever the service is served from (functions/platform/page.ts).
- */
-export function linkPage(input: { title: string; message: string; form?: { button: string; fields?: Record<string, string> } }): string {
-  const form = input.form
-    ? [
-        '<form method="post">',
-        ...Object.entries(input.form.fields ?? {}).map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`),
-        `<button type="submit">${escapeHtml(input.form.button)}</button>`,
-        '</form>',
-      ].join('\n')
-    : '';
-  return [
-    '<!doctype html>',
-    '<html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">',
-    `<title>${escapeHtml(input.title)}</title></head>`,
-    `<body><h1>${escapeHtml(input.title)}</h1><p>${escapeHtml(input.message)}</p>${form}</body></html>`,
-  ].join('\n');
 }

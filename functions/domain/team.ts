@@ -88,10 +88,10 @@ export function invitationEmail(input: {
     invited,
     ...(addressed ? [addressed] : []),
     '',
-    'Accept the invitation with this link:',
+    'Open this link: it shows the invitation, and a button to accept it:',
     link,
     '',
-    'or with the API:',
+    'or accept it with the API:',
     `curl -X POST ${endpoint} -H 'content-type: application/json' -d '{"token":"${input.token}"}'`,
     '',
     `The link works once and expires at ${expires}. Accepting it shows your API key once: store it safely.`,
@@ -101,7 +101,8 @@ export function invitationEmail(input: {
   const html = [
     '<p>Hello,</p>',
     `<p>You are invited to join the organization <strong>${escapeHtml(organization)}</strong> as ${escapeHtml(input.role)}.${addressed ? ` ${escapeHtml(addressed)}` : ''}</p>`,
-    `<p><a href="${escapeHtml(link)}">Accept the invitation</a></p>`,
+    `<p><a href="${escapeHtml(link)}">Open the invitation</a>: the page shows it, with a button to accept it.</p>`,
+    `<p>Or accept it with the API: <code>${escapeHtml(`curl -X POST ${endpoint} -H 'content-type: application/json' -d '{"token":"${input.token}"}'`)}</code></p>`,
     `<p>The link works once and expires at ${escapeHtml(expires)}. Accepting it shows your API key once: store it safely.</p>`,
     '<p>If you did not expect this invitation, ignore this e-mail.</p>',
   ].join('\n');

@@ -16,7 +16,7 @@ import { logger } from './logger.ts';
 import { ProviderNotConfigured } from './providerErrors.ts';
 import { requireProvider } from './providerPorts.ts';
 import { requireSandbox } from './sandbox.ts';
-import { parseBody, parseForm, parseNoBody, parseParams, parseQuery } from './request.ts';
+import { isFormPost, parseBody, parseForm, parseNoBody, parseParams, parseQuery } from './request.ts';
 
 /**
  * Every API handler is `endpoint(route, fn)`: a plain async function wrapped by middy in a
@@ -50,18 +50,26 @@ export interface ApiResponse {
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 
-export interface ApiRequest<R extends RouteRequest> {
+/**
+ * The JSON body, or the form of a row that takes one. A row that takes either (`body` and `form`)
+ * says which came in `bodyAs`, and narrowing on it types the body.
+ */
+type Submitted<R extends RouteRequest> = R['body'] extends z.ZodType
+  ? R['form'] extends z.ZodType
+    ? { bodyAs: 'json'; body: Infer<R['body']> } | { bodyAs: 'form'; body: Infer<R['form']> }
+    : { bodyAs: 'json'; body: Infer<R['body']> }
+  : { bodyAs: 'form' | undefined; body: Infer<R['form']> };
+
+export type ApiRequest<R extends RouteRequest> = {
   requestId: string;
   event: APIGatewayProxyEventV2;
   /** Set on keyed routes. */
   caller: R extends unknown ? Caller : never;
   /** The caller's organization as read while authenticating (no second read needed). */
   organization: OrganizationItem;
-  /** The JSON body, or the form of a row that takes one. */
-  body: R['body'] extends z.ZodType ? Infer<R['body']> : Infer<R['form']>;
   query: Infer<R['query']>;
   params: Infer<R['params']>;
-}
+} & Submitted<R>;
 
 export type OpenApiRequest<R extends RouteRequest> = Omit<ApiRequest<R>, 'caller' | 'organization'>;
 
@@ -75,6 +83,7 @@ interface RequestState {
   /** The organization of a caller refused before its charge (no caller is built): for the log line. */
   refusedOrganizationId?: string;
   body?: unknown;
+  bodyAs?: 'json' | 'form';
   query?: unknown;
   params?: unknown;
 }
@@ -230,8 +239,10 @@ function input(definition: RouteDefinition): ApiMiddleware {
       if (params) state.params = parseParams(params, request.event);
       // Only a row that documents `invalid_query` refuses parameters it does not know; the others ignore them.
       if (query) state.query = parseQuery(query, request.event, { refuseUnknown: definition.errors?.includes('invalid_query') ?? false });
-      if (body) state.body = parseBody(body, request.event);
-      else if (form) state.body = parseForm(form, request.event);
+      // A row that takes either reads a form only when one is sent: anything else is read as the JSON API's body.
+      state.bodyAs = body && !(form && isFormPost(request.event)) ? 'json' : form ? 'form' : undefined;
+      if (state.bodyAs === 'json') state.body = parseBody(body!, request.event);
+      else if (state.bodyAs === 'form') state.body = parseForm(form!, request.event);
       else if (takesNoBody(definition)) parseNoBody(request.event);
       // What the row says the route needs, checked once here rather than at the top of each handler.
       if (definition.sandboxOnly) requireSandbox();
@@ -263,10 +274,11 @@ export function endpoint<R extends RouteRequest>(
         event,
         caller: state.caller as never,
         organization: state.organization as OrganizationItem,
-        body: state.body as ApiRequest<R>['body'],
+        body: state.body,
+        bodyAs: state.bodyAs,
         query: state.query as Infer<R['query']>,
         params: state.params as Infer<R['params']>,
-      });
+      } as ApiRequest<R>);
       // middy treats an undefined result as "not answered"; a handler must always answer.
       return reply as unknown as ApiResult;
     });

@@ -69,6 +69,11 @@ export function parseBody<T extends z.ZodType>(schema: T, event: APIGatewayProxy
   return validate(schema, readJsonBody(event), 'body');
 }
 
+/** The request is a form as a browser posts it (the rows that take a form beside JSON tell them apart by this). */
+export function isFormPost(event: APIGatewayProxyEventV2): boolean {
+  return contentTypeOf(event) === 'application/x-www-form-urlencoded';
+}
+
 /**
  * A form as a browser or a mail client posts it (`application/x-www-form-urlencoded`), on the few
  * routes that take one (a row's `request.form`; docs/decisions/094). An empty body is an empty form,

@@ -20,9 +20,12 @@ import { hasUnsubscribeKey, nextUnsubscribeKey, type UnsubscribeKeyFields } from
  * Team members, their invitations and their keys (docs/decisions/051-team-and-keys.md).
  *
  * Items: the member (`ORG#<org> / MEMBER#<memberId>`), the address's uniqueness item
- * (`ORG#<org> / MEMBER_EMAIL#<lowercased email>`), the pending invitation's token item
+ * (`ORG#<org> / MEMBER_EMAIL#<lowercased email>`), the invitation's token item
  * (`INVITE#<sha256 of the token> / INVITE`, with `expiresAt` and `ttl`), and the member's key item
- * (`ORG#<org> / APIKEY#<keyId>`, decision 077; store/access.ts authenticates from it).
+ * (`ORG#<org> / APIKEY#<keyId>`, decision 077; store/access.ts authenticates from it). A token item is
+ * never deleted by a write: accepting, rescinding or replacing it marks it (`endedAs`), and the mark is
+ * kept until DynamoDB's TTL removes it 30 days after the expiry, so the page its link opens can say
+ * what became of it (docs/decisions/112).
  *
  * Beside them, per address of the organization, the invitation e-mails of the last day
  * (`ORG#<org> / INVITEMAIL#<lowercased email>`): every invitation and re-send records its e-mail in
@@ -75,6 +78,16 @@ export interface MemberItem extends UnsubscribeKeyFields {
   // The member's sealed, versioned key for its unsubscribe links (functions/store/unsubscribeKeys.ts, decision 110).
 }
 
+/** Who sent an invitation's link: a member (its name and address then), or the organization key when absent. */
+export interface Inviter {
+  memberId: string;
+  name: string | null;
+  email: string;
+}
+
+/** What ended a link before its expiry: accepted, rescinded (DELETE /members/{id}), or replaced by a re-send. */
+export type InvitationEnd = 'used' | 'revoked' | 'replaced';
+
 export interface InvitationItem {
   pk: string;
   sk: string;
@@ -82,10 +95,18 @@ export interface InvitationItem {
   organizationId: string;
   memberId: string;
   expiresAt: string;
-  /** Epoch seconds: DynamoDB deletes the item some time after; `expiresAt` is what is checked. */
+  /** Epoch seconds, 30 days after `expiresAt`: DynamoDB deletes the item some time after; `expiresAt` is what is checked. */
   ttl: number;
   createdAt: string;
+  /** Absent for the organization key (and for links issued before inviters were kept). */
+  invitedBy?: Inviter;
+  /** Set once, by the write that ends the link; absent while it can be accepted. */
+  endedAs?: InvitationEnd;
+  endedAt?: string;
 }
+
+/** How long an ended or expired link's item is kept after its expiry, so its page can still say why it does not work. */
+export const invitationTombstoneSeconds = 30 * 24 * 3600;
 
 export type Stale = 'stale';
 
@@ -170,16 +191,47 @@ async function transactWithReasons(items: TransactItem[]): Promise<true | { reas
   }
 }
 
-function invitationItem(input: { organizationId: string; memberId: string; tokenHash: string; expiresAt: Date; now: Date }): InvitationItem {
+function invitationItem(input: { organizationId: string; memberId: string; tokenHash: string; expiresAt: Date; now: Date; invitedBy?: Inviter }): InvitationItem {
   return {
     ...keys.invitation(input.tokenHash),
     entity: invitationEntity,
     organizationId: input.organizationId,
     memberId: input.memberId,
     expiresAt: input.expiresAt.toISOString(),
-    ttl: Math.ceil(input.expiresAt.getTime() / 1000),
+    ttl: Math.ceil(input.expiresAt.getTime() / 1000) + invitationTombstoneSeconds,
     createdAt: input.now.toISOString(),
+    ...(input.invitedBy ? { invitedBy: input.invitedBy } : {}),
   };
+}
+
+/**
+ * The write that ends a link still open (`attribute_not_exists(endedAs)`): a mark, not a delete, so
+ * its page can say which. Only for an item read to exist, so no write makes a bare item of a key.
+ */
+function endInvitation(tokenHash: string, endedAs: InvitationEnd, at: string, extraCondition?: { expression: string; values: Record<string, unknown> }): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.invitation(tokenHash),
+      UpdateExpression: 'SET endedAs = :ended, endedAt = :at',
+      ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(endedAs)${extraCondition ? ` AND ${extraCondition.expression}` : ''}`,
+      ExpressionAttributeValues: { ':ended': endedAs, ':at': at, ...extraCondition?.values },
+    },
+  };
+}
+
+/** The open item of a member's pending link, if it is still there (TTL may have removed an old one). */
+async function openInvitation(member: MemberItem): Promise<InvitationItem | undefined> {
+  if (!member.inviteTokenHash) return undefined;
+  const invitation = await getInvitation(member.inviteTokenHash);
+  return invitation && !invitation.endedAs ? invitation : undefined;
+}
+
+/** The inviter as the invitation keeps it: the calling member, or none for the organization key. */
+export async function inviterOf(caller: { organizationId: string; memberId?: string }): Promise<Inviter | undefined> {
+  if (!caller.memberId) return undefined;
+  const member = await getMember(caller.organizationId, caller.memberId);
+  return member ? { memberId: member.id, name: member.name, email: member.email } : undefined;
 }
 
 export interface IssuedInvitation {
@@ -249,6 +301,7 @@ export async function createInvitation(input: {
   name: string | null;
   role: MemberRole;
   ttlSeconds: number;
+  invitedBy?: Inviter;
   now?: Date;
 }): Promise<IssuedInvitation | 'email_taken'> {
   for (let attempt = 0; attempt < 3; attempt += 1) {
@@ -264,7 +317,7 @@ export async function createInvitation(input: {
 }
 
 async function writeInvitation(
-  input: { organizationId: string; email: string; name: string | null; role: MemberRole; ttlSeconds: number },
+  input: { organizationId: string; email: string; name: string | null; role: MemberRole; ttlSeconds: number; invitedBy?: Inviter },
   mails: InvitationMails,
   now: Date,
 ): Promise<IssuedInvitation | 'email_taken' | Stale> {
@@ -297,7 +350,7 @@ async function writeInvitation(
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    { Put: { TableName: tableName(), Item: invitationItem({ organizationId: input.organizationId, memberId: id, tokenHash: hash, expiresAt, now }) } },
+    { Put: { TableName: tableName(), Item: invitationItem({ organizationId: input.organizationId, memberId: id, tokenHash: hash, expiresAt, now, invitedBy: input.invitedBy }) } },
     invitationMailsPut(input.organizationId, input.email, mails, withInvitationMail(mails.sentAt, now), now),
   ], 1);
   // The team's count is in the same transaction: a team at its cap takes no one more (decision 108).
@@ -308,12 +361,13 @@ async function writeInvitation(
 
 /**
  * A fresh token for a member still invited, decided on `member` as read: the old token item is
- * deleted in the same transaction, so the old link stops working the moment the new one exists.
- * 429 when the address has had its invitation e-mails (invitationMailWait); `stale` when the member
- * or the address's e-mails moved meanwhile.
+ * marked `replaced` in the same transaction, so the old link stops working the moment the new one
+ * exists (and its page says a newer one was sent). 429 when the address has had its invitation
+ * e-mails (invitationMailWait); `stale` when the member or the address's e-mails moved meanwhile.
  */
-export async function reissueInvitation(member: MemberItem, ttlSeconds: number, now = new Date()): Promise<IssuedInvitation | Stale> {
+export async function reissueInvitation(member: MemberItem, ttlSeconds: number, invitedBy?: Inviter, now = new Date()): Promise<IssuedInvitation | Stale> {
   if (member.status !== 'invited' || !member.inviteTokenHash) return 'stale';
+  const old = await openInvitation(member);
   const mails = await getInvitationMails(member.organizationId, member.email);
   const wait = invitationMailWait(mails.sentAt, now);
   if (wait > 0) throw invitationMailLimited(wait);
@@ -331,9 +385,9 @@ export async function reissueInvitation(member: MemberItem, ttlSeconds: number, 
         ExpressionAttributeValues: { ':new': hash, ':old': member.inviteTokenHash, ':invited': 'invited', ':now': at },
       },
     },
-    // No condition: an expired token may already be gone (TTL), and it must be gone either way.
-    { Delete: { TableName: tableName(), Key: keys.invitation(member.inviteTokenHash) } },
-    { Put: { TableName: tableName(), Item: invitationItem({ organizationId: member.organizationId, memberId: member.id, tokenHash: hash, expiresAt, now }) } },
+    // An old token long expired may be gone already (TTL): then there is nothing to mark.
+    ...(old ? [endInvitation(member.inviteTokenHash, 'replaced', at)] : []),
+    { Put: { TableName: tableName(), Item: invitationItem({ organizationId: member.organizationId, memberId: member.id, tokenHash: hash, expiresAt, now, invitedBy }) } },
     invitationMailsPut(member.organizationId, member.email, mails, withInvitationMail(mails.sentAt, now), now),
   ]);
   if (written === 'stale') return 'stale';
@@ -346,32 +400,54 @@ export interface AcceptedInvitation {
   apiKey: string;
 }
 
+/** Why a token cannot be accepted: ended (used, revoked, replaced), past its expiry, or never issued (or long gone). */
+export type InvitationRefusal = InvitationEnd | 'expired' | 'unknown';
+
+/** Why not, with the item when there is one (its organization, its expiry). */
+export interface InvitationRefused {
+  refused: InvitationRefusal;
+  invitation?: InvitationItem;
+}
+
+export type InvitationLookup =
+  | { outcome: 'open'; invitation: InvitationItem; member: MemberItem }
+  | { outcome: InvitationRefusal; invitation?: InvitationItem };
+
 /**
- * Single use under any concurrency: deleting the token item (on the condition that it exists and
- * has not expired), activating the member (on the condition that it is still invited with this
- * token and this role) and putting its key item are one transaction, so of
- * many accepts of one token exactly one issues a key. Undefined for a token that is used,
- * replaced, expired, rescinded or was never issued.
+ * What a token's link is now: open (with its member as read), or why not. The item's mark says which
+ * end it met; an item from before the marks is told by its member (gone: rescinded; on another token:
+ * replaced; active: used).
  */
-export async function acceptInvitation(token: string, environment: KeyEnvironment, now = new Date()): Promise<AcceptedInvitation | undefined> {
+export async function findInvitation(token: string, now = new Date()): Promise<InvitationLookup> {
+  const hash = hashInvitationToken(token);
+  const invitation = await getInvitation(hash);
+  if (!invitation) return { outcome: 'unknown' };
+  if (invitation.endedAs) return { outcome: invitation.endedAs, invitation };
+  if (Date.parse(invitation.expiresAt) <= now.getTime()) return { outcome: 'expired', invitation };
+  const member = await getMember(invitation.organizationId, invitation.memberId);
+  if (!member) return { outcome: 'revoked', invitation };
+  if (member.status !== 'invited') return { outcome: 'used', invitation };
+  if (member.inviteTokenHash !== hash) return { outcome: 'replaced', invitation };
+  return { outcome: 'open', invitation, member };
+}
+
+/**
+ * Single use under any concurrency: marking the token item used (on the condition that it exists,
+ * is not marked and has not expired), activating the member (on the condition that it is still
+ * invited with this token and this role) and putting its key item are one transaction, so of many
+ * accepts of one token exactly one issues a key. Otherwise it answers why not (findInvitation).
+ */
+export async function acceptInvitation(token: string, environment: KeyEnvironment, now = new Date()): Promise<AcceptedInvitation | InvitationRefused> {
   const hash = hashInvitationToken(token);
   // A lost condition is re-read: a role changed meanwhile is a reason to try again, a used token is not.
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const invitation = await getInvitation(hash);
-    if (!invitation || Date.parse(invitation.expiresAt) <= now.getTime()) return undefined;
-    const member = await getMember(invitation.organizationId, invitation.memberId);
-    if (!member || member.status !== 'invited' || member.inviteTokenHash !== hash) return undefined;
+    const found = await findInvitation(token, now);
+    if (found.outcome !== 'open') return { refused: found.outcome, invitation: found.invitation };
+    const { member } = found;
     const issued = issueApiKey(environment, member.organizationId);
     const at = now.toISOString();
     const written = await transact([
-      {
-        Delete: {
-          TableName: tableName(),
-          Key: keys.invitation(hash),
-          ConditionExpression: 'attribute_exists(pk) AND expiresAt > :now',
-          ExpressionAttributeValues: { ':now': at },
-        },
-      },
+      endInvitation(hash, 'used', at, { expression: 'expiresAt > :now', values: { ':now': at } }),
       {
         Update: {
           TableName: tableName(),
@@ -389,7 +465,9 @@ export async function acceptInvitation(token: string, environment: KeyEnvironmen
       return { member: { ...rest, status: 'active', acceptedAt: at, updatedAt: at, keyId: issued.keyId }, apiKey: issued.apiKey };
     }
   }
-  return undefined;
+  const last = await findInvitation(token, now);
+  if (last.outcome === 'open') throw new ApiError('unavailable', 'The invitation changed while this request was accepting it; retry.');
+  return { refused: last.outcome, invitation: last.invitation };
 }
 
 /** The member's role, and for an active member the role of its key in the same write, so the next request carries it. */
@@ -431,10 +509,11 @@ export async function changeMemberRole(member: MemberItem, role: MemberRole, now
 }
 
 /**
- * Removes the member, its address's uniqueness item, and either its pending token (an invitation
- * rescinded) or its key (revoked: the next request with it is 401, on every instance).
+ * Removes the member, its address's uniqueness item, and either ends its pending token (an invitation
+ * rescinded: marked `revoked`) or its key (revoked: the next request with it is 401, on every instance).
  */
-export async function removeMember(member: MemberItem): Promise<true | Stale> {
+export async function removeMember(member: MemberItem, now = new Date()): Promise<true | Stale> {
+  const invitation = await openInvitation(member);
   const condition = member.keyId
     ? { expression: '#status = :status AND #role = :role AND keyId = :ref', ref: member.keyId }
     : { expression: '#status = :status AND #role = :role AND inviteTokenHash = :ref', ref: member.inviteTokenHash ?? '' };
@@ -450,7 +529,8 @@ export async function removeMember(member: MemberItem): Promise<true | Stale> {
     },
     { Delete: { TableName: tableName(), Key: keys.memberEmail(member.organizationId, member.emailKey) } },
   ];
-  if (member.inviteTokenHash) items.push({ Delete: { TableName: tableName(), Key: keys.invitation(member.inviteTokenHash) } });
+  // A rescinded link is marked, not deleted: its page says it was withdrawn (docs/decisions/112).
+  if (invitation) items.push(endInvitation(member.inviteTokenHash!, 'revoked', now.toISOString()));
   // Its e-mail choices and pending verification link go with it (the mailer also checks the member is still there).
   for (const eventType of notificationEventTypes) {
     items.push({ Delete: { TableName: tableName(), Key: keys.notificationSubscription(member.organizationId, eventType, member.id) } });

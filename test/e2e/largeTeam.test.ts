@@ -43,7 +43,7 @@ async function seedMembers(count: number): Promise<void> {
         ttlSeconds: 3_600,
       });
       if (invitation === 'email_taken') throw new Error('a seeded address was taken');
-      expect(await acceptInvitation(invitation.token, 'simulated')).toBeDefined();
+      expect(await acceptInvitation(invitation.token, 'simulated')).toHaveProperty('apiKey');
     }
   };
   await Promise.all(Array.from({ length: 12 }, worker));

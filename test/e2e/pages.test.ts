@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
 import { readOutbox } from '../../lib/ops/outbox.ts';
@@ -10,10 +11,11 @@ import { setRateLimits } from '#store/organizations.ts';
 import { routeKey, routes } from '#contract/routes.ts';
 
 /**
- * The pages the e-mailed links open, through HTTP as a browser gets them (docs/decisions/110): each
- * one, whatever it says (verified, asked, unsubscribed, not valid), carries the page kit's headers:
- * no script, no framing, forms only back to the service, no referrer (their URLs carry tokens), no
- * sniffing, no caching. The rows are walked from the route table, so a page added later is held to it.
+ * The pages the e-mailed links open, through HTTP as a browser gets them (docs/decisions/110, 112):
+ * each one, whatever it says (verified, asked, unsubscribed, invited, accepted, not valid), carries
+ * the page kit's headers: no script but an inline one allowed by its hash, no framing, forms only back
+ * to the service, no referrer (their URLs carry tokens), no sniffing, no caching. The rows are walked
+ * from the route table, so a page added later is held to it.
  */
 let service: LocalService;
 let org: TestOrganization;
@@ -33,17 +35,38 @@ afterAll(async () => {
 const pageRows = routes.filter((definition) => Object.values(definition.responses).some((response) => response.html));
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 
+/** The CSP hash source of an inline element's text, computed here, apart from the kit. */
+const hashOf = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
 function expectPageHeaders(answer: { status: number; headers: Headers; body: unknown }, what: string) {
   expect(answer.headers.get('content-type'), what).toMatch(/^text\/html; charset=utf-8$/);
   const policy = (answer.headers.get('content-security-policy') ?? '').split(';').map((directive) => directive.trim());
   expect(policy, what).toEqual(expect.arrayContaining(["default-src 'none'", "frame-ancestors 'none'", "form-action 'self'", "base-uri 'none'"]));
-  // Nothing loosens it: no source for scripts, nothing inline or evaluated.
-  expect(policy.some((directive) => /^script-src|unsafe-inline|unsafe-eval|\*/.test(directive)), what).toBe(false);
+  // Nothing loosens it: nothing inline or evaluated but by hash, no wildcard, no script from anywhere.
+  expect(policy.some((directive) => /unsafe-inline|unsafe-eval|unsafe-hashes|\*|data:|https?:/.test(directive)), what).toBe(false);
+  const sources = (name: string) => policy.find((directive) => directive.startsWith(`${name} `))?.split(/\s+/).slice(1) ?? [];
+  for (const name of ['script-src', 'style-src']) {
+    for (const source of sources(name)) expect(source, `${what}: ${name}`).toMatch(/^'sha256-[A-Za-z0-9+/]+=*'$/);
+  }
+  // Each inline script and style the page holds runs by its hash in the policy: computed from the page as served.
+  const body = String(answer.body);
+  for (const [tag, name] of [['script', 'script-src'], ['style', 'style-src']] as const) {
+    for (const [, attributes, text] of body.matchAll(new RegExp(`<${tag}([^>]*)>([\\s\\S]*?)</${tag}>`, 'gi'))) {
+      expect(attributes, `${what}: an inline ${tag}, nothing loaded`).toBe('');
+      expect(sources(name), `${what}: the hash of its ${tag}`).toContain(hashOf(text!));
+    }
+  }
   expect(answer.headers.get('x-frame-options'), what).toBe('DENY');
   expect(answer.headers.get('x-content-type-options'), what).toBe('nosniff');
   expect(answer.headers.get('referrer-policy'), what).toBe('no-referrer');
   expect(answer.headers.get('cache-control'), what).toBe('no-store');
-  expect(String(answer.body), what).not.toMatch(/<script|<iframe|<img|<link|\son\w+=/i);
+  expect(body, what).not.toMatch(/<iframe|<img|<link|\son\w+=|\sstyle=/i);
+  // What axe-core asks of every page: a language, a title, a viewport, one main landmark with one h1.
+  expect(body, what).toMatch(/<html lang="en">/);
+  expect(body, what).toMatch(/<title>[^<]+<\/title>/);
+  expect(body, what).toContain('<meta name="viewport"');
+  expect(body.match(/<main>/g), what).toHaveLength(1);
+  expect(body.match(/<h1>/g), what).toHaveLength(1);
 }
 
 async function newestLink(email: string, subject: RegExp, path: string): Promise<string> {
@@ -55,8 +78,11 @@ async function newestLink(email: string, subject: RegExp, path: string): Promise
 }
 
 describe('every page carries the kit\'s headers', () => {
-  it('the page rows of the route table are the four link pages', () => {
-    expect(pageRows.map(routeKey).sort()).toEqual(['GET /notifications/unsubscribe', 'GET /notifications/verify', 'POST /notifications/unsubscribe', 'POST /notifications/verify']);
+  it('the page rows of the route table are the six link pages', () => {
+    expect(pageRows.map(routeKey).sort()).toEqual([
+      'GET /invitations/accept', 'GET /notifications/unsubscribe', 'GET /notifications/verify',
+      'POST /invitations/accept', 'POST /notifications/unsubscribe', 'POST /notifications/verify',
+    ]);
   });
 
   it.each(pageRows.map((definition) => [routeKey(definition), definition] as const))('%s with a token nobody issued: a 410 page', async (_key, definition) => {
@@ -98,4 +124,22 @@ describe('every page carries the kit\'s headers', () => {
     expect(done.status).toBe(200);
     expectPageHeaders(done, 'POST unsubscribe');
   }, 90_000);
+
+  it('the invitation pages: asked, accepted (the key once, with its one hashed script), already accepted', async () => {
+    const email = `pages.${Date.now().toString(36)}@example.com`;
+    expect((await call(service, 'POST', '/members/invitations', { apiKey: org.apiKey, body: { email, role: 'viewer' } })).status).toBe(201);
+    const link = await newestLink(email, /^Invitation to join/, '/invitations/accept');
+    const asked = await call(service, 'GET', link);
+    expect(asked.status).toBe(200);
+    expectPageHeaders(asked, 'GET invitation');
+    expect(asked.body).toContain('<form method="post">');
+    const accepted = await call(service, 'POST', link, { rawBody: '', headers: form });
+    expect(accepted.status).toBe(200);
+    expectPageHeaders(accepted, 'POST invitation');
+    expect(accepted.body).toMatch(/<script>[^<]+<\/script>/);
+    expect(accepted.headers.get('content-security-policy')).toMatch(/script-src 'sha256-/);
+    const again = await call(service, 'POST', link, { rawBody: '', headers: form });
+    expect(again.status).toBe(410);
+    expectPageHeaders(again, 'POST invitation again');
+  }, 60_000);
 });

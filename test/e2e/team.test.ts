@@ -241,6 +241,171 @@ describe('an invitation, as a person receives it', () => {
   });
 });
 
+describe('the invitation page, as a person clicks the e-mailed link (docs/decisions/112)', () => {
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  /** The link of the newest invitation e-mail to `email`, as a path with its query. */
+  async function linkTo(email: string): Promise<{ link: string; token: string }> {
+    const { message, token } = await invitationMail(email);
+    const link = new URL(message.links.find((candidate) => new URL(candidate).pathname === '/invitations/accept')!);
+    return { link: `${link.pathname}${link.search}`, token };
+  }
+  const keyShown = (page: string) => /<input type="text" id="api-key" name="api-key" value="([^"]+)" readonly/.exec(page)?.[1];
+  const titleOf = (page: string) => /<h1>([^<]*)<\/h1>/.exec(page)?.[1];
+
+  it('GET names the organization, the role and who invited, and spends nothing: GET twice, then the button accepts and shows the key once', async () => {
+    const email = uniqueEmail('page');
+    const invited = await invite(admin.apiKey, { email, role: 'viewer', name: 'Page Person' });
+    expect(invited.status).toBe(201);
+    const { link } = await linkTo(email);
+    for (let look = 0; look < 2; look += 1) {
+      const shown = await call(service, 'GET', link);
+      expect(shown.status).toBe(200);
+      expect(titleOf(shown.body)).toBe('Join the team');
+      expect(shown.body).toContain('<dt>Organization</dt><dd>&#34;Team Org&#34;</dd>');
+      expect(shown.body).toContain('<dt>Role</dt><dd>viewer</dd>');
+      expect(shown.body).toContain(`<dt>Invited by</dt><dd>&#34;A admin&#34; (${admin.email})</dd>`);
+      expect(shown.body).toContain(`<dt>Invitation for</dt><dd>${email}</dd>`);
+      // One button, posting back to this very address: no action, so no absolute URL.
+      expect(shown.body).toContain('<form method="post"><button type="submit">Accept the invitation</button></form>');
+      expect(shown.body).not.toMatch(/action=/);
+    }
+    expect((await call(service, 'GET', '/members', { apiKey: org.apiKey })).body.members.find((m: { id: string }) => m.id === invited.body.member.id).status).toBe('invited');
+
+    const accepted = await call(service, 'POST', link, { rawBody: '', headers: form });
+    expect(accepted.status).toBe(200);
+    expect(titleOf(accepted.body)).toBe('Invitation accepted');
+    const apiKey = keyShown(accepted.body)!;
+    expect(apiKey).toMatch(/^sk_sim_/);
+    expect(accepted.body).toContain('<label for="api-key">Your API key</label>');
+    expect(accepted.body).toContain('data-copy="api-key" hidden>Copy the key</button>');
+    expect(accepted.body).toContain('This key will not be shown again.');
+    expect(accepted.body).toContain(`curl -H "Authorization: Bearer ${apiKey}" <span data-origin>${service.url}</span>/me`);
+    const me = await call(service, 'GET', '/me', { apiKey });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ role: 'viewer', memberId: invited.body.member.id, actor: { name: 'Page Person', email } });
+
+    // Once: the same button again, and the link, say it was used; the JSON API says so in its message.
+    const again = await call(service, 'POST', link, { rawBody: '', headers: form });
+    expect(again.status).toBe(410);
+    expect(titleOf(again.body)).toBe('Invitation already accepted');
+    expect(keyShown(again.body)).toBeUndefined();
+    expect(again.body).not.toContain(apiKey);
+    expect(titleOf((await call(service, 'GET', link)).body)).toBe('Invitation already accepted');
+    const json = await call(service, 'POST', '/invitations/accept', { body: { token: new URLSearchParams(link.split('?')[1]).get('token') } });
+    expect(json.status).toBe(400);
+    expect(json.body).toEqual({ error: 'invalid_invite', message: expect.stringContaining('already accepted') });
+  });
+
+  it('the organization key invites as the organization\'s administrator; the token may come as a form field too', async () => {
+    const email = uniqueEmail('field');
+    await invite(org.apiKey, { email, role: 'member' });
+    const { token } = await linkTo(email);
+    const shown = await call(service, 'GET', `/invitations/accept?token=${encodeURIComponent(token)}`);
+    expect(shown.body).toContain("<dt>Invited by</dt><dd>the organization&#39;s administrator (with the organization key)</dd>");
+    const accepted = await call(service, 'POST', '/invitations/accept', { rawBody: new URLSearchParams({ token }).toString(), headers: form });
+    expect(accepted.status).toBe(200);
+    expect((await call(service, 'GET', '/me', { apiKey: keyShown(accepted.body)! })).body.role).toBe('member');
+  });
+
+  it('rescinded: the withdrawn page; re-sent: the old link says a newer one was sent, the new one works', async () => {
+    const email = uniqueEmail('withdrawn');
+    const pending = await invite(org.apiKey, { email, role: 'viewer' });
+    const { link: rescindedLink } = await linkTo(email);
+    expect((await call(service, 'DELETE', `/members/${pending.body.member.id}`, { apiKey: org.apiKey })).body.rescinded).toBe(true);
+    for (const answer of [await call(service, 'GET', rescindedLink), await call(service, 'POST', rescindedLink, { rawBody: '', headers: form })]) {
+      expect(answer.status).toBe(410);
+      expect(titleOf(answer.body)).toBe('Invitation withdrawn');
+      expect(answer.body).toContain('withdrawn by &#34;Team Org&#34;');
+      expect(answer.body).toContain('ask an admin of the organization for a new invitation');
+    }
+
+    const resentEmail = uniqueEmail('resent');
+    const invited = await invite(org.apiKey, { email: resentEmail, role: 'viewer' });
+    const { link: first } = await linkTo(resentEmail);
+    expect((await call(service, 'POST', `/members/${invited.body.member.id}/invitations`, { apiKey: admin.apiKey })).status).toBe(200);
+    const { link: second } = await linkTo(resentEmail);
+    expect(second).not.toBe(first);
+    for (const answer of [await call(service, 'GET', first), await call(service, 'POST', first, { rawBody: '', headers: form })]) {
+      expect(answer.status).toBe(410);
+      expect(titleOf(answer.body)).toBe('A newer invitation was sent');
+      expect(answer.body).toContain('open the link in the newest invitation e-mail');
+    }
+    // The re-send is in the name of who sent it.
+    expect((await call(service, 'GET', second)).body).toContain(`(${admin.email})</dd>`);
+    expect((await call(service, 'POST', second, { rawBody: '', headers: form })).status).toBe(200);
+  });
+
+  it('expired: the expired page, saying to ask for a re-send', async () => {
+    const email = uniqueEmail('expired');
+    await invite(org.apiKey, { email, role: 'viewer' });
+    const { link, token } = await linkTo(email);
+    await dynamo().send(new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.invitation(hashInvitationToken(token)),
+      UpdateExpression: 'SET expiresAt = :past',
+      ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
+    }));
+    for (const answer of [await call(service, 'GET', link), await call(service, 'POST', link, { rawBody: '', headers: form })]) {
+      expect(answer.status).toBe(410);
+      expect(titleOf(answer.body)).toBe('Invitation expired');
+      expect(answer.body).toContain('ask an admin of &#34;Team Org&#34; to invite you again');
+    }
+    expect((await call(service, 'POST', '/invitations/accept', { body: { token } })).body.message).toContain('expired');
+  });
+
+  it('forged and hostile tokens: the unknown page (410) or the contract\'s 400, escaped, never a 500', async () => {
+    for (const forged of ['x', 'A'.repeat(43), 'zażółć-€-𝄞-名前', '<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', '%00%ff', org.apiKey]) {
+      for (const answer of [
+        await call(service, 'GET', `/invitations/accept?token=${encodeURIComponent(forged)}`),
+        await call(service, 'POST', `/invitations/accept?token=${encodeURIComponent(forged)}`, { rawBody: '', headers: form }),
+        await call(service, 'POST', '/invitations/accept', { rawBody: new URLSearchParams({ token: forged }).toString(), headers: form }),
+      ]) {
+        expect(answer.status, forged).toBe(410);
+        expect(titleOf(answer.body), forged).toBe('Invitation link not valid');
+        expect(answer.body).not.toMatch(/<script>alert|<img/);
+      }
+    }
+    const long = 'L'.repeat(5_000);
+    for (const answer of [
+      await call(service, 'GET', `/invitations/accept?token=${long}`),
+      await call(service, 'GET', '/invitations/accept'),
+      await call(service, 'GET', '/invitations/accept?token='),
+      await call(service, 'POST', `/invitations/accept?token=${long}`, { rawBody: '', headers: form }),
+      await call(service, 'POST', '/invitations/accept', { rawBody: `token=${long}`, headers: form }),
+    ]) {
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ error: 'validation' });
+    }
+    // A form with no token at all is a link that names none.
+    const none = await call(service, 'POST', '/invitations/accept', { rawBody: '', headers: form });
+    expect(none.status).toBe(410);
+    expect(titleOf(none.body)).toBe('Invitation link not valid');
+  });
+
+  it('10 concurrent presses of the button: exactly one page shows a key, the others say it was used', async () => {
+    const email = uniqueEmail('presses');
+    const invited = await invite(org.apiKey, { email, role: 'member' });
+    const { link } = await linkTo(email);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => call(service, 'POST', link, { rawBody: '', headers: form })));
+    const shown = answers.filter((answer) => answer.status === 200);
+    expect(shown).toHaveLength(1);
+    expect(answers.filter((answer) => answer.status === 410 && titleOf(answer.body) === 'Invitation already accepted')).toHaveLength(9);
+    const memberKeys = (await listApiKeys(org.organizationId)).filter((entry) => entry.memberId === invited.body.member.id);
+    expect(memberKeys).toHaveLength(1);
+    expect((await call(service, 'GET', '/me', { apiKey: keyShown(shown[0]!.body)! })).body.memberId).toBe(invited.body.member.id);
+  });
+
+  it('an ended link is kept as a mark, not deleted, until 30 days after its expiry (TTL)', async () => {
+    const email = uniqueEmail('mark');
+    await invite(org.apiKey, { email, role: 'viewer' });
+    const { link, token } = await linkTo(email);
+    expect((await call(service, 'POST', link, { rawBody: '', headers: form })).status).toBe(200);
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.invitation(hashInvitationToken(token)) }));
+    expect(Item).toMatchObject({ endedAs: 'used', endedAt: expect.any(String) });
+    expect(Item!.ttl).toBe(Math.ceil(Date.parse(Item!.expiresAt) / 1000) + 30 * 24 * 3600);
+  });
+});
+
 describe('one address, one teammate', () => {
   it('409 conflict for an address already on the team, in any case', async () => {
     const email = uniqueEmail('Dup');

@@ -36,7 +36,8 @@ async function verifiedMember(events: EventType[]): Promise<MemberItem> {
   if (invited === 'email_taken') throw new Error('address taken');
   const { token } = invited;
   const accepted = await acceptInvitation(token, 'sandbox');
-  const chosen = await setNotificationEvents(accepted!.member, events);
+  if ('refused' in accepted) throw new Error(`invitation ${accepted.refused}`);
+  const chosen = await setNotificationEvents(accepted.member, events);
   if (chosen === 'stale') throw new Error('stale');
   const issued = await issueVerification(chosen, 600);
   if (issued === 'stale') throw new Error('stale');

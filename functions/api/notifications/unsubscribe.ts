@@ -1,7 +1,6 @@
 import { unsubscribe as unsubscribeRow } from '#contract/routes.ts';
-import { linkPage } from '#domain/notifications.ts';
 import { endpoint } from '#platform/endpoint.ts';
-import { page } from '#platform/page.ts';
+import { messagePage, page } from '#platform/page.ts';
 import { unsubscribe } from '#store/notifications.ts';
 
 /**
@@ -10,6 +9,6 @@ import { unsubscribe } from '#store/notifications.ts';
  */
 export const handler = endpoint(unsubscribeRow, async ({ query }) => {
   const result = await unsubscribe(query.token);
-  if (result.outcome === 'invalid') return page(linkPage({ title: 'Link not valid', message: 'This unsubscribe link is not valid, or its member was removed.' }), 410);
-  return page(linkPage({ title: 'Unsubscribed', message: `${result.email} will no longer receive e-mails about ${result.claims.eventType}.` }));
+  if (result.outcome === 'invalid') return page(messagePage({ title: 'Link not valid', message: 'This unsubscribe link is not valid, or its member was removed.' }), 410);
+  return page(messagePage({ title: 'Unsubscribed', message: `${result.email} will no longer receive e-mails about ${result.claims.eventType}.` }));
 });

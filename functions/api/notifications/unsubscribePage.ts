@@ -1,7 +1,6 @@
 import { unsubscribePage } from '#contract/routes.ts';
-import { linkPage } from '#domain/notifications.ts';
 import { endpoint } from '#platform/endpoint.ts';
-import { page } from '#platform/page.ts';
+import { messagePage, page } from '#platform/page.ts';
 import { unsubscribeTarget } from '#store/notifications.ts';
 
 /**
@@ -15,8 +14,8 @@ import { unsubscribeTarget } from '#store/notifications.ts';
  */
 export const handler = endpoint(unsubscribePage, async ({ query }) => {
   const target = await unsubscribeTarget(query.token);
-  if (!target) return page(linkPage({ title: 'Link not valid', message: 'This unsubscribe link is not valid, or its member was removed.' }), 410);
-  return page(linkPage({
+  if (!target) return page(messagePage({ title: 'Link not valid', message: 'This unsubscribe link is not valid, or its member was removed.' }), 410);
+  return page(messagePage({
     title: 'Stop these e-mails?',
     message: `${target.member.email} will no longer receive e-mails about ${target.claims.eventType}. Choose again at any time with PUT /notifications/preferences.`,
     form: { button: 'Unsubscribe', fields: { 'List-Unsubscribe': 'One-Click' } },

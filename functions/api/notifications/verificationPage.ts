@@ -1,6 +1,5 @@
-import { linkPage } from '#domain/notifications.ts';
 import type { ApiResponse } from '#platform/endpoint.ts';
-import { page } from '#platform/page.ts';
+import { messagePage, page } from '#platform/page.ts';
 import { confirmVerification } from '#store/notifications.ts';
 
 /**
@@ -11,12 +10,12 @@ export async function verificationPage(token: string): Promise<ApiResponse> {
   const result = await confirmVerification(token);
   switch (result.outcome) {
     case 'verified':
-      return page(linkPage({ title: 'Address verified', message: `${result.email} is verified: the e-mail notifications you choose will be sent to it.` }));
+      return page(messagePage({ title: 'Address verified', message: `${result.email} is verified: the e-mail notifications you choose will be sent to it.` }));
     case 'already_verified':
-      return page(linkPage({ title: 'Address verified', message: `${result.email} is already verified with this link.` }));
+      return page(messagePage({ title: 'Address verified', message: `${result.email} is already verified with this link.` }));
     case 'expired':
-      return page(linkPage({ title: 'Link expired', message: 'This verification link has expired. Ask for a new one with POST /notifications/verify/send.' }), 410);
+      return page(messagePage({ title: 'Link expired', message: 'This verification link has expired. Ask for a new one with POST /notifications/verify/send.' }), 410);
     case 'invalid':
-      return page(linkPage({ title: 'Link not valid', message: 'This verification link is not valid: it was replaced by a newer one, already used, or its member was removed. Ask for a new one with POST /notifications/verify/send.' }), 410);
+      return page(messagePage({ title: 'Link not valid', message: 'This verification link is not valid: it was replaced by a newer one, already used, or its member was removed. Ask for a new one with POST /notifications/verify/send.' }), 410);
   }
 }

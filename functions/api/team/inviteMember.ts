@@ -3,7 +3,7 @@ import { config } from '#platform/config.ts';
 import { endpoint, ok } from '#platform/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
 import { inviteMember } from '#contract/routes.ts';
-import { createInvitation } from '#store/members.ts';
+import { createInvitation, inviterOf } from '#store/members.ts';
 import { mailInvitation } from './invitationMail.ts';
 
 /**
@@ -21,6 +21,7 @@ export const handler = endpoint(inviteMember, async ({ caller, organization, bod
     name: body.name ?? null,
     role: body.role,
     ttlSeconds: config().INVITATION_TTL_SECONDS,
+    invitedBy: await inviterOf(caller),
   });
   if (invitation === 'email_taken') throw new ApiError('conflict', 'That address is already on the team (as a member or a pending invitation).');
   return ok(await mailInvitation(organization.name, invitation), 201);
