@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
-import { latestMessageTo, readOutbox } from '../../lib/ops/outbox.ts';
+import { readOutbox } from '../../lib/ops/outbox.ts';
 import { accessibilityFindings, launchBrowser, screenshotPath, watchPage, type PageWatch } from '../support/browser.ts';
 import { eventually } from '../support/eventually.ts';
 import { call, createTestOrganization, startTestService, untilSettled, type TestOrganization } from '../support/service.ts';
@@ -128,7 +128,40 @@ describe('the pages e-mailed links open, in Chromium', () => {
 });
 
 describe('the invitation, from the e-mail to the key', () => {
-  it.todo('opened from the .eml link, accepted by clicking, the key shown once and working');
-  void latestMessageTo;
-  void uniqueEmail;
+  it('opened from the .eml link, accepted by clicking, the key shown once and working; the link then says it was used', async () => {
+    const email = uniqueEmail('browser');
+    const invited = await call(service, 'POST', '/members/invitations', { apiKey: org.apiKey, body: { email, role: 'admin', name: 'Ana Browser' } });
+    expect(invited.status).toBe(201);
+    const link = await linkIn(email, /^Invitation to join/, '/invitations/accept');
+
+    const watch = await watchPage(context, service.url);
+    expect((await watch.page.goto(link))?.status()).toBe(200);
+    await expect.poll(() => watch.page.getByRole('heading', { level: 1 }).textContent()).toMatch(/join/i);
+    const asked = await watch.page.locator('main').textContent();
+    expect(asked).toContain('Browser Pages Org');
+    expect(asked).toContain('admin');
+    expect(asked).toMatch(/Invited by\s*the organization's administrator/);
+    await expectCleanPage(watch, 'invitation page');
+    await watch.page.screenshot({ path: screenshotPath('invitation'), fullPage: true });
+
+    await Promise.all([watch.page.waitForLoadState('load'), watch.page.getByRole('button', { name: /accept/i }).click()]);
+    await expect.poll(() => watch.page.getByRole('heading', { level: 1 }).textContent()).toMatch(/accepted/i);
+    const key = await watch.page.getByLabel('Your API key').inputValue();
+    expect(key).toMatch(/^sk_sim_/);
+    expect(await watch.page.locator('main').textContent()).toMatch(/will not be shown again/);
+    // The hashed script ran: the Copy button is shown, and it copies.
+    const copy = watch.page.locator('button[data-copy]');
+    await watch.page.getByRole('button', { name: /copy/i }).click();
+    await expect.poll(() => copy.textContent()).toBe('Copied');
+    await expectCleanPage(watch, 'invitation accepted page');
+    await watch.page.screenshot({ path: screenshotPath('invitation-accepted'), fullPage: true });
+    const me = await call(service, 'GET', '/me', { apiKey: key });
+    expect(me.status).toBe(200);
+
+    // The same link again: spent, and the page says so.
+    expect((await watch.page.goto(link))?.status()).toBe(410);
+    await expect.poll(() => watch.page.getByRole('heading', { level: 1 }).textContent()).toMatch(/already accepted/i);
+    await expectCleanPage(watch, 'invitation used page');
+    await watch.page.close();
+  }, 90_000);
 });
