@@ -21,6 +21,7 @@ const { runMigrationOnce } = await import('#store/migrations.ts');
 const { sealClearUnsubscribeKeys } = await import('#store/unsubscribeKeys.ts');
 const { parseApiKey } = await import('#domain/apiKeys.ts');
 const { config } = await import('#platform/config.ts');
+const { mailTransportName, outboxDirectory } = await import('#providers/mail.ts');
 
 const started = Date.now();
 const port = Number(process.env.PORT ?? 3000);
@@ -94,7 +95,8 @@ Payments service running (environment: simulated) in ${seconds}s
   DynamoDB:      ${service.dynamoEndpoint} (table ${service.tableName}${dataDir ? `, data in ${dataDir}` : ', in memory'})
   Demo org:      ${demo.organizationId} (KYB approved, home wallet ${demo.homeWalletId}, opened with 10,000 USDC)
   Demo API key:  ${demo.apiKey}
-
+  Reference:     ${service.url}/docs (the whole contract, in a browser)
+${mailTransportName() === 'outbox' ? `  Mail outbox:   ${path.relative(process.cwd(), outboxDirectory()) || '.'}/ (each e-mail an .eml file; open its links in a browser)\n` : ''}
 Try:
   curl ${service.url}/health
   curl -H "Authorization: Bearer ${demo.apiKey}" ${service.url}/me
