@@ -243,6 +243,7 @@ function operationOf(definition: RouteDefinition, sharedResponses: Map<string, R
           }
         : {}),
       ...(response.html ? { content: { 'text/html': { schema: z.string() } } } : {}),
+      ...(response.script ? { content: { 'text/javascript': { schema: z.string() } } } : {}),
     };
   }
   return {
