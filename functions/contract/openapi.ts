@@ -21,6 +21,7 @@ import { onRampOutcomeBands } from '#providers/onRamp.ts';
 import { withdrawalOutcomeBands } from '#providers/chain.ts';
 import { offRampOutcomeBands } from '#providers/offRamp.ts';
 import { operationDescriptions } from './descriptions.ts';
+import recorded from '#schemas/examples/recorded.json' with { type: 'json' };
 import * as batches from '#schemas/batches.ts';
 import * as common from '#schemas/common.ts';
 import * as deposits from '#schemas/deposits.ts';
@@ -307,6 +308,7 @@ const sharedResponseNames: Partial<Record<number, string>> = {
 function errorResponses(
   definition: RouteDefinition,
   sharedResponses: Map<string, ResponseObject>,
+  examples: RecordedOperation | undefined,
 ): Record<string, ResponseObject | ReferenceObject> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(definition)) {
@@ -323,13 +325,15 @@ function errorResponses(
       ...(definition.auth === 'key' && status !== 401 ? rateLimitHeaders : {}),
       ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
     };
+    const sharedName = sharedResponseNames[status];
+    const shared = sharedName !== undefined && definition.auth === 'key' && codes.length === 1;
     const response: ResponseObject = {
       description: `${statusNames[status] ?? 'Error'}: ${codes.map((code) => `\`${code}\``).join(', ')}.`,
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
-      content: { 'application/json': { schema: errorSchema(codes) } },
+      // A shared response is the same on every operation: an operation's own refusal is never put on it.
+      content: { 'application/json': { schema: errorSchema(codes), ...(shared ? {} : examplesOf(examples?.responses[status], 'A refusal')) } },
     };
-    const sharedName = sharedResponseNames[status];
-    if (sharedName && definition.auth === 'key' && codes.length === 1) {
+    if (shared) {
       const earlier = sharedResponses.get(sharedName);
       if (earlier && JSON.stringify(earlier) !== JSON.stringify(response)) {
         throw new Error(`${definition.operationId}: ${status} differs from the shared ${sharedName} response`);
@@ -343,7 +347,24 @@ function errorResponses(
   return responses;
 }
 
+/**
+ * Requests and answers recorded from the real local service (`npm run examples:record`,
+ * schemas/examples/recorded.json): shown as each operation's examples, and held against the schemas
+ * beside them by test/e2e/reference.test.ts, so they cannot drift from the contract.
+ */
+interface RecordedOperation {
+  request?: unknown;
+  responses: Record<string, unknown>;
+}
+const recordedOperations: Record<string, RecordedOperation | undefined> = recorded.operations;
+const recordedWebhooks: Record<string, unknown> = recorded.webhooks;
+
+function examplesOf(value: unknown, what: string): { examples: Record<string, { summary: string; value: unknown }> } | Record<string, never> {
+  return value === undefined ? {} : { examples: { recorded: { summary: `${what}, recorded from the simulated environment`, value } } };
+}
+
 function operationOf(definition: RouteDefinition, sharedResponses: Map<string, ResponseObject>): RouteConfig {
+  const examples = recordedOperations[definition.operationId];
   const { body, form, query, params } = definition.request ?? {};
   const successResponses: Record<string, ResponseConfig> = {};
   for (const [status, response] of Object.entries(definition.responses)) {
@@ -353,7 +374,7 @@ function operationOf(definition: RouteDefinition, sharedResponses: Map<string, R
       ...(response.schema
         ? {
             content: {
-              'application/json': { schema: response.schema },
+              'application/json': { schema: response.schema, ...examplesOf(examples?.responses[status], 'An answer') },
               ...(response.alsoAs ? { [response.alsoAs.mediaType]: { schema: z.string().meta({ description: response.alsoAs.description }) } } : {}),
             },
           }
@@ -374,11 +395,11 @@ function operationOf(definition: RouteDefinition, sharedResponses: Map<string, R
       // The route table types these as any zod schema; the generator needs objects, which they are.
       ...(params ? { params: params as z.ZodObject } : {}),
       ...(query ? { query: query as z.ZodObject } : {}),
-      ...(body ? { body: { required: true, content: { 'application/json': { schema: body } } } } : {}),
+      ...(body ? { body: { required: true, content: { 'application/json': { schema: body, ...examplesOf(examples?.request, 'A request') } } } } : {}),
       ...(form ? { body: { required: false, content: { 'application/x-www-form-urlencoded': { schema: form } } } } : {}),
       ...(takesNoBody(definition) ? { body: noBody } : {}),
     },
-    responses: { ...successResponses, ...errorResponses(definition, sharedResponses) },
+    responses: { ...successResponses, ...errorResponses(definition, sharedResponses, examples) },
   };
 }
 
@@ -439,7 +460,7 @@ function registerWebhooks(registry: OpenAPIRegistry): void {
         'POSTed to the registered endpoint, at least once: the `webhook-id` header is the event id, the same on every attempt and redelivery; dedupe on it. Only a 2xx within 10 s acknowledges; 3xx is a failure and is never followed. Retries follow the Standard Webhooks schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h), a longer `Retry-After` is honoured; 410 Gone disables the endpoint, and so do five days of failures. Events are not ordered: `data` carries the resource\'s state and timeline, so an older state can be recognised and ignored. Shapes and schedule: docs/decisions/091.',
       tags: ['webhooks'],
       security: [],
-      request: { headers, body: { required: true, content: { 'application/json': { schema: event.schema } } } },
+      request: { headers, body: { required: true, content: { 'application/json': { schema: event.schema, ...examplesOf(recordedWebhooks[event.name], 'A delivery') } } } },
       responses: receiverResponses,
     });
   }
