@@ -21,7 +21,10 @@ export const pageHeaders: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
-/** A page for a person, with the kit's headers. */
-export function page(html: string, status = 200): ApiResponse {
-  return okText(html, 'text/html; charset=utf-8', pageHeaders, status);
+/**
+ * A page for a person, with the kit's headers; `overrides` replaces some of them for a page that needs
+ * more than nothing (the API reference runs a script under a policy of its own: docs/decisions/115).
+ */
+export function page(html: string, status = 200, overrides: Readonly<Record<string, string>> = {}): ApiResponse {
+  return okText(html, 'text/html; charset=utf-8', { ...pageHeaders, ...overrides }, status);
 }

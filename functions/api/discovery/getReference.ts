@@ -1,5 +1,5 @@
-import { endpoint, okText } from '#platform/endpoint.ts';
-import { pageHeaders } from '#platform/page.ts';
+import { endpoint } from '#platform/endpoint.ts';
+import { page } from '#platform/page.ts';
 import { getReference } from '#contract/routes.ts';
 
 /**
@@ -12,7 +12,8 @@ import { getReference } from '#contract/routes.ts';
  * source the service itself (115): its script; the document it fetches; its search index, built in a
  * worker it starts from a blob; the style sheets styled-components writes at run time (inline
  * styles: nothing on the page comes from a caller); images and fonts only from the service or `data:`,
- * so Redoc's attribution logo on cdn.redoc.ly is refused before any request leaves (it hides itself).
+ * so Redoc's attribution logo on cdn.redoc.ly is refused before any request leaves (the page's style hides its
+ * broken image).
  */
 export const referencePolicy = [
   "default-src 'none'",
@@ -43,7 +44,7 @@ const html = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Cross-border payments API reference</title>
 <link rel="icon" href="data:,">
-<style>body { margin: 0; padding: 0; }</style>
+<style>body { margin: 0; padding: 0; } img[alt="redocly logo"] { display: none; }</style>
 </head>
 <body>
 <redoc spec-url="openapi.json" expand-responses="200,201,202" required-props-first="true" json-sample-expand-level="3" hide-hostname="true" theme="${theme}"></redoc>
@@ -55,5 +56,5 @@ const html = `<!doctype html>
 
 export const handler = endpoint(getReference, async () =>
   // Nothing on it is secret or per caller: a browser may keep it five minutes, as it keeps the document.
-  okText(html, 'text/html; charset=utf-8', { ...pageHeaders, 'content-security-policy': referencePolicy, 'cache-control': 'public, max-age=300' }),
+  page(html, 200, { 'content-security-policy': referencePolicy, 'cache-control': 'public, max-age=300' }),
 );
