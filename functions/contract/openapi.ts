@@ -61,7 +61,7 @@ function bandTable(bands: readonly OutcomeBand[]): string {
 const conventions = [
   'Send a stablecoin amount (USDC) that is paid out in local currency, run batch payouts, hold a USDC balance, take deposits, withdrawals and off-ramps, and manage recipients, team, keys, webhooks and e-mail notifications.',
   '',
-  'The whole contract is this document: `GET /openapi.json` (OpenAPI 3.1), rendered here by `GET /docs`. Every example below is an answer the service gave, recorded by its tests.',
+  'The whole contract is this document: `GET /openapi.json` (OpenAPI 3.1), rendered here by `GET /docs`. Every example below is a request the service took or an answer it gave, recorded from the simulated environment (`npm run examples:record`) and checked against this document by its tests.',
   '',
   '## Conventions',
   '',
