@@ -86,7 +86,7 @@ try {
   await record('getWallet', 'GET', `/wallets/${onboarded.organization.homeWalletId}`);
 
   // Webhooks: the endpoint first, so the payments below are delivered (to nobody: the events are kept either way)
-  await record('putWebhookEndpoint', 'PUT', '/webhooks/endpoint', { url: 'http://127.0.0.1:4000/hooks', events: ['transaction.reconciled', 'transaction.refunded', 'onramp.delivered', 'offramp.paid'] });
+  await record('putWebhookEndpoint', 'PUT', '/webhooks/endpoint', { url: 'http://localhost:4000/hooks', events: ['transaction.reconciled', 'transaction.refunded', 'onramp.delivered', 'offramp.paid'] });
   await record('getWebhookEndpoint', 'GET', '/webhooks/endpoint');
 
   // A payment, priced then sent, followed to its end
