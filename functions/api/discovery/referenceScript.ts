@@ -24,8 +24,8 @@ type Encoding = keyof typeof referenceScriptFiles;
 
 interface ReferenceScript {
   forms: Record<Encoding, Buffer>;
-  /** A strong validator of the script's bytes (the same for every encoding of it). */
-  etag: string;
+  /** Of the script's bytes; each encoding's ETag adds its name (a strong validator names one representation). */
+  digest: string;
 }
 
 /**
@@ -63,7 +63,7 @@ function referenceScript(): Promise<ReferenceScript> {
     const forms = beside
       ? { identity: readFileSync(join(directory, referenceScriptFiles.identity)), br: readFileSync(join(directory, referenceScriptFiles.br)), gzip: readFileSync(join(directory, referenceScriptFiles.gzip)) }
       : await compressed(referenceScriptSource());
-    return { forms, etag: `"${createHash('sha256').update(forms.identity).digest('base64url').slice(0, 32)}"` };
+    return { forms, digest: createHash('sha256').update(forms.identity).digest('base64url').slice(0, 32) };
   })();
   loaded.catch(() => (loaded = undefined));
   return loaded;
@@ -89,14 +89,15 @@ function chosenEncoding(acceptEncoding: string | undefined): Encoding {
  */
 export async function referenceScriptResponse(headers: Record<string, string | undefined>): Promise<ApiResponse> {
   const script = await referenceScript();
+  const encoding = chosenEncoding(headers['accept-encoding']);
+  const etag = `"${script.digest}${encoding === 'identity' ? '' : `-${encoding}`}"`;
   const caching = {
     'cache-control': 'public, max-age=86400',
-    etag: script.etag,
+    etag,
     vary: 'accept-encoding',
     'x-content-type-options': 'nosniff',
   };
-  if (headers['if-none-match']?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === script.etag)) return { status: 304, headers: caching };
-  const encoding = chosenEncoding(headers['accept-encoding']);
+  if (headers['if-none-match']?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) return { status: 304, headers: caching };
   return {
     status: 200,
     bytes: script.forms[encoding],
