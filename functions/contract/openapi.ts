@@ -3,7 +3,7 @@ import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } fro
 import { z } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Feature } from './features.ts';
-import { routes, takesNoBody, type RouteDefinition } from './routes.ts';
+import { bucketOf, notImplementedHandler, routes, takesNoBody, type RouteDefinition } from './routes.ts';
 import {
   BeneficiaryIncompleteBody,
   ComplianceHoldBody,
@@ -15,6 +15,13 @@ import {
   type ErrorCode,
 } from '#schemas/errors.ts';
 import { OffRampEvent, OnRampEvent, TransactionEvent } from '#schemas/webhooks.ts';
+import type { OutcomeBand } from '#providers/outcomeBands.ts';
+import { payoutOutcomeBands } from '#providers/payout.ts';
+import { onRampOutcomeBands } from '#providers/onRamp.ts';
+import { withdrawalOutcomeBands } from '#providers/chain.ts';
+import { offRampOutcomeBands } from '#providers/offRamp.ts';
+import { operationDescriptions } from './descriptions.ts';
+import recorded from '#schemas/examples/recorded.json' with { type: 'json' };
 import * as batches from '#schemas/batches.ts';
 import * as common from '#schemas/common.ts';
 import * as deposits from '#schemas/deposits.ts';
@@ -36,23 +43,96 @@ import * as webhooks from '#schemas/webhooks.ts';
  * with, so the published contract cannot drift from what the service accepts and answers.
  */
 
+/** A band table of one simulator: the cents of the amount, what the operation ends as, and how. */
+function bandTable(bands: readonly OutcomeBand[]): string {
+  return [
+    '| cents | ends as | what happens |',
+    '|---|---|---|',
+    ...bands.map((band) => `| .${String(band.cents).padStart(2, '0')} | \`${band.outcome}\` | ${band.description} |`),
+    '| any other | the normal end | Paid, delivered or sent exactly. |',
+  ].join('\n');
+}
+
+/**
+ * The conventions every operation shares, on the reference page's first screen (markdown; each `##`
+ * heading is an entry of its menu). The outcome bands are read from the simulators' own tables, so the
+ * page cannot promise an outcome a simulator would not produce.
+ */
+const conventions = [
+  'Send a stablecoin amount (USDC) that is paid out in local currency, run batch payouts, hold a USDC balance, take deposits, withdrawals and off-ramps, and manage recipients, team, keys, webhooks and e-mail notifications.',
+  '',
+  'The whole contract is this document: `GET /openapi.json` (OpenAPI 3.1), rendered here by `GET /docs`. Every example below is a request the service took or an answer it gave, recorded from the simulated environment (`npm run examples:record`) and checked against this document by its tests.',
+  '',
+  '## Conventions',
+  '',
+  '- JSON in and out; a response body is the payload itself, with no envelope.',
+  '- Amounts in requests are decimal strings (`^\\d+(\\.\\d+)?$`) unless an endpoint gives another pattern; more decimals than the currency allows is refused, never rounded. Amounts in responses are money objects `{amount, currency, scale}` with `amount` an integer string in units of 10^-scale.',
+  '- Timestamps are ISO 8601 in UTC with millisecond precision and a `Z` offset.',
+  '- The organization always comes from the API key (`Authorization: Bearer <API_KEY>`). A resource of another organization answers 404, exactly like one that does not exist.',
+  '- A feature that is not wired on an environment answers 501 `not_implemented` with a reason; read `GET /capabilities` at startup and gate features and corridors on it.',
+  '- Some request bodies are strict (an unknown field gives 400 `validation`, marked `additionalProperties: false`); the others ignore unknown fields, so spell field names exactly.',
+  '',
+  '## Idempotency keys',
+  '',
+  'Every operation that moves money takes a key (`^[A-Za-z0-9_.:-]{8,200}$`: `idempotencyKey`, or `batchId` for a batch) that becomes its id, so a retry of the same request never creates a second operation: it answers the first one. The same key with a different request is 409 (`idempotency_key_reused` or `idempotency_key_conflict`); a retry is compared on what it asks, not how it is written (`"100"` and `"100.00"` are the same payment).',
+  '',
+  '202 means started, not finished: read the outcome from the matching GET (poll while `running` is true) or learn it by webhook. After a timeout, a 429 or a 503, send the same request with the same key.',
+  '',
+  '## Cursors',
+  '',
+  'Lists are newest first. Send `limit` and `cursor`; read `count` (rows in this page, not a total), `nextCursor` and `hasMore`. Send `nextCursor` back unchanged until it is null: null is the only end of the list. A cursor the service did not issue (or one for another list) is 400 `invalid_cursor`.',
+  '',
+  '## Errors',
+  '',
+  'Every error is `{error, message}`, plus extra fields for some codes (`issues` for `validation`, `missing`/`invalid` for `beneficiary_incomplete`, `retryAfterSeconds` for `rate_limited`, …). Branch on `error`, never on `message`, which is text for people. Each operation lists the codes it can answer under its statuses. 500 `internal` is logged on our side; 503 `unavailable` may or may not have taken effect, so retry with backoff and the same idempotency key.',
+  '',
+  '## Rate limits',
+  '',
+  'Three token buckets per organization: `initiate` (30 burst, 5 a second: POST /transactions and POST /batches, one token per batch item), `write` (60 / 10) and `read` (300 / 50). Each operation names its bucket. Every authenticated response carries `ratelimit-limit`, `ratelimit-remaining` and `ratelimit-reset`; when a bucket is empty, 429 `rate_limited` with a `Retry-After` header and `retryAfterSeconds`. A 429 did nothing: retry after that many seconds with the same idempotency key. Deployed stages also limit requests per client address at the edge (429 in the same body, `Retry-After: 60`).',
+  '',
+  '## Outcome bands of the simulated environment',
+  '',
+  'On `simulated` (what `npm start` runs) the providers are simulators, and the **cents of the amount choose how an operation ends**, so every path can be forced on purpose. `GET /treasury/sandbox-prefill` lists the same bands with ready-made amounts.',
+  '',
+  '**Payments** (the cents of the USDC sent: 100.91 is band 91):',
+  '',
+  bandTable(payoutOutcomeBands),
+  '',
+  '**Deposits** (wire and PIX on-ramps; the cents of the fiat deposited):',
+  '',
+  bandTable(onRampOutcomeBands),
+  '',
+  '**Withdrawals** (the cents of the USDC withdrawn):',
+  '',
+  bandTable(withdrawalOutcomeBands),
+  '',
+  '**Off-ramps** (the cents of the USDC paid out):',
+  '',
+  bandTable(offRampOutcomeBands),
+  '',
+  '## Verifying a webhook signature',
+  '',
+  'Events are POSTed to the one registered endpoint (`PUT /webhooks/endpoint`; see **Webhooks** for their payloads), signed as [Standard Webhooks](https://www.standardwebhooks.com/): `webhook-id` (the event id: dedupe on it, it is the same on every retry and redelivery), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` keyed with the `whsec_` secret; two signatures, space-separated, for 24 hours after a rotation). Verify the raw body before parsing it; any library for the scheme does, for example `npm install standardwebhooks`:',
+  '',
+  '```js',
+  "import { Webhook } from 'standardwebhooks';",
+  '',
+  "const hook = new Webhook(process.env.WEBHOOK_SECRET); // whsec_…, shown once by PUT /webhooks/endpoint",
+  '',
+  '// rawBody: the request body exactly as received (a string or Buffer), before any JSON parsing.',
+  'export function receive(rawBody, headers) {',
+  "  const event = hook.verify(rawBody, headers); // throws unless a signature matches and the timestamp is within 5 minutes",
+  "  if (alreadyHandled(headers['webhook-id'])) return; // at least once: act on an id once, acknowledge every copy",
+  '  handle(event.type, event.data);',
+  '}',
+  '```',
+  '',
+  'Answer any 2xx within 10 seconds to acknowledge; anything else is retried (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h), and `410 Gone` disables the endpoint. Events are not ordered: `data` carries the resource\'s state and timeline, so an older state arriving late can be recognised and ignored.',
+].join('\n');
+
 const info = {
   title: 'Cross-border payments and treasury API',
-  description: [
-    'Send a stablecoin amount (USDC) that is paid out in local currency, run batch payouts, hold a USDC balance, take deposits, withdrawals and off-ramps, and manage recipients, team, keys, webhooks and e-mail notifications.',
-    '',
-    '**Conventions**',
-    '',
-    '- JSON in and out; a response body is the payload itself, with no envelope. Errors are `{error, message}` plus extra fields for some codes; branch on `error`, never on `message`.',
-    '- Amounts in requests are decimal strings (`^\\d+(\\.\\d+)?$`) unless an endpoint gives another pattern; more decimals than the currency allows is refused, never rounded. Amounts in responses are money objects `{amount, currency, scale}` with `amount` an integer string in units of 10^-scale.',
-    '- Timestamps are ISO 8601 in UTC with millisecond precision and a `Z` offset.',
-    '- The organization always comes from the API key (`Authorization: Bearer <API_KEY>`). A resource of another organization answers 404, exactly like one that does not exist.',
-    '- Idempotency: every operation that moves money takes a key (`^[A-Za-z0-9_.:-]{8,200}$`) that becomes its id, so a retry of the same request never creates a second operation. 202 means started, not finished: read the outcome from the matching GET or learn it by webhook.',
-    '- Pagination: newest first; `limit` and `cursor` in, `count` (rows in this page, not a total), `nextCursor` and `hasMore` out. Send `nextCursor` back unchanged until it is null; null is the only end of the list. A cursor the service did not issue is 400 `invalid_cursor`.',
-    '- Rate limits: three token buckets per organization (initiate 30 burst / 5 per second for POST /transactions and POST /batches, one token per batch item; write 60 / 10; read 300 / 50). Every authenticated response carries `ratelimit-limit`, `ratelimit-remaining` and `ratelimit-reset`; when limited, 429 `rate_limited` with `Retry-After` and `retryAfterSeconds`. A 429 did nothing, so retry with the same idempotency key.',
-    '- A feature that is not wired on an environment answers 501 `not_implemented` with a reason; read `GET /capabilities` at startup and gate features and corridors on it.',
-    '- Some request bodies are strict (an unknown field gives 400 `validation`, marked `additionalProperties: false`); the others ignore unknown fields, so spell field names exactly.',
-  ].join('\n'),
+  description: conventions,
   license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
 };
 
@@ -82,6 +162,43 @@ const tagDescriptions: Record<Feature, string> = {
   statements: 'Realized fees and volume for a period.',
   sandbox: 'Tools that only a sandbox (or the simulated environment) answers.',
 };
+
+/** How the reference page names each tag in its menu (`x-displayName`), and the groups of its menu (`x-tagGroups`). */
+const tagNames: Record<Feature, string> = {
+  discovery: 'Discovery',
+  quotes: 'Quotes',
+  payments: 'Payments',
+  batches: 'Batches',
+  balance: 'Balance',
+  wallets: 'Wallets',
+  issuers: 'Issuers',
+  'wallet-transfers': 'Wallet transfers (not offered)',
+  'issuer-mint': 'Issuer mint (not offered)',
+  'wire-transfers': 'Wire transfers (not offered)',
+  'deposit-instructions': 'Deposit instructions',
+  onramp: 'Wire deposits',
+  'onramp-pix': 'PIX deposits',
+  'crypto-deposit': 'On-chain deposits',
+  withdrawals: 'Withdrawals',
+  offramp: 'Off-ramps',
+  recipients: 'Recipients',
+  team: 'Team',
+  'api-keys': 'API keys',
+  webhooks: 'Webhooks',
+  notifications: 'E-mail notifications',
+  statements: 'Statements',
+  sandbox: 'Sandbox tools',
+};
+
+/** Every feature in exactly one group (a tag in no group would not be shown); checked by test/unit/openapi.test.ts. */
+export const tagGroups: { name: string; tags: Feature[] }[] = [
+  { name: 'Start here', tags: ['discovery'] },
+  { name: 'Payments', tags: ['quotes', 'payments', 'batches', 'statements'] },
+  { name: 'Balance and treasury', tags: ['balance', 'deposit-instructions', 'onramp', 'onramp-pix', 'crypto-deposit', 'withdrawals', 'offramp', 'wallets', 'issuers', 'wallet-transfers', 'issuer-mint', 'wire-transfers'] },
+  { name: 'Organization', tags: ['recipients', 'team', 'api-keys'] },
+  { name: 'Notifications', tags: ['webhooks', 'notifications'] },
+  { name: 'Sandbox', tags: ['sandbox'] },
+];
 
 /** Discovery is the only feature wired on every environment; every other feature can answer 501. */
 const alwaysWired: ReadonlySet<Feature> = new Set(['discovery']);
@@ -191,6 +308,7 @@ const sharedResponseNames: Partial<Record<number, string>> = {
 function errorResponses(
   definition: RouteDefinition,
   sharedResponses: Map<string, ResponseObject>,
+  examples: RecordedOperation | undefined,
 ): Record<string, ResponseObject | ReferenceObject> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(definition)) {
@@ -207,13 +325,15 @@ function errorResponses(
       ...(definition.auth === 'key' && status !== 401 ? rateLimitHeaders : {}),
       ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
     };
+    const sharedName = sharedResponseNames[status];
+    const shared = sharedName !== undefined && definition.auth === 'key' && codes.length === 1;
     const response: ResponseObject = {
       description: `${statusNames[status] ?? 'Error'}: ${codes.map((code) => `\`${code}\``).join(', ')}.`,
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
-      content: { 'application/json': { schema: errorSchema(codes) } },
+      // A shared response is the same on every operation: an operation's own refusal is never put on it.
+      content: { 'application/json': { schema: errorSchema(codes), ...(shared ? {} : examplesOf(examples?.responses[status], 'A refusal')) } },
     };
-    const sharedName = sharedResponseNames[status];
-    if (sharedName && definition.auth === 'key' && codes.length === 1) {
+    if (shared) {
       const earlier = sharedResponses.get(sharedName);
       if (earlier && JSON.stringify(earlier) !== JSON.stringify(response)) {
         throw new Error(`${definition.operationId}: ${status} differs from the shared ${sharedName} response`);
@@ -227,22 +347,37 @@ function errorResponses(
   return responses;
 }
 
+/**
+ * Requests and answers recorded from the real local service (`npm run examples:record`,
+ * schemas/examples/recorded.json): shown as each operation's examples, and held against the schemas
+ * beside them by test/e2e/reference.test.ts, so they cannot drift from the contract.
+ */
+interface RecordedOperation {
+  request?: unknown;
+  responses: Record<string, unknown>;
+}
+const recordedOperations: Record<string, RecordedOperation | undefined> = recorded.operations;
+const recordedWebhooks: Record<string, unknown> = recorded.webhooks;
+
+function examplesOf(value: unknown, what: string): { examples: Record<string, { summary: string; value: unknown }> } | Record<string, never> {
+  return value === undefined ? {} : { examples: { recorded: { summary: `${what}, recorded from the simulated environment`, value } } };
+}
+
 function operationOf(definition: RouteDefinition, sharedResponses: Map<string, ResponseObject>): RouteConfig {
+  const examples = recordedOperations[definition.operationId];
   const { body, form, query, params } = definition.request ?? {};
   const successResponses: Record<string, ResponseConfig> = {};
   for (const [status, response] of Object.entries(definition.responses)) {
+    const content = {
+      ...(response.schema ? { 'application/json': { schema: response.schema, ...examplesOf(examples?.responses[status], 'An answer') } } : {}),
+      ...(response.alsoAs ? { [response.alsoAs.mediaType]: { schema: z.string().meta({ description: response.alsoAs.description }) } } : {}),
+      ...(response.html ? { 'text/html': { schema: z.string() } } : {}),
+      ...(response.script ? { 'text/javascript': { schema: z.string() } } : {}),
+    };
     successResponses[status] = {
       description: response.description,
       ...(definition.auth === 'key' ? { headers: rateLimitHeaders } : {}),
-      ...(response.schema || response.html
-        ? {
-            content: {
-              ...(response.schema ? { 'application/json': { schema: response.schema } } : {}),
-              ...(response.alsoAs ? { [response.alsoAs.mediaType]: { schema: z.string().meta({ description: response.alsoAs.description }) } } : {}),
-              ...(response.html ? { 'text/html': { schema: z.string() } } : {}),
-            },
-          }
-        : {}),
+      ...(Object.keys(content).length > 0 ? { content } : {}),
     };
   }
   return {
@@ -252,9 +387,7 @@ function operationOf(definition: RouteDefinition, sharedResponses: Map<string, R
     summary: definition.summary,
     tags: [definition.feature],
     security: definition.auth === 'open' ? [] : [{ bearerAuth: [] }],
-    ...(definition.permission || definition.ownerOnly || definition.kyb
-      ? { description: accessNote(definition) }
-      : {}),
+    description: operationDescription(definition),
     request: {
       // The route table types these as any zod schema; the generator needs objects, which they are.
       ...(params ? { params: params as z.ZodObject } : {}),
@@ -265,7 +398,7 @@ function operationOf(definition: RouteDefinition, sharedResponses: Map<string, R
             body: {
               required: !form,
               content: {
-                ...(body ? { 'application/json': { schema: body } } : {}),
+                ...(body ? { 'application/json': { schema: body, ...examplesOf(examples?.request, 'A request') } } : {}),
                 ...(form ? { 'application/x-www-form-urlencoded': { schema: form } } : {}),
               },
             },
@@ -273,7 +406,7 @@ function operationOf(definition: RouteDefinition, sharedResponses: Map<string, R
         : {}),
       ...(takesNoBody(definition) ? { body: noBody } : {}),
     },
-    responses: { ...successResponses, ...errorResponses(definition, sharedResponses) },
+    responses: { ...successResponses, ...errorResponses(definition, sharedResponses, examples) },
   };
 }
 
@@ -283,6 +416,19 @@ const noBody = {
   description: 'None. An empty object is accepted; any other body is refused (400) and nothing changes.',
   content: { 'application/json': { schema: z.strictObject({}) } },
 };
+
+/**
+ * The operation's own words (functions/contract/descriptions.ts), then what its row says about who may
+ * call it and what it costs, so the page states them the same way on every operation.
+ */
+function operationDescription(definition: RouteDefinition): string {
+  const own = operationDescriptions[definition.operationId] ?? '';
+  const bucket = definition.auth === 'key' && definition.handler !== notImplementedHandler
+    ? `Rate bucket: \`${bucketOf(definition)}\`.`
+    : '';
+  const sandbox = definition.sandboxOnly ? 'A sandbox tool: answers 501 `not_implemented` on production.' : '';
+  return [own, [accessNote(definition), bucket, sandbox].filter(Boolean).join(' ')].filter(Boolean).join('\n\n');
+}
 
 function accessNote(definition: RouteDefinition): string {
   const notes = [
@@ -321,7 +467,7 @@ function registerWebhooks(registry: OpenAPIRegistry): void {
         'POSTed to the registered endpoint, at least once: the `webhook-id` header is the event id, the same on every attempt and redelivery; dedupe on it. Only a 2xx within 10 s acknowledges; 3xx is a failure and is never followed. Retries follow the Standard Webhooks schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h), a longer `Retry-After` is honoured; 410 Gone disables the endpoint, and so do five days of failures. Events are not ordered: `data` carries the resource\'s state and timeline, so an older state can be recognised and ignored. Shapes and schedule: docs/decisions/091.',
       tags: ['webhooks'],
       security: [],
-      request: { headers, body: { required: true, content: { 'application/json': { schema: event.schema } } } },
+      request: { headers, body: { required: true, content: { 'application/json': { schema: event.schema, ...examplesOf(recordedWebhooks[event.name], 'A delivery') } } } },
       responses: receiverResponses,
     });
   }
@@ -374,8 +520,9 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
           },
     ],
     security: [{ bearerAuth: [] }],
-    tags: Object.entries(tagDescriptions).map(([name, description]) => ({ name, description })),
+    tags: Object.entries(tagDescriptions).map(([name, description]) => ({ name, description, 'x-displayName': tagNames[name as Feature] })),
   });
+  document['x-tagGroups'] = tagGroups;
   return nullableReferences(referenceInlineCopies(document));
 }
 

@@ -72,6 +72,8 @@ export interface RouteResponse {
    * on a row that takes a form too, the page is the form's answer and the JSON the API's.
    */
   html?: true;
+  /** A script served as it is (the reference page's, `text/javascript`; docs/decisions/114), not JSON. */
+  script?: true;
   /** The same answer in another media type the caller may ask for with Accept (a statement as CSV): a text body. */
   alsoAs?: { mediaType: string; description: string };
 }
@@ -217,6 +219,22 @@ export const getOpenApi = route({
   operationId: 'getOpenApi', method: 'GET', path: '/openapi.json', handler: 'functions/api/discovery/getOpenApi.ts',
   auth: 'open', kyb: false, feature: 'discovery', summary: 'This contract as an OpenAPI 3.1 document.',
   responses: { 200: { description: 'OpenAPI 3.1 document' } },
+});
+
+/** The API reference (docs/decisions/114): a page that renders GET /openapi.json with the script below, both served here. */
+export const getReference = route({
+  operationId: 'getReference', method: 'GET', path: '/docs', handler: 'functions/api/discovery/getReference.ts',
+  auth: 'open', kyb: false, feature: 'discovery', summary: 'This reference, as a page for a browser.',
+  responses: { 200: { description: 'The page; its script renders GET /openapi.json.', html: true } },
+});
+
+export const getReferenceScript = route({
+  operationId: 'getReferenceScript', method: 'GET', path: '/docs/reference.js', handler: 'functions/api/discovery/getReferenceScript.ts',
+  auth: 'open', kyb: false, feature: 'discovery', summary: "The reference page's script (Redoc), pre-compressed.",
+  responses: {
+    200: { description: 'The script, brotli or gzip as Accept-Encoding allows; cacheable for a day.', script: true },
+    304: { description: 'Not modified: the ETag sent in If-None-Match is still the script\'s.' },
+  },
 });
 
 // ---- Quotes and payments -----------------------------------------------------------------
@@ -539,7 +557,7 @@ export const topUpEurc = route({
 });
 
 export const routes: RouteDefinition[] = [
-  getHealth, getCapabilities, getMe, getOpenApi,
+  getHealth, getCapabilities, getMe, getOpenApi, getReference, getReferenceScript,
   createQuote, createTransaction, listTransactions, getTransaction,
   createBatch, listBatches, getBatch,
   getBalance, listWallets, getWallet, getWalletBalances, listIssuerAccounts, listIssuers,

@@ -50,7 +50,12 @@ export type Source = "'self'" | 'blob:' | 'data:' | { inline: string };
 /** What a page needs beyond nothing. Each kind left out stays at `default-src 'none'`. */
 export interface PagePolicy {
   scripts?: readonly Source[];
-  styles?: readonly Source[];
+  /**
+   * `'unsafe-inline'` only for styles, and only for a page whose bundled script writes its own style
+   * sheets (the reference, docs/decisions/115): a style cannot run code. Never beside an inline hash,
+   * which would make browsers ignore it.
+   */
+  styles?: readonly (Source | "'unsafe-inline'")[];
   workers?: readonly Source[];
   connect?: readonly Source[];
   images?: readonly Source[];
@@ -67,6 +72,8 @@ const directives: [keyof PagePolicy, string][] = [
 ];
 
 export function contentSecurityPolicy(policy: PagePolicy = {}): string {
+  const styles = policy.styles ?? [];
+  if (styles.includes("'unsafe-inline'") && styles.some((source) => typeof source !== 'string')) throw new Error("a page's styles are hashed or 'unsafe-inline', not both");
   const allowed = directives.flatMap(([kind, directive]) => {
     const sources = [...new Set((policy[kind] ?? []).map((source) => (typeof source === 'string' ? source : inlineHash(source.inline))))];
     return sources.length > 0 ? [`${directive} ${sources.join(' ')}`] : [];
@@ -74,14 +81,20 @@ export function contentSecurityPolicy(policy: PagePolicy = {}): string {
   return ["default-src 'none'", ...allowed, "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"].join('; ');
 }
 
+/**
+ * How long a browser may keep the page: never (the default; a page for a token), or some seconds
+ * for a page that is the same for everyone (the reference).
+ */
+export type PageCaching = 'no-store' | { publicSeconds: number };
+
 /** The headers of a page with this policy. */
-export function headersFor(policy: PagePolicy = {}): Record<string, string> {
+export function headersFor(policy: PagePolicy = {}, caching: PageCaching = 'no-store'): Record<string, string> {
   return {
     'content-security-policy': contentSecurityPolicy(policy),
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
-    'cache-control': 'no-store',
+    'cache-control': caching === 'no-store' ? 'no-store' : `public, max-age=${caching.publicSeconds}`,
   };
 }
 
@@ -150,6 +163,7 @@ export function messagePage(input: { title: string; message: string | readonly s
 
 export interface PageOptions extends PagePolicy {
   status?: number;
+  caching?: PageCaching;
 }
 
 /**
@@ -157,14 +171,14 @@ export interface PageOptions extends PagePolicy {
  * hashes) joined with what `options` adds (a page that loads a bundled script from the service).
  */
 export function page(document: string | Html | PageDocument, options: PageOptions | number = {}): ApiResponse {
-  const { status = 200, ...added } = typeof options === 'number' ? { status: options } : options;
+  const { status = 200, caching = 'no-store', ...added } = typeof options === 'number' ? { status: options } : options;
   const { markup, policy } = typeof document === 'string'
     ? { markup: document, policy: {} }
     : document instanceof Html ? { markup: document.markup, policy: {} } : { markup: document.html, policy: document.policy };
-  const joined: PagePolicy = {};
+  const joined: Record<string, readonly (Source | "'unsafe-inline'")[]> = {};
   for (const [kind] of directives) {
     const sources = [...(policy[kind] ?? []), ...(added[kind] ?? [])];
     if (sources.length > 0) joined[kind] = sources;
   }
-  return okText(markup, 'text/html; charset=utf-8', headersFor(joined), status);
+  return okText(markup, 'text/html; charset=utf-8', headersFor(joined as PagePolicy, caching), status);
 }

@@ -4,6 +4,8 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { entryName, lambdaEntries } from '../aws/handlers.ts';
+import { getReferenceScript } from '#contract/routes.ts';
+import { referenceScriptFiles, writeReferenceScript } from '../../functions/api/discovery/referenceScript.ts';
 
 /**
  * Every Lambda bundle in one esbuild call (docs/decisions/010-one-esbuild-call-for-all-lambdas.md).
@@ -27,6 +29,15 @@ export interface LambdaBundle {
   /** Size of the minified `index.mjs`, in bytes. */
   bytes: number;
 }
+
+/**
+ * Files a handler serves as they are, written beside its `index.mjs` rather than bundled into it: the
+ * reference page's script (1.1 MB, with its brotli and gzip forms; docs/decisions/114) would otherwise
+ * make its handler's JS bundle too large to load fast, and it is bytes to send, not code to run.
+ */
+const filesBeside: Record<string, { names: string[]; write: (directory: string) => void }> = {
+  [getReferenceScript.handler]: { names: Object.values(referenceScriptFiles), write: writeReferenceScript },
+};
 
 export interface BundleOptions {
   /** Where the per-entry directories go; emptied first so no stale bundle is deployed. */
@@ -60,7 +71,7 @@ export function bundleLambdas(entries: string[] = lambdaEntries(), options: Bund
   const stampFile = join(outRoot, '.inputs-sha256');
   const stamp = inputsDigest(distinct);
   const fresh = existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp
-    && [...names.keys()].every((name) => existsSync(join(outRoot, name, 'index.mjs')));
+    && [...names].every(([name, entry]) => [...(filesBeside[entry]?.names ?? []), 'index.mjs'].every((file) => existsSync(join(outRoot, name, file))));
   if (!fresh) build(outRoot, names);
   writeFileSync(stampFile, stamp);
 
@@ -123,4 +134,5 @@ function build(outRoot: string, names: Map<string, string>): void {
     legalComments: 'external',
     logLevel: 'error',
   });
+  for (const [name, entry] of names) filesBeside[entry]?.write(join(outRoot, name));
 }

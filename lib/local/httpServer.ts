@@ -248,7 +248,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<{ ser
       }
       const structured = typeof result === 'object' && result ? result : { statusCode: 200, body: result ?? '' };
       response.writeHead(structured.statusCode ?? 200, structured.headers as Record<string, string>);
-      response.end(structured.body ?? '');
+      // A result in bytes (isBase64Encoded) is decoded, as HTTP API does.
+      response.end(structured.isBase64Encoded ? Buffer.from(structured.body ?? '', 'base64') : (structured.body ?? ''));
     } catch (error) {
       // The adapter's own failure (a handler's is answered in invoke): answer as HTTP API does.
       logger.error('local http adapter failed', { error: error as Error });

@@ -24,6 +24,7 @@ interface Response {
 }
 export interface OpenApiDocument {
   paths: Record<string, Record<string, { responses: Record<string, Response> }>>;
+  webhooks?: Record<string, Record<string, OperationObject>>;
   components: { schemas: Record<string, object>; responses?: Record<string, Response> };
 }
 
@@ -37,6 +38,21 @@ export interface ServedDocument {
   /** Undefined when the answer fits the document; else what a client would reject, in words. */
   /** `mediaType`: the answer's content type without parameters; JSON unless said. */
   mismatch(method: string, path: string, status: number, body: unknown, mediaType?: string): string | undefined;
+  /**
+   * Every example the document carries (request bodies, answers, webhook payloads), each held against
+   * the schema of the media type it sits in: `mismatches` lists those that do not fit, in words.
+   */
+  examples(): { checked: string[]; mismatches: string[] };
+}
+
+interface MediaType {
+  schema?: object;
+  example?: unknown;
+  examples?: Record<string, { value?: unknown }>;
+}
+interface OperationObject {
+  requestBody?: { content?: Record<string, MediaType> };
+  responses?: Record<string, Response & { content?: Record<string, MediaType> }>;
 }
 
 /** `#/components/...` inside a schema points into the document, which the validator holds under `base`. */
@@ -86,6 +102,35 @@ export function servedDocument(document: OpenApiDocument): ServedDocument {
   };
 
   return {
+    examples() {
+      const checked: string[] = [];
+      const mismatches: string[] = [];
+      const hold = (where: string, media: MediaType) => {
+        const values = [...(media.example === undefined ? [] : [['example', media.example] as const]), ...Object.entries(media.examples ?? {}).map(([name, example]) => [name, example.value] as const)];
+        for (const [name, value] of values) {
+          const at = `${where} (${name})`;
+          checked.push(at);
+          if (!media.schema) {
+            mismatches.push(`${at}: no schema to hold it against`);
+            continue;
+          }
+          const validate = validatorOf(`example ${at}`, media.schema);
+          if (!validate(value)) mismatches.push(`${at}: ${describe(validate.errors)}`);
+        }
+      };
+      const operations = [
+        ...Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation as OperationObject] as const)),
+        ...Object.entries(document.webhooks ?? {}).flatMap(([name, item]) => Object.entries(item).map(([method, operation]) => [`webhook ${name} ${method.toUpperCase()}`, operation] as const)),
+      ];
+      for (const [where, operation] of operations) {
+        for (const [mediaType, media] of Object.entries(operation.requestBody?.content ?? {})) hold(`${where} request ${mediaType}`, media);
+        for (const [status, written] of Object.entries(operation.responses ?? {})) {
+          const response = (written.$ref ? document.components.responses?.[written.$ref.split('/').pop()!] : written) as { content?: Record<string, MediaType> } | undefined;
+          for (const [mediaType, media] of Object.entries(response?.content ?? {})) hold(`${where} ${status} ${mediaType}`, media);
+        }
+      }
+      return { checked, mismatches };
+    },
     mismatch(method, rawPath, status, body, mediaType = 'application/json') {
       const path = rawPath.split('?')[0]!;
       const verb = method.toLowerCase();

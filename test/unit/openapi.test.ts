@@ -5,7 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '#contract/openapi.ts';
+import { buildOpenApiDocument, tagGroups } from '#contract/openapi.ts';
+import { operationDescriptions } from '#contract/descriptions.ts';
+import { features } from '#contract/features.ts';
 import { routeKey, routes, takesNoBody } from '#contract/routes.ts';
 
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -13,6 +15,8 @@ const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 interface Operation {
   operationId: string;
+  summary?: string;
+  description?: string;
   security?: unknown[];
   parameters?: { in: string; name: string }[];
   requestBody?: unknown;
@@ -111,6 +115,21 @@ describe('OpenAPI document', () => {
       expect(pattern, at).not.toMatch(/\/[dgimsuvy]+$/);
       expect(pattern, at).not.toMatch(/^\/.*\/[a-z]*$/);
     }
+  });
+
+  it('describes every operation in words of its own, beyond its summary (the reference page shows them)', () => {
+    expect(Object.keys(operationDescriptions).sort()).toEqual(routes.map((definition) => definition.operationId).sort());
+    for (const { key, operation } of operations) {
+      expect(operation.summary, key).toBeTruthy();
+      expect(operation.description?.length ?? 0, key).toBeGreaterThan(40);
+      expect(operation.description, key).not.toBe(operation.summary);
+    }
+  });
+
+  it('puts every tag in exactly one group of the menu (Redoc hides a tag in none)', () => {
+    const grouped = tagGroups.flatMap((group) => group.tags);
+    expect([...grouped].sort()).toEqual(Object.keys(features).sort());
+    expect(new Set(grouped).size).toBe(grouped.length);
   });
 
   it('takes the server address and version from its options', () => {

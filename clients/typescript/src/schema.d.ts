@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Service health; 503 degraded when the workflow engine is unreachable. */
+        /**
+         * Service health; 503 degraded when the workflow engine is unreachable.
+         * @description Whether the service can take payments. Reads only: `degraded` (503) means the workflow engine is unreachable, so nothing can start, while every read still works. No credential.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Environment, corridors and the status of every feature. */
+        /**
+         * Environment, corridors and the status of every feature.
+         * @description The environment (`simulated`, `sandbox`, `production`), the corridors that can be paid and the status of every feature with its reason. Read it at startup and gate features and corridors on it: an unwired feature answers 501 `not_implemented`.
+         */
         get: operations["getCapabilities"];
         put?: never;
         post?: never;
@@ -45,7 +51,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization and role behind the calling key. */
+        /**
+         * The organization and role behind the calling key.
+         * @description The organization and role behind the key sent; for a member key, also the member and its e-mail. Use it to check a key before storing it.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getMe"];
         put?: never;
         post?: never;
@@ -62,8 +73,51 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This contract as an OpenAPI 3.1 document. */
+        /**
+         * This contract as an OpenAPI 3.1 document.
+         * @description This contract as an OpenAPI 3.1 document, generated from the same route table and schemas the service validates with. Generate a client from it; it is cacheable for five minutes.
+         */
         get: operations["getOpenApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This reference, as a page for a browser.
+         * @description This page: the OpenAPI document rendered for people. Everything it loads comes from the service itself.
+         */
+        get: operations["getReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/reference.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reference page's script (Redoc), pre-compressed.
+         * @description The script that renders this page, served by the service (no CDN), in the encoding the browser accepts, with an ETag.
+         */
+        get: operations["getReferenceScript"];
         put?: never;
         post?: never;
         delete?: never;
@@ -83,7 +137,9 @@ export interface paths {
         put?: never;
         /**
          * Price a payment and lock the rate for about a minute.
-         * @description Needs permission `payment.initiate`.
+         * @description Prices a payment for a corridor and send amount: receive amount, fee, rate and the route, locked until `expiresAt` (about a minute). With an `idempotencyKey` the quote is bound to it, and only the payment with that key may use it. Nothing is held or charged.
+         *
+         *     Needs permission `payment.initiate`. Rate bucket: `write`.
          */
         post: operations["createQuote"];
         delete?: never;
@@ -99,12 +155,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Payments, newest first. */
+        /**
+         * Payments, newest first.
+         * @description The organization's payments, newest first, one page at a time. Rows carry no state: read one with GET /transactions/{transactionId}.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["listTransactions"];
         put?: never;
         /**
          * Send a payment.
-         * @description Needs permission `payment.initiate`. Answers 403 `kyb_required` until the organization is verified (KYB).
+         * @description Sends a payment: the send amount and fee are held from the balance at once and the payout runs in the background (202). The `idempotencyKey` becomes the transaction id: the same request sent again answers the same payment, never a second one; the same key with a different request is 409 `idempotency_key_reused`. Follow it with GET /transactions/{transactionId} or the `transaction.*` webhooks.
+         *
+         *     Needs permission `payment.initiate`. Answers 403 `kyb_required` until the organization is verified (KYB). Rate bucket: `initiate`.
          */
         post: operations["createTransaction"];
         delete?: never;
@@ -120,7 +183,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status of one payment. */
+        /**
+         * Status of one payment.
+         * @description A payment's state, timeline, amounts and fees. Poll while `running` is true, or wait for the webhook; IN_DOUBT and NEEDS_ATTENTION need a person.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getTransaction"];
         put?: never;
         post?: never;
@@ -137,12 +205,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Batches, newest first. */
+        /**
+         * Batches, newest first.
+         * @description The organization's batches, newest first, with their counts.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["listBatches"];
         put?: never;
         /**
          * Send up to 1000 payments on one rail.
-         * @description Needs permission `payment.initiate`. Answers 403 `kyb_required` until the organization is verified (KYB).
+         * @description Pays up to 1,000 items on one rail, funded from the balance in one transfer; each item then runs as its own payment `<batchId>:<itemRef>`. The `batchId` is the idempotency key: resubmitting the same batch answers the same batch, a different batch under it is 409 `idempotency_key_conflict`. Takes one token of the `initiate` bucket per item.
+         *
+         *     Needs permission `payment.initiate`. Answers 403 `kyb_required` until the organization is verified (KYB). Rate bucket: `initiate`.
          */
         post: operations["createBatch"];
         delete?: never;
@@ -158,7 +233,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One batch with a page of its items. */
+        /**
+         * One batch with a page of its items.
+         * @description One batch: its funding, totals, counts per item state and a page of its items (`cursor`, `limit`).
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getBatch"];
         put?: never;
         post?: never;
@@ -175,7 +255,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's USDC: available, settling and their total. */
+        /**
+         * The organization's USDC: available, settling and their total.
+         * @description The organization's USDC as the ledger holds it: `available` to spend, `settling` (deposits not yet usable) and their total.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getBalance"];
         put?: never;
         post?: never;
@@ -192,7 +277,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's wallet accounts, whole with `count` (no balances). */
+        /**
+         * The organization's wallet accounts, whole with `count` (no balances).
+         * @description The organization's wallet accounts (home wallet first), whole, with `count`; balances are read per wallet.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["listWallets"];
         put?: never;
         post?: never;
@@ -209,7 +299,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One wallet account, by service id or externalId. */
+        /**
+         * One wallet account, by service id or externalId.
+         * @description One wallet account, by the service's id or the provider's externalId.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getWallet"];
         put?: never;
         post?: never;
@@ -226,7 +321,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A wallet provider's balance report (501 when no wallet provider is configured; 503 while the wallet is still being opened). */
+        /**
+         * A wallet provider's balance report (501 when no wallet provider is configured; 503 while the wallet is still being opened).
+         * @description The wallet provider's own balance report for one wallet, per asset and network, as the provider answers it (not the ledger: GET /balance is what can be spent).
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getWalletBalances"];
         put?: never;
         post?: never;
@@ -243,7 +343,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's accounts at issuers (kind `issuer_account`), whole with `count`. */
+        /**
+         * The organization's accounts at issuers (kind `issuer_account`), whole with `count`.
+         * @description The organization's accounts held at stablecoin issuers, whole, with `count`.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["listIssuerAccounts"];
         put?: never;
         post?: never;
@@ -260,7 +365,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The issuer catalogue: who issues which stablecoins on which networks. */
+        /**
+         * The issuer catalogue: who issues which stablecoins on which networks.
+         * @description Which issuers issue which stablecoins on which networks.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["listIssuers"];
         put?: never;
         post?: never;
@@ -279,7 +389,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Not offered: answers 501 on every environment; move USDC out with a withdrawal. */
+        /**
+         * Not offered: answers 501 on every environment; move USDC out with a withdrawal.
+         * @description Not offered on any environment: it answers 501 `not_implemented`. Send USDC out with POST /treasury/withdrawals.
+         */
         post: operations["createWalletTransfer"];
         delete?: never;
         options?: never;
@@ -296,7 +409,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Not offered: answers 501 on every environment; USDC comes in through deposits. */
+        /**
+         * Not offered: answers 501 on every environment; USDC comes in through deposits.
+         * @description Not offered on any environment: it answers 501 `not_implemented`. USDC comes in through deposits (wire, PIX or on chain).
+         */
         post: operations["mintAtIssuer"];
         delete?: never;
         options?: never;
@@ -313,7 +429,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Not offered: answers 501 on every environment; pay fiat out with an off-ramp (POST /treasury/offramp). */
+        /**
+         * Not offered: answers 501 on every environment; pay fiat out with an off-ramp (POST /treasury/offramp).
+         * @description Not offered on any environment: it answers 501 `not_implemented`. Pay fiat out with an off-ramp (POST /treasury/offramp).
+         */
         post: operations["createWireTransfer"];
         delete?: never;
         options?: never;
@@ -330,7 +449,9 @@ export interface paths {
         };
         /**
          * Where to wire USD or EUR, with the organization's one reference (501 where no house account is configured).
-         * @description Answers 403 `kyb_required` until the organization is verified (KYB).
+         * @description Where to wire USD or EUR to fund the balance, with the organization's one reference: a wire quoting it is credited to this organization.
+         *
+         *     Answers 403 `kyb_required` until the organization is verified (KYB). Rate bucket: `read`.
          */
         get: operations["getDepositInstructions"];
         put?: never;
@@ -348,7 +469,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Price a wire deposit. */
+        /**
+         * Price a wire deposit.
+         * @description Prices a wire deposit: the USDC credited for a fiat amount, with the fee. Nothing is opened.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getOnRampQuote"];
         put?: never;
         post?: never;
@@ -369,7 +495,9 @@ export interface paths {
         put?: never;
         /**
          * Open a wire deposit.
-         * @description Needs permission `treasury.move`. Answers 403 `kyb_required` until the organization is verified (KYB).
+         * @description Opens a wire deposit: the bank details and reference to pay, converted to USDC when the wire arrives (202). The `idempotencyKey` becomes the on-ramp id; a retry answers the same deposit.
+         *
+         *     Needs permission `treasury.move`. Answers 403 `kyb_required` until the organization is verified (KYB). Rate bucket: `write`.
          */
         post: operations["createOnRamp"];
         delete?: never;
@@ -385,7 +513,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deposits, newest first. */
+        /**
+         * Deposits, newest first.
+         * @description The organization's wire and PIX deposits, newest first.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["listOnRamps"];
         put?: never;
         post?: never;
@@ -402,7 +535,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status of one wire or PIX deposit. */
+        /**
+         * Status of one wire or PIX deposit.
+         * @description A wire or PIX deposit's state and amounts; `DELIVERED` when the USDC is credited.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getOnRamp"];
         put?: never;
         post?: never;
@@ -419,7 +557,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Price a PIX deposit. */
+        /**
+         * Price a PIX deposit.
+         * @description Prices a PIX (BRL) deposit. Nothing is opened.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getPixOnRampQuote"];
         put?: never;
         post?: never;
@@ -440,7 +583,9 @@ export interface paths {
         put?: never;
         /**
          * Open a PIX deposit (BR Code).
-         * @description Needs permission `treasury.move`. Answers 403 `kyb_required` until the organization is verified (KYB).
+         * @description Opens a PIX deposit: a BR Code (copy-and-paste and QR) for the payer, converted to USDC when paid (202). The `idempotencyKey` becomes the on-ramp id; a retry answers the same code.
+         *
+         *     Needs permission `treasury.move`. Answers 403 `kyb_required` until the organization is verified (KYB). Rate bucket: `write`.
          */
         post: operations["createPixOnRamp"];
         delete?: never;
@@ -456,7 +601,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Addresses for USDC sent on chain: the home network and the networks moved home, with the move fee. */
+        /**
+         * Addresses for USDC sent on chain: the home network and the networks moved home, with the move fee.
+         * @description Where to send USDC on chain: the home wallet's address on the home network, and the networks whose deposits are moved home, with the fee of that move.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getCryptoDeposit"];
         put?: never;
         post?: never;
@@ -473,7 +623,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Price a USDC withdrawal. */
+        /**
+         * Price a USDC withdrawal.
+         * @description Prices a USDC withdrawal to a network: the network fee and what arrives. Nothing is held.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getWithdrawalQuote"];
         put?: never;
         post?: never;
@@ -490,12 +645,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Withdrawals, newest first. */
+        /**
+         * Withdrawals, newest first.
+         * @description The organization's withdrawals, newest first.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["listWithdrawals"];
         put?: never;
         /**
          * Send USDC to an own EVM address.
-         * @description Needs permission `treasury.move`. Answers 403 `kyb_required` until the organization is verified (KYB).
+         * @description Sends USDC from the balance to an EVM address of the organization's own (202); the amount and fee are held at once. The `idempotencyKey` becomes the withdrawal id; a retry answers the same withdrawal.
+         *
+         *     Needs permission `treasury.move`. Answers 403 `kyb_required` until the organization is verified (KYB). Rate bucket: `write`.
          */
         post: operations["createWithdrawal"];
         delete?: never;
@@ -511,7 +673,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status of one withdrawal. */
+        /**
+         * Status of one withdrawal.
+         * @description A withdrawal's state, amounts and, once confirmed on chain, its `txHash`.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getWithdrawal"];
         put?: never;
         post?: never;
@@ -528,12 +695,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Registered off-ramp beneficiaries. */
+        /**
+         * Registered off-ramp beneficiaries.
+         * @description The organization's registered off-ramp bank accounts, whole.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["listBeneficiaries"];
         put?: never;
         /**
          * Register an off-ramp bank account (at most 500 per organization, never deleted: 409 conflict with `limit` beyond).
-         * @description Needs permission `beneficiary.manage`. Answers 403 `kyb_required` until the organization is verified (KYB).
+         * @description Registers a bank account that off-ramps pay, screened on registration. No idempotency key: a retry registers it twice. Beneficiaries cannot be edited or deleted.
+         *
+         *     Needs permission `beneficiary.manage`. Answers 403 `kyb_required` until the organization is verified (KYB). Rate bucket: `write`.
          */
         post: operations["createBeneficiary"];
         delete?: never;
@@ -549,7 +723,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Price an off-ramp. */
+        /**
+         * Price an off-ramp.
+         * @description Prices an off-ramp to a beneficiary and stores the quote: the fiat paid for a USDC amount, with the fee, usable once.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getOffRampQuote"];
         put?: never;
         post?: never;
@@ -570,7 +749,9 @@ export interface paths {
         put?: never;
         /**
          * Pay USDC out as fiat to a beneficiary.
-         * @description Needs permission `treasury.move`. Answers 403 `kyb_required` until the organization is verified (KYB).
+         * @description Pays USDC out as fiat to a registered beneficiary at a quoted price (202); the USDC is held at once. The `idempotencyKey` becomes the off-ramp id; a retry answers the same off-ramp, and a quote serves one off-ramp only.
+         *
+         *     Needs permission `treasury.move`. Answers 403 `kyb_required` until the organization is verified (KYB). Rate bucket: `write`.
          */
         post: operations["createOffRamp"];
         delete?: never;
@@ -586,7 +767,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Off-ramps, newest first. */
+        /**
+         * Off-ramps, newest first.
+         * @description The organization's off-ramps, newest first.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["listOffRamps"];
         put?: never;
         post?: never;
@@ -603,7 +789,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status of one off-ramp. */
+        /**
+         * Status of one off-ramp.
+         * @description An off-ramp's state and amounts; `PAID` when the fiat is sent.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getOffRamp"];
         put?: never;
         post?: never;
@@ -622,13 +813,17 @@ export interface paths {
         };
         /**
          * Saved recipients.
-         * @description Needs permission `recipient.read`.
+         * @description The organization's saved recipients, whole: wallets and bank accounts that batch items name by `recipientId`.
+         *
+         *     Needs permission `recipient.read`. Rate bucket: `read`.
          */
         get: operations["listRecipients"];
         put?: never;
         /**
          * Save a recipient (at most 500 per organization: 409 conflict with `limit` beyond).
-         * @description Needs permission `recipient.manage`.
+         * @description Saves a recipient (a wallet address or a bank account) for batch items to name. No idempotency key: a retry saves it twice.
+         *
+         *     Needs permission `recipient.manage`. Rate bucket: `write`.
          */
         post: operations["createRecipient"];
         delete?: never;
@@ -649,14 +844,18 @@ export interface paths {
         post?: never;
         /**
          * Delete a saved recipient.
-         * @description Needs permission `recipient.manage`.
+         * @description Deletes a saved recipient; a batch item naming it afterwards is refused as `unknown_recipient`.
+         *
+         *     Needs permission `recipient.manage`. Rate bucket: `write`.
          */
         delete: operations["deleteRecipient"];
         options?: never;
         head?: never;
         /**
          * Change a saved recipient.
-         * @description Needs permission `recipient.manage`.
+         * @description Changes a saved recipient's name or details.
+         *
+         *     Needs permission `recipient.manage`. Rate bucket: `write`.
          */
         patch: operations["updateRecipient"];
         trace?: never;
@@ -670,7 +869,9 @@ export interface paths {
         };
         /**
          * Team members.
-         * @description Needs permission `member.read`.
+         * @description The team: members and pending invitations, with their roles.
+         *
+         *     Needs permission `member.read`. Rate bucket: `read`.
          */
         get: operations["listMembers"];
         put?: never;
@@ -692,7 +893,9 @@ export interface paths {
         put?: never;
         /**
          * Invite a member by e-mail (a team holds at most 2,000 members and pending invitations: 409 conflict with `limit` beyond).
-         * @description Needs permission `member.invite`.
+         * @description Invites someone by e-mail with a role below the caller's own: the e-mail carries a link whose token accepts the invitation once. Answers whether the e-mail went out.
+         *
+         *     Needs permission `member.invite`. Rate bucket: `write`.
          */
         post: operations["inviteMember"];
         delete?: never;
@@ -712,7 +915,9 @@ export interface paths {
         put?: never;
         /**
          * Re-send an invitation with a fresh link (at most 2 invitation e-mails a minute and 6 a day to one address).
-         * @description Needs permission `member.invite`.
+         * @description Sends a pending invitation again with a fresh link; the previous link stops working.
+         *
+         *     Needs permission `member.invite`. Rate bucket: `write`.
          */
         post: operations["resendInvitation"];
         delete?: never;
@@ -728,9 +933,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The invitation link: a page naming the organization, the role and who invited, with one Accept button; a GET accepts nothing (link scanners follow links). */
+        get: operations["invitationPage"];
         put?: never;
-        /** Accept an invitation; returns the member's key once. */
+        /**
+         * Accept an invitation; returns the member's key once. As JSON (the API), or as the invitation page's form (`?token=`, answered with a page showing the key once).
+         * @description Accepts an invitation with the token from its e-mailed link and answers the new member's API key, shown once. A used, expired or rescinded token is 400 `invalid_invite`.
+         */
         post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
@@ -750,14 +959,18 @@ export interface paths {
         post?: never;
         /**
          * Remove a member or rescind an invitation.
-         * @description Needs permission `member.manage`.
+         * @description Removes a member, whose key stops at once, or rescinds an invitation not yet accepted.
+         *
+         *     Needs permission `member.manage`. Rate bucket: `write`.
          */
         delete: operations["removeMember"];
         options?: never;
         head?: never;
         /**
          * Change a member's role.
-         * @description Needs permission `member.manage`.
+         * @description Changes a member's role, never to `owner` nor above the caller's own.
+         *
+         *     Needs permission `member.manage`. Rate bucket: `write`.
          */
         patch: operations["updateMember"];
         trace?: never;
@@ -771,7 +984,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reissue the calling member's key; the previous one stops at once. */
+        /**
+         * Reissue the calling member's key; the previous one stops at once.
+         * @description Issues the calling member a new key, shown once; the key that made the request stops at once.
+         *
+         *     Rate bucket: `write`.
+         */
         post: operations["rotateMemberKey"];
         delete?: never;
         options?: never;
@@ -790,7 +1008,9 @@ export interface paths {
         put?: never;
         /**
          * Rotate the organization key; the calling key stops at once.
-         * @description Owner only, with the organization key.
+         * @description Issues a new organization key, shown once; the key that made the request stops at once. Member keys are unaffected.
+         *
+         *     Owner only, with the organization key. Rate bucket: `write`.
          */
         post: operations["rotateOrganizationKey"];
         delete?: never;
@@ -806,17 +1026,26 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The registered webhook endpoint (404 when none is). */
+        /**
+         * The registered webhook endpoint (404 when none is).
+         * @description The registered endpoint, its event types, status and the end of its signing secret (`secretHint`); never the secret itself.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getWebhookEndpoint"];
         /**
          * Register or replace the webhook endpoint; issue or rotate its signing secret.
-         * @description Needs permission `webhook.manage`.
+         * @description Registers the one webhook endpoint or replaces it. The first registration and `rotateSecret: true` issue a signing secret, shown once in this answer; after a rotation the old secret keeps signing for 24 hours. Safe to repeat: the same body changes nothing more.
+         *
+         *     Needs permission `webhook.manage`. Rate bucket: `write`.
          */
         put: operations["putWebhookEndpoint"];
         post?: never;
         /**
          * Stop webhook delivery at once.
-         * @description Needs permission `webhook.manage`.
+         * @description Stops webhook delivery at once; deliveries in flight stop at their next attempt. Events are still kept and readable with GET /events.
+         *
+         *     Needs permission `webhook.manage`. Rate bucket: `write`.
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
@@ -831,7 +1060,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Events of the seven webhook types, newest first, kept 30 days. */
+        /**
+         * Events of the seven webhook types, newest first, kept 30 days.
+         * @description Events of the seven webhook types, newest first, kept 30 days; filter by `type`.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["listEvents"];
         put?: never;
         post?: never;
@@ -848,7 +1082,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One event as delivered, with its delivery attempts. */
+        /**
+         * One event as delivered, with its delivery attempts.
+         * @description One event as it was signed and delivered, with every delivery attempt: time, status, latency and the next attempt.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getEvent"];
         put?: never;
         post?: never;
@@ -869,7 +1108,9 @@ export interface paths {
         put?: never;
         /**
          * Send the event again now, with the same webhook-id.
-         * @description Needs permission `webhook.manage`.
+         * @description Sends the event once more now, with the same `webhook-id`, so a receiver that deduplicates on it acts on it once.
+         *
+         *     Needs permission `webhook.manage`. Rate bucket: `write`.
          */
         post: operations["redeliverEvent"];
         delete?: never;
@@ -885,9 +1126,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The calling member's e-mail preferences. */
+        /**
+         * The calling member's e-mail preferences.
+         * @description Which events are e-mailed to the calling member, and whether the member's address is verified.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getNotificationPreferences"];
-        /** Choose which events are e-mailed. */
+        /**
+         * Choose which events are e-mailed.
+         * @description Chooses which events are e-mailed to the calling member. Nothing is e-mailed until the address is verified (POST /notifications/verify/send). Repeating it changes nothing more.
+         *
+         *     Rate bucket: `write`.
+         */
         put: operations["putNotificationPreferences"];
         post?: never;
         delete?: never;
@@ -905,7 +1156,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** E-mail a verification link to the caller's address. */
+        /**
+         * E-mail a verification link to the caller's address.
+         * @description E-mails the calling member a verification link; a new link replaces the previous one.
+         *
+         *     Rate bucket: `write`.
+         */
         post: operations["sendEmailVerification"];
         delete?: never;
         options?: never;
@@ -920,10 +1176,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The verification link: verifies the member's address and shows a page saying so (or why not). */
+        /**
+         * The verification link: verifies the member's address and shows a page saying so (or why not).
+         * @description The page the verification link opens: it verifies the member's address and says so, or why not (410 for an unknown, replaced or expired link).
+         */
         get: operations["verifyEmail"];
         put?: never;
-        /** The same verification, posted as a form. */
+        /**
+         * The same verification, posted as a form.
+         * @description The same verification, posted as a form by the page.
+         */
         post: operations["verifyEmailByForm"];
         delete?: never;
         options?: never;
@@ -938,10 +1200,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The unsubscribe link: a page with one button; a GET changes nothing (link scanners follow links). */
+        /**
+         * The unsubscribe link: a page with one button; a GET changes nothing (link scanners follow links).
+         * @description The page the unsubscribe link opens: one button to confirm. A GET changes nothing, since link scanners follow links.
+         */
         get: operations["unsubscribePage"];
         put?: never;
-        /** One-click unsubscribe (RFC 8058): removes the e-mail's event type from the member's preferences. */
+        /**
+         * One-click unsubscribe (RFC 8058): removes the e-mail's event type from the member's preferences.
+         * @description One-click unsubscribe (RFC 8058), posted by a mail client or the page: removes the e-mail's event type from the member's preferences.
+         */
         post: operations["unsubscribe"];
         delete?: never;
         options?: never;
@@ -956,7 +1224,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Realized fees and volume for a period. */
+        /**
+         * Realized fees and volume for a period.
+         * @description Realized fees and volume for the half-open period `[from, to)`, line by line with totals; as CSV with `Accept: text/csv`.
+         *
+         *     Rate bucket: `read`.
+         */
         get: operations["getStatement"];
         put?: never;
         post?: never;
@@ -977,7 +1250,9 @@ export interface paths {
         put?: never;
         /**
          * Pay an open deposit as a simulated payer.
-         * @description Needs permission `treasury.move`.
+         * @description Pays an open PIX deposit as a simulated payer, so it proceeds to DELIVERED.
+         *
+         *     Needs permission `treasury.move`. Rate bucket: `write`. A sandbox tool: answers 501 `not_implemented` on production.
          */
         post: operations["simulateOnRampPayment"];
         delete?: never;
@@ -997,7 +1272,9 @@ export interface paths {
         put?: never;
         /**
          * Post an incoming wire quoting the organization's reference.
-         * @description Needs permission `treasury.move`. Answers 403 `kyb_required` until the organization is verified (KYB).
+         * @description Posts an incoming wire quoting the organization's deposit reference, as a bank would: it is converted and credited like a real one (202).
+         *
+         *     Needs permission `treasury.move`. Answers 403 `kyb_required` until the organization is verified (KYB). Rate bucket: `write`. A sandbox tool: answers 501 `not_implemented` on production.
          */
         post: operations["simulateWire"];
         delete?: never;
@@ -1013,7 +1290,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Inputs that the sandbox providers settle. */
+        /**
+         * Inputs that the sandbox providers settle.
+         * @description Ready-to-send payments (corridor, amount, beneficiary), off-ramp beneficiaries and the outcome bands the simulated providers settle by. The values are not real.
+         *
+         *     Rate bucket: `read`. A sandbox tool: answers 501 `not_implemented` on production.
+         */
         get: operations["getSandboxPrefill"];
         put?: never;
         post?: never;
@@ -1034,7 +1316,9 @@ export interface paths {
         put?: never;
         /**
          * Credit a simulated EURC balance.
-         * @description Needs permission `treasury.move`. Answers 403 `kyb_required` until the organization is verified (KYB).
+         * @description Credits a simulated EURC balance to a wallet.
+         *
+         *     Needs permission `treasury.move`. Answers 403 `kyb_required` until the organization is verified (KYB). Rate bucket: `write`. A sandbox tool: answers 501 `not_implemented` on production.
          */
         post: operations["topUpEurc"];
         delete?: never;
@@ -1112,6 +1396,10 @@ export interface components {
             /** @description Shown once; store it now. */
             apiKey: string;
             member: components["schemas"]["Member"];
+        };
+        /** @description The invitation page's Accept button; the token is in the query, as in the link (or a `token` field). */
+        AcceptInvitationForm: {
+            token?: string;
         };
         AcceptInvitationRequest: {
             token: string;
@@ -2607,6 +2895,101 @@ export interface operations {
         responses: {
             /** @description OpenAPI 3.1 document */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "internal";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry with backoff: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page; its script renders GET /openapi.json. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Internal error: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "internal";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry with backoff: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getReferenceScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script, brotli or gzip as Accept-Encoding allows; cacheable for a day. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match is still the script's. */
+            304: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5028,16 +5411,94 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    acceptInvitation: {
+    invitationPage: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description The credential of the e-mailed link, exactly as it is in the link. */
+                token: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: never;
+        responses: {
+            /** @description A page asking to accept. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Bad request: `validation`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description The link was used, has expired, was rescinded or replaced by a newer one, or was never issued: a page saying which and what to do. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Internal error: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "internal";
+                    };
+                };
+            };
+            /** @description Feature not wired on this environment: `not_implemented`. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotImplemented"];
+                };
+            };
+            /** @description A dependency is unavailable; retry with backoff: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: {
+                /** @description Only with the form: the link's token, as the page's form posts back to the page's own address. */
+                token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["AcceptInvitationRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["AcceptInvitationForm"];
             };
         };
         responses: {
@@ -5048,6 +5509,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AcceptedInvitation"];
+                    "text/html": string;
                 };
             };
             /** @description Bad request: `bad_request`, `invalid_invite`, `invalid_json`, `validation`. */
@@ -5060,6 +5522,15 @@ export interface operations {
                         /** @enum {string} */
                         error?: "bad_request" | "invalid_invite" | "invalid_json";
                     });
+                };
+            };
+            /** @description The link was used, has expired, was rescinded or replaced by a newer one, or was never issued: a page saying which and what to do. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Request body too large: `payload_too_large`. */
