@@ -933,12 +933,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The invitation link: a page naming the organization, the role and who invited, with one Accept button; a GET accepts nothing (link scanners follow links). */
+        /**
+         * The invitation link: a page naming the organization, the role and who invited, with one Accept button; a GET accepts nothing (link scanners follow links).
+         * @description The page the invitation e-mail's link opens: the organization, the role and who invited, with one button to accept. A GET spends nothing, since link scanners follow links; a link that was used, expired, withdrawn, replaced by a re-send or never issued opens a page that says which (410).
+         */
         get: operations["invitationPage"];
         put?: never;
         /**
          * Accept an invitation; returns the member's key once. As JSON (the API), or as the invitation page's form (`?token=`, answered with a page showing the key once).
-         * @description Accepts an invitation with the token from its e-mailed link and answers the new member's API key, shown once. A used, expired or rescinded token is 400 `invalid_invite`.
+         * @description Accepts an invitation with the token from its e-mailed link and answers the new member's API key, shown once. A used, expired, rescinded or replaced token is 400 `invalid_invite`, its message saying which. Posted as a form (the invitation page's button, token in the query), it answers a page showing the key once instead.
          */
         post: operations["acceptInvitation"];
         delete?: never;
