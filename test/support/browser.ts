@@ -75,9 +75,14 @@ export async function watchPage(context: BrowserContext, origin: string): Promis
   return { page, violations, foreignRequests, errors };
 }
 
-/** Serious and critical axe-core findings on the page as it is now, one line each. */
-export async function accessibilityFindings(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
+/**
+ * Serious and critical axe-core findings on the page as it is now, one line each; within `include`
+ * (CSS selectors) where the page is too large to check whole in a test's time.
+ */
+export async function accessibilityFindings(page: Page, include: readonly string[] = []): Promise<string[]> {
+  const builder = new AxeBuilder({ page });
+  for (const selector of include) builder.include(selector);
+  const results = await builder.analyze();
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => `${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);

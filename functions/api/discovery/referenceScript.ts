@@ -29,12 +29,23 @@ interface ReferenceScript {
 }
 
 /**
+ * The one address of another origin the bundle would load: Redoc's attribution logo. The page's CSP
+ * would refuse it before any request left, but a refusal is still a violation in every browser's
+ * console; an empty SVG of our own takes its place (the page's style hides the image anyway).
+ */
+const thirdPartyLogo = '"https://cdn.redoc.ly/redoc/logo-mini.svg"';
+const emptyLogo = `"data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E"`;
+
+/**
  * The script as browsers get it: the package's bundle without its last line's `sourceMappingURL`
- * (the map is not served, and a browser's developer tools would ask for it).
+ * (the map is not served, and a browser's developer tools would ask for it), and with no address
+ * of another origin. A Redoc upgrade that moves the logo fails here, at build time.
  */
 export function referenceScriptSource(): Buffer {
   const text = readFileSync(createRequire(import.meta.url).resolve(packageFile), 'utf8');
-  return Buffer.from(text.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'));
+  if (text.split(thirdPartyLogo).length !== 2) throw new Error(`${packageFile}: expected the logo address ${thirdPartyLogo} once; check the bundle for addresses of other origins`);
+  const bundle = text.replace(thirdPartyLogo, emptyLogo).replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
+  return Buffer.from(`${bundle}\n${readFileSync(new URL('./referenceAccessibility.js', import.meta.url), 'utf8')}`);
 }
 
 const brotliOptions = (source: Buffer) => ({ params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: source.length } });
