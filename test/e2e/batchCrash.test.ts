@@ -80,6 +80,12 @@ describe('a crash with a 1,000-item batch being started and paid', () => {
     });
     phases.allEnded = Date.now() - t0;
     await until(() => getBatch(me.id, batchId), (batch) => batch?.state === 'COMPLETED', { what: 'the batch workflow to see it complete', timeoutMs: 60_000 });
+    // The batch record says COMPLETED from the workflow's last task; the runner writes the execution's
+    // history just after. Killed between the two (seen once under load), the history read below is the
+    // start alone: wait for the execution itself to have ended.
+    await until(() => getExecution(operationExecutionName('batch', me.id, batchId), 'batch'), (execution) => execution?.status !== undefined && execution.status !== 'RUNNING', {
+      what: 'the batch execution to be recorded as ended', timeoutMs: 60_000,
+    });
     await service.killHard(second.child);
 
     // Every item is exactly one payment of this batch, counted once.
