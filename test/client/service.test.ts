@@ -5,7 +5,7 @@ import type { LocalService } from '../../lib/local/service.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { until } from '../support/eventually.ts';
-import { createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
+import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { servedDocument, type OpenApiDocument, type ServedDocument } from '../support/servedDocument.ts';
 
 /**
@@ -116,11 +116,14 @@ describe('the typed client against the service', () => {
 
   it("waits out a 429 for its Retry-After and answers the retry's result", async () => {
     const organization = await createTestOrganization(service, 'approved', 'Client Limited');
-    await setRateLimits(organization.organizationId, { burst: 1, perSecond: 1 });
+    // One token every 4 s. The first call (not the client's) takes it and teaches the service this
+    // organization's limit: a process that has not yet seen a changed limit may admit a request or two
+    // more under the old one (store/access.ts), which made two concurrent calls both pass now and then.
+    await setRateLimits(organization.organizationId, { burst: 1, perSecond: 0.25 });
     const { client, statuses }: { client: PaymentsClient; statuses: number[] } = clientOf(organization);
-    const [first, second] = await Promise.all([client.GET('/me'), client.GET('/me')]);
-    expect([first.response.status, second.response.status]).toEqual([200, 200]);
-    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(1);
-    expect(statuses.at(-1)).toBe(200);
+    expect((await call(service, 'GET', '/me', { apiKey: organization.apiKey })).status).toBe(200);
+    const answer = await client.GET('/me');
+    expect(answer.response.status).toBe(200);
+    expect(statuses).toEqual([429, 200]);
   });
 });

@@ -1,16 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { redoclyLint } from '../support/redoclyLint.ts';
 import { buildOpenApiDocument, tagGroups } from '#contract/openapi.ts';
 import { operationDescriptions } from '#contract/descriptions.ts';
 import { features } from '#contract/features.ts';
 import { routeKey, routes, takesNoBody } from '#contract/routes.ts';
 
-const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 interface Operation {
@@ -139,22 +133,8 @@ describe('OpenAPI document', () => {
   });
 
   it('passes redocly lint with no errors', async () => {
-    const directory = await mkdtemp(path.join(tmpdir(), 'openapi-'));
-    try {
-      const file = path.join(directory, 'openapi.json');
-      await writeFile(file, JSON.stringify(document));
-      const cli = path.join(repositoryRoot, 'node_modules/@redocly/cli/bin/cli.js');
-      // cwd is the repository root so that redocly.yaml applies; lint exits non-zero on errors, which is the finding.
-      const { stdout } = await promisify(execFile)(process.execPath, [cli, 'lint', file, '--format=json'], {
-        cwd: repositoryRoot,
-        maxBuffer: 64 * 1024 * 1024,
-        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
-      const report = JSON.parse(stdout) as { totals: { errors: number }; problems: { ruleId: string; message: string; severity: string }[] };
-      expect(report.problems.filter((problem) => problem.severity === 'error')).toEqual([]);
-      expect(report.totals.errors).toBe(0);
-    } finally {
-      await rm(directory, { recursive: true, force: true });
-    }
+    const report = await redoclyLint(document);
+    expect(report.problems.filter((problem) => problem.severity === 'error')).toEqual([]);
+    expect(report.totals.errors).toBe(0);
   }, 60_000);
 });
