@@ -199,4 +199,29 @@ describe('the invitation, from the e-mail to the key', () => {
     await expectCleanPage(watch, 'invitation used page');
     await watch.page.close();
   }, 90_000);
+
+  it('a link replaced by a re-send, one withdrawn, and one never issued: each a page that says which, as clean as the others', async () => {
+    const email = uniqueEmail('browser');
+    const invited = await call(service, 'POST', '/members/invitations', { apiKey: org.apiKey, body: { email, role: 'viewer' } });
+    expect(invited.status).toBe(201);
+    const first = await linkIn(email, /^Invitation to join/, '/invitations/accept');
+    expect((await call(service, 'POST', `/members/${invited.body.member.id}/invitations`, { apiKey: org.apiKey })).status).toBe(200);
+    const second = await eventually(async () => {
+      const link = await linkIn(email, /^Invitation to join/, '/invitations/accept');
+      return link === first ? undefined : link;
+    }, { what: 'the re-sent invitation', timeoutMs: 30_000 });
+    expect((await call(service, 'DELETE', `/members/${invited.body.member.id}`, { apiKey: org.apiKey })).status).toBe(200);
+
+    const watch = await watchPage(context, service.url);
+    for (const [link, heading, name] of [
+      [first, /newer invitation/i, 'invitation-replaced'],
+      [second, /withdrawn/i, 'invitation-withdrawn'],
+      [`${service.url}/invitations/accept?token=never-issued-this-token`, /not valid/i, 'invitation-unknown'],
+    ] as const) {
+      expect((await watch.page.goto(link))?.status(), name).toBe(410);
+      await expect.poll(() => watch.page.getByRole('heading', { level: 1 }).textContent()).toMatch(heading);
+      await expectCleanPage(watch, name);
+    }
+    await watch.page.close();
+  }, 90_000);
 });
