@@ -1,11 +1,10 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
-import { readOutbox } from '../../lib/ops/outbox.ts';
 import { accessibilityFindings, launchBrowser, screenshotPath, watchPage, type PageWatch } from '../support/browser.ts';
 import { eventually } from '../support/eventually.ts';
 import { call, createTestOrganization, startTestService, untilSettled, type TestOrganization } from '../support/service.ts';
-import { inviteAndAccept, outboxDirectory, uniqueEmail, useTemporaryOutbox } from '../support/team.ts';
+import { inviteAndAccept, mailedLink, uniqueEmail, useTemporaryOutbox } from '../support/team.ts';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
@@ -47,15 +46,8 @@ async function expectCleanPage(watch: PageWatch, what: string, axeInclude: reado
   expect(await accessibilityFindings(watch.page, axeInclude), `${what}: axe-core serious/critical`).toEqual([]);
 }
 
-/** The link to `pathname` in the newest e-mail to `email` whose subject matches. */
-async function linkIn(email: string, subject: RegExp, pathname: string): Promise<string> {
-  return eventually(async () => {
-    const message = (await readOutbox(outboxDirectory())).reverse().find((candidate) => candidate.to.includes(email) && subject.test(candidate.subject));
-    const link = message?.links.find((candidate) => new URL(candidate).pathname === pathname);
-    // The e-mails name the public base URL; the test's service listens on a random port.
-    return link ? `${service.url}${new URL(link).pathname}${new URL(link).search}` : undefined;
-  }, { what: `a ${pathname} link e-mailed to ${email}`, timeoutMs: 30_000 });
-}
+/** The e-mailed link to `pathname`, at the test service's own address. */
+const linkIn = async (email: string, subject: RegExp, pathname: string) => `${service.url}${await mailedLink(email, subject, pathname)}`;
 
 describe('the watch itself', () => {
   it('sees a blocked inline script, a blocked image and a script error (so a clean page is a finding, not a blind spot)', async () => {

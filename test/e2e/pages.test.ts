@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
-import { readOutbox } from '../../lib/ops/outbox.ts';
 import { call, createTestOrganization, startTestService, untilSettled, type TestOrganization } from '../support/service.ts';
-import { inviteAndAccept, outboxDirectory, useTemporaryOutbox, type Teammate } from '../support/team.ts';
-import { eventually } from '../support/eventually.ts';
+import { inviteAndAccept, mailedLink, useTemporaryOutbox, type Teammate } from '../support/team.ts';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
@@ -70,13 +68,6 @@ function expectPageHeaders(answer: { status: number; headers: Headers; body: unk
   expect(body.match(/<h1>/g), what).toHaveLength(1);
 }
 
-async function newestLink(email: string, subject: RegExp, path: string): Promise<string> {
-  return eventually(async () => {
-    const message = (await readOutbox(outboxDirectory())).reverse().find((candidate) => candidate.to.includes(email) && subject.test(candidate.subject));
-    const link = message?.links.find((candidate) => new URL(candidate).pathname === path);
-    return link ? `${new URL(link).pathname}${new URL(link).search}` : undefined;
-  }, { what: `a ${path} link e-mailed to ${email}`, timeoutMs: 30_000 });
-}
 
 describe('every page carries the kit\'s headers', () => {
   it('the page rows of the route table are the six link pages', () => {
@@ -98,11 +89,11 @@ describe('every page carries the kit\'s headers', () => {
     const member: Teammate = await inviteAndAccept(service, org.apiKey, 'member');
     expect((await call(service, 'PUT', '/notifications/preferences', { apiKey: member.apiKey, body: { events: ['transaction.reconciled'] } })).status).toBe(200);
     expect((await call(service, 'POST', '/notifications/verify/send', { apiKey: member.apiKey })).status).toBe(202);
-    const verified = await call(service, 'GET', await newestLink(member.email, /^Verify your address/, '/notifications/verify'));
+    const verified = await call(service, 'GET', await mailedLink(member.email, /^Verify your address/, '/notifications/verify'));
     expect(verified.status).toBe(200);
     expectPageHeaders(verified, 'GET verify');
     expect((await call(service, 'POST', '/notifications/verify/send', { apiKey: member.apiKey })).status).toBe(202);
-    const posted = await call(service, 'POST', await newestLink(member.email, /^Verify your address/, '/notifications/verify'), { rawBody: '', headers: form });
+    const posted = await call(service, 'POST', await mailedLink(member.email, /^Verify your address/, '/notifications/verify'), { rawBody: '', headers: form });
     expect(posted.status).toBe(200);
     expectPageHeaders(posted, 'POST verify');
 
@@ -114,7 +105,7 @@ describe('every page carries the kit\'s headers', () => {
     });
     expect(paid.status).toBe(202);
     expect((await untilSettled(service, org.apiKey, `/transactions/${transactionId}`)).state).toBe('RECONCILED');
-    const unsubscribeLink = await newestLink(member.email, new RegExp(`^Payment ${transactionId} reconciled`), '/notifications/unsubscribe');
+    const unsubscribeLink = await mailedLink(member.email, new RegExp(`^Payment ${transactionId} reconciled`), '/notifications/unsubscribe');
 
     const asked = await call(service, 'GET', unsubscribeLink);
     expect(asked.status).toBe(200);
@@ -129,7 +120,7 @@ describe('every page carries the kit\'s headers', () => {
   it('the invitation pages: asked, accepted (the key once, with its one hashed script), already accepted', async () => {
     const email = `pages.${Date.now().toString(36)}@example.com`;
     expect((await call(service, 'POST', '/members/invitations', { apiKey: org.apiKey, body: { email, role: 'viewer' } })).status).toBe(201);
-    const link = await newestLink(email, /^Invitation to join/, '/invitations/accept');
+    const link = await mailedLink(email, /^Invitation to join/, '/invitations/accept');
     const asked = await call(service, 'GET', link);
     expect(asked.status).toBe(200);
     expectPageHeaders(asked, 'GET invitation');

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
-import { invitationTokenOf, latestMessageTo, type OutboxMessage } from '../../lib/ops/outbox.ts';
+import { invitationTokenOf, latestMessageTo, readOutbox, type OutboxMessage } from '../../lib/ops/outbox.ts';
 import { reloadConfig } from '#platform/config.ts';
+import { eventually } from './eventually.ts';
 import { call } from './service.ts';
 
 /**
@@ -56,4 +57,16 @@ export async function inviteAndAccept(service: LocalService, inviterKey: string,
   const accepted = await call(service, 'POST', '/invitations/accept', { body: { token } });
   expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
   return { memberId: accepted.body.member.id, email, role, apiKey: accepted.body.apiKey };
+}
+
+/**
+ * The path and query of the link to `pathname` in the newest e-mail to `email` whose subject matches,
+ * once it is in the outbox (the e-mails name the public base URL; a test's service has its own port).
+ */
+export async function mailedLink(email: string, subject: RegExp, pathname: string): Promise<string> {
+  return eventually(async () => {
+    const message = (await readOutbox(outboxDirectory())).reverse().find((candidate) => candidate.to.includes(email) && subject.test(candidate.subject));
+    const link = message?.links.find((candidate) => new URL(candidate).pathname === pathname);
+    return link ? `${new URL(link).pathname}${new URL(link).search}` : undefined;
+  }, { what: `a ${pathname} link e-mailed to ${email}`, timeoutMs: 30_000 });
 }
