@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { endpoint } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
 import { features } from '#contract/features.ts';
 import { routeKey, routes, notImplementedHandler, type RouteDefinition } from '#contract/routes.ts';

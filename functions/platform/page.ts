@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml } from '#domain/html.ts';
-import { okText, type ApiResponse } from './endpoint.ts';
+import { okText, type ApiResponse } from './response.ts';
 
 /**
  * The page kit: every HTML page the service answers (the links e-mailed to members open them;

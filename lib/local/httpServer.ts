@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routes, routeKey, type RouteDefinition } from '#contract/routes.ts';
 import { logger } from '#platform/logger.ts';
-import { lambdaMaxResponseBytes } from '#platform/endpoint.ts';
+import { lambdaMaxResponseBytes } from '#platform/response.ts';
 import { unmatchedHandler } from '../aws/handlers.ts';
 import { invokeAs, localGrants } from './grants/enforcement.ts';
 

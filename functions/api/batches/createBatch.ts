@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { createBatch } from '#contract/routes.ts';
 import { acceptBatch } from '#operations/batch/intake.ts';
 import { initiateTokens } from '#operations/batch/tokens.ts';

@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { getBatch } from '#contract/routes.ts';
 import { batchDetail } from '#operations/batch/view.ts';
 

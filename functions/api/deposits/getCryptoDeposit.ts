@@ -1,5 +1,6 @@
 import { providerRead } from '#platform/providerRead.ts';
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { ApiError } from '#platform/errors.ts';
 import { logger } from '#platform/logger.ts';
 import { getCryptoDeposit } from '#contract/routes.ts';

@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { config } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
 import { getDepositInstructions } from '#contract/routes.ts';

@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { config } from '#platform/config.ts';
 import { getCapabilities } from '#contract/routes.ts';
 import { featuresOn } from '#contract/features.ts';

@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { getMe } from '#contract/routes.ts';
 import { getMember } from '#store/members.ts';
 

@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { config } from '#platform/config.ts';
 import { getOpenApi } from '#contract/routes.ts';
 import { buildOpenApiDocument } from '#contract/openapi.ts';

@@ -1,4 +1,4 @@
-import { endpoint } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
 import { page, type PageOptions } from '#platform/page.ts';
 import { getReference } from '#contract/routes.ts';
 

@@ -1,4 +1,4 @@
-import { endpoint } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
 import { getReferenceScript } from '#contract/routes.ts';
 import { referenceScriptResponse } from './referenceScript.ts';
 

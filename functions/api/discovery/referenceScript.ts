@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
-import type { ApiResponse } from '#platform/endpoint.ts';
+import type { ApiResponse } from '#platform/response.ts';
 
 /**
  * The script that renders GET /docs: Redoc's standalone bundle from npm (docs/decisions/114), served

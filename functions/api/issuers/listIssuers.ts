@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { providerRead } from '#platform/providerRead.ts';
 import { issuerProvider } from '#providers/issuers.ts';
 import { listIssuers } from '#contract/routes.ts';

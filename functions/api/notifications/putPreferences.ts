@@ -1,5 +1,6 @@
 import { putNotificationPreferences } from '#contract/routes.ts';
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { mailConfigured } from '#providers/mail.ts';
 import { memberSuppression, preferencesView, setNotificationEvents } from '#store/notifications.ts';
 import { withCallingMember } from './callingMember.ts';

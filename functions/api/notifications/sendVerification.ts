@@ -1,7 +1,8 @@
 import { sendEmailVerification } from '#contract/routes.ts';
 import { verificationEmail, verificationLink } from '#domain/notifications.ts';
 import { config, publicBaseUrl } from '#platform/config.ts';
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { ApiError } from '#platform/errors.ts';
 import { sendMail } from '#providers/mail.ts';
 import { mailableAddress, suppressedMessage } from '#store/mailSuppressions.ts';

@@ -1,5 +1,5 @@
 import { unsubscribe as unsubscribeRow } from '#contract/routes.ts';
-import { endpoint } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
 import { messagePage, page } from '#platform/page.ts';
 import { unsubscribe } from '#store/notifications.ts';
 

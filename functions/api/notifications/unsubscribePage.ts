@@ -1,5 +1,5 @@
 import { unsubscribePage } from '#contract/routes.ts';
-import { endpoint } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
 import { messagePage, page } from '#platform/page.ts';
 import { unsubscribeTarget } from '#store/notifications.ts';
 

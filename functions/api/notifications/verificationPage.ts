@@ -1,4 +1,4 @@
-import type { ApiResponse } from '#platform/endpoint.ts';
+import type { ApiResponse } from '#platform/response.ts';
 import { messagePage, page } from '#platform/page.ts';
 import { confirmVerification } from '#store/notifications.ts';
 

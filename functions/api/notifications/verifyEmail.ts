@@ -1,5 +1,5 @@
 import { verifyEmail } from '#contract/routes.ts';
-import { endpoint } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
 import { verificationPage } from './verificationPage.ts';
 
 /** GET /notifications/verify?token=… (open: the token is the credential): the link in the verification e-mail. */

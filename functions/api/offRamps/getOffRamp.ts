@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { notFound } from '#platform/errors.ts';
 import { getOffRamp } from '#contract/routes.ts';
 import { offRampStatusView, type OffRampRecord } from '#operations/offRamp/view.ts';

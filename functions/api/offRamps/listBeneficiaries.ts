@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { listBeneficiaries } from '#contract/routes.ts';
 import { beneficiaryView } from '#operations/offRamp/beneficiaries.ts';
 import { listOffRampBeneficiaries } from '#store/offRampBeneficiaries.ts';

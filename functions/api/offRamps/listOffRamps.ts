@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { listOffRamps } from '#contract/routes.ts';
 import { offRampListRow, type OffRampRecord } from '#operations/offRamp/view.ts';
 import { listOperations } from '#store/operations.ts';

@@ -1,6 +1,7 @@
 import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { FxPairUnsupported } from '#providers/fx.ts';
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { ApiError } from '#platform/errors.ts';
 import { getPixOnRampQuote } from '#contract/routes.ts';
 import { homeWalletOf } from '#operations/wallet/homeWallet.ts';

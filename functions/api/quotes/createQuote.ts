@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { ApiError } from '#platform/errors.ts';
 import { createQuote } from '#contract/routes.ts';
 import { homeWalletOf } from '#operations/wallet/homeWallet.ts';

@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { notFound, validationError } from '#platform/errors.ts';
 import { updateRecipient } from '#contract/routes.ts';
 import { updateRecipient as changeRecipient } from '#store/recipients.ts';

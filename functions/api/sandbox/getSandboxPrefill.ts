@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { sampleOffRampBeneficiaries } from '#operations/offRamp/beneficiaries.ts';
 import { sandboxPrefill } from '#operations/sandbox/prefill.ts';
 import { withdrawalOutcomeBands } from '#providers/chain.ts';

@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { simulateOnRampPayment } from '#contract/routes.ts';
 import { payAsSimulatedPayer } from '#operations/onRamp/intake.ts';
 

@@ -1,5 +1,6 @@
 import { ulid } from 'ulid';
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { ApiError, validationError } from '#platform/errors.ts';
 import { simulateWire } from '#contract/routes.ts';
 import { depositReferenceOf } from '#domain/depositReference.ts';

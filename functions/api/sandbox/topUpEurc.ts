@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { ApiError, notFound, validationError } from '#platform/errors.ts';
 import { parseDecimal, scaleOf } from '#domain/money.ts';
 import { custodyProvider, ProviderNotConfigured } from '#providers/custody.ts';

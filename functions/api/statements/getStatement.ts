@@ -1,5 +1,6 @@
 import Negotiator from 'negotiator';
-import { endpoint, lambdaMaxResponseBytes, okText } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { lambdaMaxResponseBytes, okText } from '#platform/response.ts';
 import { config } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
 import { getStatement } from '#contract/routes.ts';

@@ -1,5 +1,6 @@
 import { config } from '#platform/config.ts';
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { ApiError } from '#platform/errors.ts';
 import { acceptInvitation } from '#contract/routes.ts';
 import { acceptInvitation as accept, memberView, type InvitationRefusal } from '#store/members.ts';

@@ -1,5 +1,5 @@
 import { invitationPage } from '#contract/routes.ts';
-import { endpoint } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
 import { findInvitation } from '#store/members.ts';
 import { invitationAskPage, invitationGonePage } from './invitationPages.ts';
 

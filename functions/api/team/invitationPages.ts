@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { quoted } from '#domain/plainText.ts';
-import type { ApiResponse } from '#platform/endpoint.ts';
+import type { ApiResponse } from '#platform/response.ts';
 import { html, layout, messagePage, page } from '#platform/page.ts';
 import type { InvitationItem, InvitationRefusal, Inviter, MemberItem } from '#store/members.ts';
 import { getOrganization } from '#store/organizations.ts';

@@ -1,6 +1,7 @@
 import { mayGrant } from '#domain/team.ts';
 import { config } from '#platform/config.ts';
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { ApiError } from '#platform/errors.ts';
 import { inviteMember } from '#contract/routes.ts';
 import { createInvitation, inviterOf } from '#store/members.ts';

@@ -1,5 +1,6 @@
 import { mayManage } from '#domain/team.ts';
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { ApiError } from '#platform/errors.ts';
 import { removeMember } from '#contract/routes.ts';
 import { changeMember, memberView, removeMember as remove } from '#store/members.ts';

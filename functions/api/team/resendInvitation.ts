@@ -1,6 +1,7 @@
 import { mayManage } from '#domain/team.ts';
 import { config } from '#platform/config.ts';
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { ApiError } from '#platform/errors.ts';
 import { resendInvitation } from '#contract/routes.ts';
 import { changeMember, inviterOf, reissueInvitation } from '#store/members.ts';

@@ -1,5 +1,6 @@
 import { mayGrant, mayManage } from '#domain/team.ts';
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { ApiError } from '#platform/errors.ts';
 import { updateMember } from '#contract/routes.ts';
 import { changeMember, changeMemberRole, memberView } from '#store/members.ts';

@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { createTransaction } from '#contract/routes.ts';
 import { acceptPayment } from '#operations/payment/intake.ts';
 

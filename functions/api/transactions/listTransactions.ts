@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { listTransactions } from '#contract/routes.ts';
 import { listTransactions as readPage } from '#store/transactions.ts';
 

@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { ApiError, notFound } from '#platform/errors.ts';
 import { providerRead } from '#platform/providerRead.ts';
 import { custodyProvider, ProviderNotConfigured } from '#providers/custody.ts';

@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { listWallets as readAll, walletView } from '#store/wallets.ts';
 import { listWallets } from '#contract/routes.ts';
 import type { WalletAccountList } from '#schemas/wallets.ts';

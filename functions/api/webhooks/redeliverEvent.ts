@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { notFound } from '#platform/errors.ts';
 import { redeliverEvent } from '#contract/routes.ts';
 import { redeliver } from '#operations/webhook/delivery.ts';

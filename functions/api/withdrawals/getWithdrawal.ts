@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { notFound } from '#platform/errors.ts';
 import { getWithdrawal } from '#contract/routes.ts';
 import { withdrawalStatusView, type WithdrawalRecord } from '#operations/withdrawal/view.ts';

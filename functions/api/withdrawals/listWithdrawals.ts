@@ -1,4 +1,5 @@
-import { endpoint, ok } from '#platform/endpoint.ts';
+import { endpoint } from '#api/endpoint.ts';
+import { ok } from '#platform/response.ts';
 import { listWithdrawals } from '#contract/routes.ts';
 import { withdrawalListItem, type WithdrawalRecord } from '#operations/withdrawal/view.ts';
 import { listOperations } from '#store/operations.ts';

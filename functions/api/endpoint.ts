@@ -9,14 +9,15 @@ import { bucketOf, takesNoBody, type RouteDefinition, type RouteRequest } from '
 import { authorizeAndCharge, type Caller, type Gate, type Grant } from '#store/access.ts';
 import type { OrganizationItem } from '#store/organizations.ts';
 import { countRequestCalls } from '#store/client.ts';
-import { config } from './config.ts';
-import { requireEdgeOrigin } from './edgeOrigin.ts';
-import { ApiError, DeadlineReached, isDependencyUnavailable } from './errors.ts';
-import { logger } from './logger.ts';
-import { ProviderNotConfigured } from './providerErrors.ts';
-import { requireProvider } from './providerPorts.ts';
-import { requireSandbox } from './sandbox.ts';
-import { isFormPost, parseBody, parseForm, parseNoBody, parseParams, parseQuery } from './request.ts';
+import { config } from '#platform/config.ts';
+import { requireEdgeOrigin } from '#platform/edgeOrigin.ts';
+import { ApiError, DeadlineReached, isDependencyUnavailable } from '#platform/errors.ts';
+import { logger } from '#platform/logger.ts';
+import { ProviderNotConfigured } from '#platform/providerErrors.ts';
+import { requireProvider } from '#platform/providerPorts.ts';
+import { requireSandbox } from '#platform/sandbox.ts';
+import type { ApiResponse } from '#platform/response.ts';
+import { isFormPost, parseBody, parseForm, parseNoBody, parseParams, parseQuery } from '#platform/request.ts';
 
 /**
  * Every API handler is `endpoint(route, fn)`: a plain async function wrapped by middy in a
@@ -30,30 +31,6 @@ import { isFormPost, parseBody, parseForm, parseNoBody, parseParams, parseQuery 
  *                 what the row needs: a sandbox tool refuses production, provider ports must be wired
  * The route row (functions/contract/routes.ts) says which of them apply and with what.
  */
-/**
- * Lambda's synchronous response limit: the result as JSON ("Response payload size exceeded maximum
- * allowed payload size (6291556 bytes)"). A body travels JSON-escaped inside it; past it API Gateway
- * answers 500 itself, whatever the handler meant (docs/decisions/103; lib/local/httpServer.ts holds it here).
- */
-export const lambdaMaxResponseBytes = 6 * 1024 * 1024 + 100;
-
-export interface ApiResponse {
-  status: number;
-  body?: unknown;
-  /**
-   * A body sent as it is, not as JSON, its content type in `headers`: a statement as CSV (096), a
-   * page for a person on the rows whose response says `html` (094; made by page.ts, 110).
-   */
-  text?: string;
-  /**
-   * A body of bytes sent as they are (the reference page's pre-compressed script, 114), its content
-   * type in `headers`: base64 in the result with `isBase64Encoded`, which API Gateway decodes; it counts
-   * against Lambda's response limit at 4/3 of its size.
-   */
-  bytes?: Uint8Array;
-  headers?: Record<string, string>;
-}
-
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 
 /**
@@ -104,15 +81,6 @@ function stateOf(request: Request<ApiEvent, ApiResult, Error, Context>): Request
   const state = states.get(request.event);
   if (!state) throw new Error('request state missing: lifecycle middleware must run first');
   return state;
-}
-
-export function ok(body: unknown, status = 200, headers?: Record<string, string>): ApiResponse {
-  return { status, body, ...(headers ? { headers } : {}) };
-}
-
-/** A body that is not JSON, in this media type. */
-export function okText(text: string, contentType: string, headers?: Record<string, string>, status = 200): ApiResponse {
-  return { status, text, headers: { ...headers, 'content-type': contentType } };
 }
 
 /** What a request answers when a dependency, or the clock, ran out: 503, safe to retry with the same key. */
