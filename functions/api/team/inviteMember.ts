@@ -5,7 +5,7 @@ import { ok } from '#platform/response.ts';
 import { ApiError } from '#platform/errors.ts';
 import { inviteMember } from '#contract/routes.ts';
 import { createInvitation, inviterOf } from '#store/members.ts';
-import { mailInvitation } from './invitationMail.ts';
+import { mailInvitation } from '#operations/team/invitationMail.ts';
 
 /**
  * POST /members/invitations: the member is created `invited` with a single-use token whose link is

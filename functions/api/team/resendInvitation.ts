@@ -5,7 +5,7 @@ import { ok } from '#platform/response.ts';
 import { ApiError } from '#platform/errors.ts';
 import { resendInvitation } from '#contract/routes.ts';
 import { changeMember, inviterOf, reissueInvitation } from '#store/members.ts';
-import { mailInvitation } from './invitationMail.ts';
+import { mailInvitation } from '#operations/team/invitationMail.ts';
 
 /**
  * POST /members/{memberId}/invitations: a fresh link, sent in the caller's name; the old token is
