@@ -2,11 +2,10 @@ import { endpoint } from '#api/endpoint.ts';
 import { ok } from '#platform/response.ts';
 import { notFound } from '#platform/errors.ts';
 import { getOffRamp } from '#contract/routes.ts';
-import { offRampStatusView, type OffRampRecord } from '#operations/offRamp/view.ts';
-import { getOperation } from '#store/operations.ts';
+import { offRampOf } from '#operations/offRamp/view.ts';
 
 export const handler = endpoint(getOffRamp, async ({ caller, params }) => {
-  const record = await getOperation<OffRampRecord>(caller.organizationId, 'offramp', params.offRampId);
-  if (!record) throw notFound('off-ramp');
-  return ok(offRampStatusView(record));
+  const offRamp = await offRampOf(caller.organizationId, params.offRampId);
+  if (!offRamp) throw notFound('off-ramp');
+  return ok(offRamp);
 });

@@ -1,67 +1,17 @@
 import Negotiator from 'negotiator';
 import { endpoint } from '#api/endpoint.ts';
-import { lambdaMaxResponseBytes, okText } from '#platform/response.ts';
-import { config } from '#platform/config.ts';
-import { ApiError } from '#platform/errors.ts';
+import { okText } from '#platform/response.ts';
 import { getStatement } from '#contract/routes.ts';
-import {
-  buildStatement, InvalidPeriod, smallestLineBytes, statementCsv, statementLineBytes, statementPeriod, type StatementFormat, type StatementRow,
-} from '#domain/statements.ts';
-import { statementRowPages } from '#store/transactions.ts';
+import { statementBody } from '#operations/statement/statement.ts';
+import type { StatementFormat } from '#domain/statements.ts';
 
 /** JSON unless the caller prefers CSV (`Accept: text/csv`); JSON also for anything else asked. */
 const mediaTypes = ['application/json', 'text/csv'];
 
-/** Room in Lambda's response for the status and headers around the body. */
-const responseHeadroomBytes = 16 * 1024;
-/** JSON escapes a character into at most six bytes (`\u0001`): a body this small cannot outgrow the response. */
-const surelyFits = (lambdaMaxResponseBytes - responseHeadroomBytes) / 6;
-const megabytes = (count: number) => (count / 1_000_000).toFixed(1);
-
-/**
- * More than a response carries: a clear refusal instead of the platform's failure (decision 096).
- * When the read stopped at the bound, what was read is a floor ("more than").
- */
-function tooLarge(format: StatementFormat, maxBytes: number, payments: number, bytes: number, readWhole: boolean): ApiError {
-  const csv = format === 'csv';
-  const floor = readWhole ? '' : 'more than ';
-  return new ApiError(
-    'invalid_period',
-    `This period's statement (${floor}${payments} payments, ${floor}${megabytes(bytes)} MB as ${csv ? 'CSV' : 'JSON'}) is more than one answer carries (${megabytes(maxBytes)} MB): ask for a shorter period${csv ? '' : ', or for CSV (Accept: text/csv), about a third of the size'}.`,
-  );
-}
-
+/** GET /statements: the period's lines, as JSON or CSV (functions/operations/statement/statement.ts). */
 export const handler = endpoint(getStatement, async ({ caller, query, event }) => {
-  const now = new Date();
-  let period: { from: string; to: string };
-  try {
-    period = statementPeriod(query, now);
-  } catch (error) {
-    if (error instanceof InvalidPeriod) throw new ApiError('invalid_period', error.message);
-    throw error;
-  }
   const format: StatementFormat = new Negotiator({ headers: { accept: event.headers?.accept } }).mediaType(mediaTypes) === 'text/csv' ? 'csv' : 'json';
-  const { STATEMENT_MAX_BYTES: maxBytes } = config();
-  // The lines are measured as they are read, and the read stops once they alone pass the bound: a
-  // refused statement costs what the bound allows, not what the organization's history holds.
-  const rows: StatementRow[] = [];
-  let lineBytes = 0;
-  const smallest = smallestLineBytes(format);
-  for await (const page of statementRowPages(caller.organizationId, period, () => (maxBytes - lineBytes) / smallest + 1)) {
-    for (const row of page) {
-      rows.push(row);
-      lineBytes += statementLineBytes(row, format);
-    }
-    if (lineBytes > maxBytes) throw tooLarge(format, maxBytes, rows.length, lineBytes, false);
-  }
-  const statement = buildStatement(caller.organizationId, period, rows, now);
-  const body = format === 'csv' ? statementCsv(statement) : JSON.stringify(statement);
-  // The lines fit; with the envelope around them the body may still not. And the body travels
-  // JSON-escaped inside Lambda's response: references full of quotes, backslashes or control
-  // characters grow it by up to six times, past Lambda's limit under the bound (decision 103).
-  const bytes = Buffer.byteLength(body);
-  const travelling = bytes <= surelyFits ? bytes : Buffer.byteLength(JSON.stringify(body));
-  if (bytes > maxBytes || travelling > lambdaMaxResponseBytes - responseHeadroomBytes) throw tooLarge(format, maxBytes, rows.length, Math.max(bytes, travelling), true);
+  const body = await statementBody(caller.organizationId, query, format);
   // Answered as measured, not serialized a second time. The same address answers two media types: a cache must key on Accept.
   return okText(body, format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json', { vary: 'accept' });
 });

@@ -1,5 +1,5 @@
 import { money } from '#domain/money.ts';
-import type { OperationBase } from '#store/operations.ts';
+import { getOperation, listOperations, type OperationBase } from '#store/operations.ts';
 import type { OffRampBeneficiaryRecord } from '#store/offRampBeneficiaries.ts';
 import type { OffRampListItem, OffRampStage, OffRampState, OffRampStatus } from '#schemas/offramps.ts';
 
@@ -63,4 +63,16 @@ export function offRampStatusView(record: OffRampRecord): OffRampStatus {
 
 export function offRampListRow(record: OffRampRecord): OffRampListItem {
   return { offRampId: record.id, amount: money(BigInt(record.amount), 'USDC'), beneficiaryId: record.beneficiaryId, createdAt: record.createdAt };
+}
+
+/** GET /treasury/offramp/{offRampId}: the organization's off-ramp as the contract shows it; undefined when it has none of that id. */
+export async function offRampOf(organizationId: string, offRampId: string): Promise<OffRampStatus | undefined> {
+  const record = await getOperation<OffRampRecord>(organizationId, 'offramp', offRampId);
+  return record && offRampStatusView(record);
+}
+
+/** GET /treasury/offramps: a page, newest first. */
+export async function offRampPage(organizationId: string, page: { limit?: number; cursor?: string }) {
+  const { rows, nextCursor } = await listOperations<OffRampRecord>(organizationId, 'offramp', page);
+  return { offramps: rows.map(offRampListRow), nextCursor };
 }

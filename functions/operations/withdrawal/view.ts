@@ -1,4 +1,4 @@
-import type { OperationBase } from '#store/operations.ts';
+import { getOperation, listOperations, type OperationBase } from '#store/operations.ts';
 import type { WithdrawalListItem, WithdrawalState, WithdrawalStatus } from '#schemas/withdrawals.ts';
 import { money } from '#domain/money.ts';
 
@@ -66,4 +66,16 @@ export function withdrawalListItem(record: WithdrawalRecord): WithdrawalListItem
 /** The reference the custodian knows the send by: unique per organization and withdrawal. */
 export function sendReference(record: Pick<WithdrawalRecord, 'organizationId' | 'id'>): string {
   return `${record.organizationId}:${record.id}`;
+}
+
+/** GET /treasury/withdrawals/{withdrawalId}: the organization's withdrawal as the contract shows it; undefined when it has none of that id. */
+export async function withdrawalOf(organizationId: string, withdrawalId: string): Promise<WithdrawalStatus | undefined> {
+  const record = await getOperation<WithdrawalRecord>(organizationId, 'withdrawal', withdrawalId);
+  return record && withdrawalStatusView(record);
+}
+
+/** GET /treasury/withdrawals: a page, newest first. */
+export async function withdrawalPage(organizationId: string, page: { limit?: number; cursor?: string }) {
+  const { rows, nextCursor } = await listOperations<WithdrawalRecord>(organizationId, 'withdrawal', page);
+  return { withdrawals: rows.map(withdrawalListItem), nextCursor };
 }
