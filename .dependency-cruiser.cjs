@@ -4,6 +4,14 @@
  */
 const pureDomainRules = '^functions/domain/';
 
+/**
+ * The layer table of docs/architecture.md, one rule a row: what each folder may NOT import (everything
+ * above it, and the rows beside it that its own row leaves out). test/unit/dependencies.test.ts plants
+ * a wrong import for each and expects the rule's name.
+ */
+const entryPoints = 'api|tasks|events|scheduled';
+const moneyRecords = '^functions/store/(operations|transactions|batches|quotes|offRampQuotes|ledger)[.]ts$';
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -22,6 +30,63 @@ module.exports = {
         'Pure domain rules (money, pricing, corridors, screening, references, state graphs) import nothing of the store, providers, platform, contract wiring or AWS: they are tested and reasoned about alone.',
       from: { path: pureDomainRules },
       to: { path: '^(functions/(store|providers|platform|contract|api|tasks|events|scheduled|operations)/|lib/)|@aws-sdk|aws-cdk-lib' },
+    },
+    {
+      name: 'api-calls-use-cases',
+      severity: 'error',
+      comment:
+        'An API handler parses, authorizes, calls its use case and shapes the answer: it reaches a provider port or a money-moving record (an operation, payment, batch, quote or the ledger) only through functions/operations/, never another entry point. A resource with no workflow (recipients, team, keys, webhook endpoints) is its store module.',
+      from: { path: '^functions/api/' },
+      to: { path: [`^functions/(tasks|events|scheduled|providers|simulators)/`, moneyRecords] },
+    },
+    {
+      name: 'tasks-run-operation-steps',
+      severity: 'error',
+      comment: "A workflow's Task entry point parses its input and runs a step of its operation: it reads no table and calls no provider itself.",
+      from: { path: '^functions/tasks/' },
+      to: { path: '^functions/(api|events|scheduled|store|providers|simulators)/' },
+    },
+    {
+      name: 'event-targets-call-operations',
+      severity: 'error',
+      comment: 'Event-rule targets and the sweeper read and write the store and call operations; a provider is called by an operation only, and no entry point imports another.',
+      from: { path: '^functions/(events|scheduled)/' },
+      to: { path: '^functions/(api|tasks|providers|simulators)/' },
+    },
+    {
+      name: 'operations-below-entry-points',
+      severity: 'error',
+      comment: 'Use cases are called by entry points (api, tasks, events, scheduled) and the ops CLI, never the reverse; they use ports, never a simulator.',
+      from: { path: '^functions/operations/' },
+      to: { path: [`^functions/(${entryPoints}|simulators)/`] },
+    },
+    {
+      name: 'kit-knows-no-operation',
+      severity: 'error',
+      comment: 'The operation kit is the shape every money-moving operation fills: it knows no operation and no provider port (an operation hands it its call), only the store, platform, contract and domain.',
+      from: { path: '^functions/operations/kit/' },
+      to: { path: ['^functions/operations/(?!kit/)', '^functions/providers/'] },
+    },
+    {
+      name: 'store-below-operations',
+      severity: 'error',
+      comment: 'The store is items, keys and conditional writes: it knows no use case, no provider and no entry point.',
+      from: { path: '^functions/store/' },
+      to: { path: [`^functions/(${entryPoints}|operations|providers|simulators)/`] },
+    },
+    {
+      name: 'platform-below-store',
+      severity: 'error',
+      comment: 'The Lambda platform (config, errors, logger, metrics, the workflow and event-bus ports, the provider port registry, response shapes, pages) sits under the store: it reads no item and knows no use case.',
+      from: { path: '^functions/platform/' },
+      to: { path: [`^functions/(${entryPoints}|operations|store|providers|simulators)/`] },
+    },
+    {
+      name: 'contract-is-data',
+      severity: 'error',
+      comment: 'The contract data (route table, registries, table definition, metric names, the OpenAPI document) is read by every wiring: it imports only schemas and the pure domain rules.',
+      from: { path: '^functions/contract/' },
+      to: { path: [`^functions/(${entryPoints}|operations|store|providers|simulators|platform)/`] },
     },
     {
       name: 'no-circular',

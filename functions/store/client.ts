@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import { config } from '#platform/config.ts';
 
 /**
@@ -211,6 +211,14 @@ export async function conditionally(write: Promise<unknown>): Promise<boolean> {
     if (error instanceof ConditionalCheckFailedException) return false;
     throw error;
   }
+}
+
+/**
+ * Writes an item that must be new (its key not yet taken): true when written, false when the key
+ * was already there (a repeated delivery, a replay), and nothing of the stored item changed.
+ */
+export function putIfAbsent(item: Record<string, unknown> & { pk: string; sk: string }): Promise<boolean> {
+  return conditionally(dynamo().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' })));
 }
 
 /**

@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName, type TransactItem } from './client.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, putIfAbsent, tableName, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -28,18 +28,10 @@ export interface OffRampQuoteRecord {
 }
 
 export async function putOffRampQuote(record: OffRampQuoteRecord): Promise<void> {
-  await dynamo().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.offRampQuote(record.organizationId, record.quoteId),
-        entity: offRampQuoteEntity,
-        ...record,
-        ttl: Math.floor(Date.parse(record.expiresAt) / 1000) + 24 * 3600,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  const ttl = Math.floor(Date.parse(record.expiresAt) / 1000) + 24 * 3600;
+  if (!(await putIfAbsent({ ...keys.offRampQuote(record.organizationId, record.quoteId), entity: offRampQuoteEntity, ...record, ttl }))) {
+    throw new Error(`off-ramp quote ${record.quoteId} already exists`);
+  }
 }
 
 export async function getOffRampQuote(organizationId: string, quoteId: string): Promise<OffRampQuoteRecord | undefined> {

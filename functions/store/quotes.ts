@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from './client.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, putIfAbsent, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import type { Price } from '#domain/pricing.ts';
 
@@ -83,18 +83,10 @@ export function quoteRecord(input: {
 }
 
 export async function putQuote(record: QuoteRecord): Promise<void> {
-  await dynamo().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.quote(record.organizationId, record.quoteId),
-        entity: quoteEntity,
-        ...record,
-        ttl: Math.floor(Date.parse(record.expiresAt) / 1000) + 24 * 3600,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  const ttl = Math.floor(Date.parse(record.expiresAt) / 1000) + 24 * 3600;
+  if (!(await putIfAbsent({ ...keys.quote(record.organizationId, record.quoteId), entity: quoteEntity, ...record, ttl }))) {
+    throw new Error(`quote ${record.quoteId} already exists`);
+  }
 }
 
 /** Another organization's quote is simply absent: the key is scoped by the caller's organization. */

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryAttempt, EventDetail, EventSummary, EventType, WebhookEndpoint } from '#schemas/webhooks.ts';
-import { conditionally, dynamo, tableName } from './client.ts';
+import { conditionally, dynamo, putIfAbsent, tableName } from './client.ts';
 import { readPage } from './cursors.ts';
 import { keys, listSortKey } from './keys.ts';
 import type { Sealed } from './secretBox.ts';
@@ -145,29 +145,19 @@ const eventListOfType = (organizationId: string, type: string) => `ORG#${organiz
 export async function recordEvent(record: Omit<EventRecord, 'ttl'>): Promise<EventRecord> {
   const item: EventRecord = { ...record, ttl: Math.floor(Date.parse(record.createdAt) / 1000) + eventRetentionSeconds };
   const sortKey = listSortKey(record.createdAt, record.id);
-  try {
-    await dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.webhookEvent(record.organizationId, record.id),
-          entity: webhookEventEntity,
-          ...item,
-          gsi1pk: eventList(record.organizationId),
-          gsi1sk: sortKey,
-          gsi2pk: eventListOfType(record.organizationId, record.type),
-          gsi2sk: sortKey,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return item;
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    const stored = await getEvent(record.organizationId, record.id);
-    if (!stored) throw error;
-    return stored;
-  }
+  const written = await putIfAbsent({
+    ...keys.webhookEvent(record.organizationId, record.id),
+    entity: webhookEventEntity,
+    ...item,
+    gsi1pk: eventList(record.organizationId),
+    gsi1sk: sortKey,
+    gsi2pk: eventListOfType(record.organizationId, record.type),
+    gsi2sk: sortKey,
+  });
+  if (written) return item;
+  const stored = await getEvent(record.organizationId, record.id);
+  if (!stored) throw new Error(`webhook event ${record.id} was refused as a repeat but is not stored`);
+  return stored;
 }
 
 export async function getEvent(organizationId: string, eventId: string): Promise<EventRecord | undefined> {

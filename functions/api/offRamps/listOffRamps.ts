@@ -4,6 +4,6 @@ import { listOffRamps } from '#contract/routes.ts';
 import { offRampPage } from '#operations/offRamp/view.ts';
 
 export const handler = endpoint(listOffRamps, async ({ caller, query }) => {
-  const { offramps, nextCursor } = await offRampPage(caller.organizationId, { limit: query.limit, cursor: query.cursor });
+  const { rows: offramps, nextCursor } = await offRampPage(caller.organizationId, { limit: query.limit, cursor: query.cursor });
   return ok({ offramps, count: offramps.length, nextCursor, hasMore: nextCursor !== null });
 });

@@ -4,6 +4,6 @@ import { listWithdrawals } from '#contract/routes.ts';
 import { withdrawalPage } from '#operations/withdrawal/view.ts';
 
 export const handler = endpoint(listWithdrawals, async ({ caller, query }) => {
-  const { withdrawals, nextCursor } = await withdrawalPage(caller.organizationId, { limit: query.limit, cursor: query.cursor });
+  const { rows: withdrawals, nextCursor } = await withdrawalPage(caller.organizationId, { limit: query.limit, cursor: query.cursor });
   return ok({ withdrawals, count: withdrawals.length, nextCursor, hasMore: nextCursor !== null });
 });

@@ -1,5 +1,6 @@
 import { money } from '#domain/money.ts';
-import { getOperation, listOperations, type OperationBase } from '#store/operations.ts';
+import type { OperationBase } from '#store/operations.ts';
+import { storedOperationPage, storedOperationView } from '#operations/kit/view.ts';
 import type { OffRampBeneficiaryRecord } from '#store/offRampBeneficiaries.ts';
 import type { OffRampListItem, OffRampStage, OffRampState, OffRampStatus } from '#schemas/offramps.ts';
 
@@ -66,13 +67,11 @@ export function offRampListRow(record: OffRampRecord): OffRampListItem {
 }
 
 /** GET /treasury/offramp/{offRampId}: the organization's off-ramp as the contract shows it; undefined when it has none of that id. */
-export async function offRampOf(organizationId: string, offRampId: string): Promise<OffRampStatus | undefined> {
-  const record = await getOperation<OffRampRecord>(organizationId, 'offramp', offRampId);
-  return record && offRampStatusView(record);
+export function offRampOf(organizationId: string, offRampId: string): Promise<OffRampStatus | undefined> {
+  return storedOperationView(organizationId, 'offramp', offRampId, offRampStatusView);
 }
 
 /** GET /treasury/offramps: a page, newest first. */
-export async function offRampPage(organizationId: string, page: { limit?: number; cursor?: string }) {
-  const { rows, nextCursor } = await listOperations<OffRampRecord>(organizationId, 'offramp', page);
-  return { offramps: rows.map(offRampListRow), nextCursor };
+export function offRampPage(organizationId: string, page: { limit?: number; cursor?: string }) {
+  return storedOperationPage(organizationId, 'offramp', page, offRampListRow);
 }

@@ -1,4 +1,5 @@
-import { getOperation, listOperations, type OperationBase } from '#store/operations.ts';
+import type { OperationBase } from '#store/operations.ts';
+import { storedOperationPage, storedOperationView } from '#operations/kit/view.ts';
 import type { WithdrawalListItem, WithdrawalState, WithdrawalStatus } from '#schemas/withdrawals.ts';
 import { money } from '#domain/money.ts';
 
@@ -69,13 +70,11 @@ export function sendReference(record: Pick<WithdrawalRecord, 'organizationId' | 
 }
 
 /** GET /treasury/withdrawals/{withdrawalId}: the organization's withdrawal as the contract shows it; undefined when it has none of that id. */
-export async function withdrawalOf(organizationId: string, withdrawalId: string): Promise<WithdrawalStatus | undefined> {
-  const record = await getOperation<WithdrawalRecord>(organizationId, 'withdrawal', withdrawalId);
-  return record && withdrawalStatusView(record);
+export function withdrawalOf(organizationId: string, withdrawalId: string): Promise<WithdrawalStatus | undefined> {
+  return storedOperationView(organizationId, 'withdrawal', withdrawalId, withdrawalStatusView);
 }
 
 /** GET /treasury/withdrawals: a page, newest first. */
-export async function withdrawalPage(organizationId: string, page: { limit?: number; cursor?: string }) {
-  const { rows, nextCursor } = await listOperations<WithdrawalRecord>(organizationId, 'withdrawal', page);
-  return { withdrawals: rows.map(withdrawalListItem), nextCursor };
+export function withdrawalPage(organizationId: string, page: { limit?: number; cursor?: string }) {
+  return storedOperationPage(organizationId, 'withdrawal', page, withdrawalListItem);
 }

@@ -1,0 +1,35 @@
+import { putIfAbsent } from './client.ts';
+import { keys } from './keys.ts';
+import type { OutboxEvent } from './outbox.ts';
+
+export const auditRecordEntity = 'auditRecord';
+
+/** The bus's envelope around a service event, as the audit trail keeps it. */
+export interface BusDelivery {
+  id: string;
+  source: string;
+  detail: OutboxEvent;
+}
+
+/**
+ * Keeps a service event as an audit record of its organization, for support and reconciliation.
+ * Delivery is at least once, so the record is keyed by the event id and written only if absent: a
+ * repeated delivery is a no-op.
+ */
+export async function keepAuditRecord({ id: busEventId, source, detail }: BusDelivery): Promise<void> {
+  await putIfAbsent({
+    ...keys.auditRecord(detail.organizationId, detail.id),
+    entity: auditRecordEntity,
+    eventId: detail.id,
+    type: detail.type,
+    organizationId: detail.organizationId,
+    createdAt: detail.createdAt,
+    source,
+    busEventId,
+    receivedAt: new Date().toISOString(),
+    data: detail.data,
+    // An organization's trail, oldest to newest by event time.
+    gsi1pk: `ORG#${detail.organizationId}#audit`,
+    gsi1sk: `${detail.createdAt}#${detail.id}`,
+  });
+}
