@@ -116,6 +116,14 @@ describe('task retries', () => {
     for (const retrier of state.Retry ?? []) for (const error of retrier.ErrorEquals) expect(known, error).toContain(error);
   });
 
+  it.each(taskStates)('%s names States.ALL only alone and last, as Step Functions requires', (_name, state) => {
+    for (const list of [state.Retry ?? [], state.Catch ?? []]) {
+      list.forEach((entry, index) => {
+        if (entry.ErrorEquals.includes('States.ALL')) expect([entry.ErrorEquals.length, index]).toEqual([1, list.length - 1]);
+      });
+    }
+  });
+
   it.each(taskStates)('%s gives the function time to fail on its own timeout first', (_name, state) => {
     // Above the function's timeout: a stuck function ends as Sandbox.Timedout (its own error),
     // not as States.Timeout on an invocation that may still be running.
