@@ -4,6 +4,9 @@
  * `${Placeholder}` substituted with each task Lambda's ARN); the local runner runs the same
  * file and calls the same handler modules in process.
  *
+ * A Task needs no TimeoutSeconds, Retry or Catch: functions/contract/taskRetryPolicy.ts adds the one
+ * policy to every Task that does not declare its own (docs/decisions/119).
+ *
  * In an ASL file a Task state calls a task like this:
  *   "Resource": "arn:aws:states:::lambda:invoke",
  *   "Parameters": { "FunctionName": "${CreateWallet}", "Payload.$": "$" },
@@ -27,6 +30,11 @@ export interface WorkflowDefinition {
   /** ASL file relative to the project root. */
   definition: string;
   tasks: Record<string, TaskDefinition>;
+  /**
+   * The state every other Task's unexpected error goes to (a `Park…` Task, or a Fail state): the
+   * task policy (functions/contract/taskRetryPolicy.ts) adds that Catch to each Task that declares none.
+   */
+  catchInto?: string;
   /** Set for a money-moving operation's workflow: what the operation kit needs to start it (functions/operations/kit). */
   operation?: OperationWorkflow;
 }
@@ -48,6 +56,7 @@ export interface OperationWorkflow {
 export const workflows = {
   walletProvisioning: {
     name: 'walletProvisioning',
+    catchInto: 'ProvisioningFailed',
     definition: 'statemachines/wallet-provisioning.asl.json',
     tasks: {
       CreateWallet: { handler: 'functions/tasks/walletProvisioning/createWallet.ts' },
@@ -56,6 +65,7 @@ export const workflows = {
   },
   payment: {
     name: 'payment',
+    catchInto: 'ParkPayment',
     operation: { idField: 'transactionId', executionPrefix: 'payment', noun: 'payment', startedBy: ['transaction.funded'] },
     definition: 'statemachines/payment.asl.json',
     tasks: {
@@ -64,6 +74,7 @@ export const workflows = {
   },
   batch: {
     name: 'batch',
+    catchInto: 'ParkBatch',
     operation: { idField: 'batchId', executionPrefix: 'batch', noun: 'batch', startedBy: ['batch.accepted'] },
     definition: 'statemachines/batch.asl.json',
     tasks: {
@@ -72,6 +83,7 @@ export const workflows = {
   },
   offRamp: {
     name: 'offRamp',
+    catchInto: 'ParkOffRamp',
     operation: { idField: 'offRampId', executionPrefix: 'offramp', noun: 'off-ramp', startedBy: ['offramp.accepted'] },
     definition: 'statemachines/offramp.asl.json',
     tasks: {
@@ -80,6 +92,7 @@ export const workflows = {
   },
   withdrawal: {
     name: 'withdrawal',
+    catchInto: 'ParkWithdrawal',
     operation: { idField: 'withdrawalId', executionPrefix: 'withdrawal', noun: 'withdrawal', startedBy: ['withdrawal.initiated'] },
     definition: 'statemachines/withdrawal.asl.json',
     tasks: {
@@ -88,6 +101,7 @@ export const workflows = {
   },
   onRamp: {
     name: 'onRamp',
+    catchInto: 'ParkOnRamp',
     operation: { idField: 'onRampId', executionPrefix: 'onramp', noun: 'on-ramp', startedBy: ['onramp.started'] },
     definition: 'statemachines/onramp.asl.json',
     tasks: {
@@ -96,6 +110,7 @@ export const workflows = {
   },
   chainDeposit: {
     name: 'chainDeposit',
+    catchInto: 'ParkDeposit',
     operation: { idField: 'depositId', executionPrefix: 'chain-deposit', noun: 'chain deposit', startedBy: ['chain_deposit.settling'] },
     definition: 'statemachines/chain-deposit.asl.json',
     tasks: {
@@ -110,6 +125,7 @@ export const workflows = {
    */
   webhookDelivery: {
     name: 'webhookDelivery',
+    catchInto: 'ParkDelivery',
     definition: 'statemachines/webhook-delivery.asl.json',
     tasks: {
       DeliveryStep: { handler: 'functions/tasks/webhookDelivery/deliveryStep.ts', opensSecrets: true },

@@ -1,3 +1,4 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { z } from 'zod';
 import { logger } from './logger.ts';
@@ -25,7 +26,6 @@ export function queueConsumer<S extends z.ZodType>(
   handle: (message: z.infer<S>, record: SQSRecord, reads: BatchReads) => Promise<void>,
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   return async (event) => {
-    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
     const shared = new Map<string, Promise<unknown>>();
     const reads: BatchReads = <T>(key: string, read: () => Promise<T>) => {
       let answer = shared.get(key) as Promise<T> | undefined;
@@ -36,14 +36,18 @@ export function queueConsumer<S extends z.ZodType>(
       }
       return answer;
     };
-    for (const record of event.Records) {
+    const handleRecord = async (record: SQSRecord) => {
       try {
         await handle(schema.parse(JSON.parse(record.body)), record, reads);
       } catch (error) {
         logger.error(failure, { messageId: record.messageId, error: error as Error });
-        batchItemFailures.push({ itemIdentifier: record.messageId });
+        throw error;
       }
-    }
-    return { batchItemFailures };
+    };
+    // A processor per batch: it keeps the batch's failures, and the local runtime may hand one
+    // module two batches at once. One message after another, as before: the first of a batch
+    // reads what the others then share. A batch that failed whole is answered, not thrown: the
+    // queue redelivers the same messages either way.
+    return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { processInParallel: false, throwOnFullBatchFailure: false });
   };
 }

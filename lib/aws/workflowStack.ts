@@ -1,10 +1,10 @@
-import { join } from 'node:path';
 import { Duration, Fn, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { workflows, type TaskDefinition } from '#contract/workflows.ts';
+import { workflowDefinition } from '#contract/taskRetryPolicy.ts';
 import { projectRoot, type LambdaBundle } from '../build/lambdaBundles.ts';
 import { tableExtrasOf } from '#contract/routes.ts';
 import { entryName } from './handlers.ts';
@@ -13,8 +13,8 @@ import { ServiceFunction, type FunctionContext } from './serviceFunction.ts';
 import { SweeperSchedule, sweeperHandler } from './sweeperSchedule.ts';
 
 /**
- * How long a task function may run. Every Task state of statemachines/ waits longer
- * (TimeoutSeconds, checked by test/unit/asl.test.ts), so a stuck call fails as the function's own
+ * How long a task function may run. Every Task state waits longer (the task policy's
+ * TimeoutSeconds, checked by test/unit/asl.test.ts), so a stuck call fails as the function's own
  * timeout (Sandbox.Timedout / Lambda.Unknown) that the Retry sees, not as States.Timeout on an
  * invocation still running.
  */
@@ -27,8 +27,9 @@ export interface WorkflowStackProps extends StackProps {
 
 /**
  * One Standard state machine per entry of the workflow registry (functions/contract/workflows.ts). The
- * definition is the very ASL file the local runner executes; only the `${Task}` placeholders are
- * filled in, with the ARN of the Lambda built from that task's handler module.
+ * definition is the very one the local runner executes (its ASL file with the task policy,
+ * functions/contract/taskRetryPolicy.ts); only the `${Task}` placeholders are filled in, with the
+ * ARN of the Lambda built from that task's handler module.
  */
 export class WorkflowStack extends Stack {
   readonly stateMachines = new Map<string, StateMachine>();
@@ -75,7 +76,8 @@ export class WorkflowStack extends Stack {
       const machine = new StateMachine(this, workflow.name, {
         stateMachineName: stateMachineName(settings, workflow.name),
         stateMachineType: StateMachineType.STANDARD,
-        definitionBody: DefinitionBody.fromFile(join(projectRoot, workflow.definition)),
+        // Indented as the file is, for the console's reader.
+        definitionBody: DefinitionBody.fromString(JSON.stringify(workflowDefinition(workflow, projectRoot), null, 2)),
         definitionSubstitutions: Object.fromEntries(tasks.map(({ key, fn }) => [key, fn.functionArn])),
         tracingEnabled: true,
         logs: {

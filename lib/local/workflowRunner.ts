@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -31,11 +30,13 @@ import {
 } from '#store/executions.ts';
 import { keys } from '#store/keys.ts';
 import { workflows as registry, type WorkflowDefinition } from '#contract/workflows.ts';
+import { workflowDefinition } from '#contract/taskRetryPolicy.ts';
 import { invokeAs, localGrants } from './grants/enforcement.ts';
 import { checkExecutionInput, historyEventsLimit, historyLimitReached, measurePayload, TerminalStateError, utf8Bytes } from './stepFunctionsLimits.ts';
 
 /**
- * Step Functions on this machine. Runs the very ASL files the CDK deploys, with each Task
+ * Step Functions on this machine. Runs the very definitions the CDK deploys (each ASL file with
+ * the task policy, functions/contract/taskRetryPolicy.ts workflowDefinition), with each Task
  * state calling the task handler its `${Placeholder}` names in the registry, answered in the
  * shape `lambda:invoke` gives (`{Payload, StatusCode}`) so the same paths work. A task's
  * thrown error reaches Retry and Catch under the error's `name`, as Lambda reports it.
@@ -503,7 +504,7 @@ export class LocalWorkflowRunner implements WorkflowEngine {
   private async loadUncached(workflow: string): Promise<LoadedWorkflow> {
     const entry = this.registry[workflow];
     if (!entry) throw new Error(`Unknown workflow ${workflow}.`);
-    const definition = JSON.parse(await readFile(resolve(projectRoot, entry.definition), 'utf8')) as StateMachineDefinition;
+    const definition = workflowDefinition(entry, projectRoot) as unknown as StateMachineDefinition;
     const overrides: LoadedWorkflow['overrides'] = { taskResourceLocalHandlers: {}, waitTimeOverrides: {}, retryIntervalOverrides: {} };
 
     for (const [stateName, state] of allStates(definition)) {

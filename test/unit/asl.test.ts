@@ -3,12 +3,15 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { workflows } from '#contract/workflows.ts';
+import { workflowDefinition } from '#contract/taskRetryPolicy.ts';
 import { projectRoot } from '../../lib/build/lambdaBundles.ts';
 import { taskFunctionTimeoutSeconds } from '../../lib/aws/workflowStack.ts';
 
 /**
  * The ASL files are the single source of every workflow: the CDK stack deploys them and the local
- * runner executes them. Each must be valid ASL, and its `${Task}` placeholders must be exactly the
+ * runner executes them, each with the one task policy added (functions/contract/taskRetryPolicy.ts).
+ * What deploys must be valid ASL (a file alone is not: its catch state is reached only by the
+ * policy's Catch), and a file's `${Task}` placeholders must be exactly the
  * task keys of the registry entry that names it (a placeholder without a task would deploy
  * unsubstituted; a task without a placeholder is a Lambda nothing calls).
  */
@@ -33,9 +36,9 @@ describe('state machine definitions', () => {
     for (const workflow of registry) expect(files).toContain(workflow.definition.replace(/^statemachines\//, ''));
   });
 
-  it.each(files)('%s is valid ASL', (file) => {
-    // The validator annotates the object it is given; it gets a fresh parse.
-    const result = aslValidator(JSON.parse(readFileSync(join(directory, file), 'utf8')));
+  it.each(files)('%s with the task policy is valid ASL', (file) => {
+    // The validator annotates the object it is given; it gets a fresh load.
+    const result = aslValidator(workflowDefinition(registry.find((workflow) => workflow.definition === `statemachines/${file}`)!, projectRoot));
     expect(result.errorsText('\n')).toBe('');
     expect(result.isValid).toBe(true);
   });
@@ -88,12 +91,9 @@ const awsErrors: Record<string, 'transient' | 'interrupted' | 'ours'> = {
 interface Retrier { ErrorEquals: string[]; MaxAttempts?: number; IntervalSeconds?: number }
 interface TaskState { Type: 'Task'; TimeoutSeconds?: number; Retry?: Retrier[]; Catch?: { ErrorEquals: string[] }[] }
 
-const taskStates = files.flatMap((file) => {
-  const definition = JSON.parse(readFileSync(join(directory, file), 'utf8')) as { States: Record<string, { Type: string }> };
-  return Object.entries(definition.States)
-    .filter(([, state]) => state.Type === 'Task')
-    .map(([name, state]) => [`${file} ${name}`, state as TaskState] as const);
-});
+const taskStates = registry.flatMap((workflow) => Object.entries(workflowDefinition(workflow, projectRoot).States)
+  .filter(([, state]) => state.Type === 'Task')
+  .map(([name, state]) => [`${workflow.definition} ${name}`, state as TaskState] as const));
 
 /** The retrier Step Functions picks for an error: the first whose ErrorEquals names it or States.ALL. */
 function retrierFor(state: TaskState, error: string): Retrier | undefined {
@@ -114,6 +114,14 @@ describe('task retries', () => {
     // Every name a retrier lists is one AWS or our store raises (a typo would never match).
     const known = new Set([...Object.keys(awsErrors), 'ProviderUnavailable']);
     for (const retrier of state.Retry ?? []) for (const error of retrier.ErrorEquals) expect(known, error).toContain(error);
+  });
+
+  it.each(taskStates)('%s names States.ALL only alone and last, as Step Functions requires', (_name, state) => {
+    for (const list of [state.Retry ?? [], state.Catch ?? []]) {
+      list.forEach((entry, index) => {
+        if (entry.ErrorEquals.includes('States.ALL')) expect([entry.ErrorEquals.length, index]).toEqual([1, list.length - 1]);
+      });
+    }
   });
 
   it.each(taskStates)('%s gives the function time to fail on its own timeout first', (_name, state) => {

@@ -10,9 +10,10 @@ import type { ApiStack } from '../../lib/aws/apiStack.ts';
 import { serviceEnvironments } from '../../lib/aws/environment.ts';
 import { sweeperHandler } from '../../lib/aws/sweeperSchedule.ts';
 import { lambdaEntries, outboxForwarderHandler, unmatchedHandler } from '../../lib/aws/handlers.ts';
-import { bundleLambdas, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
+import { bundleLambdas, projectRoot, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
 import { getHealth, inviteMember, resendInvitation, routeKey, sendEmailVerification, routeNeeds, routes, type RouteDefinition } from '#contract/routes.ts';
 import { workflows } from '#contract/workflows.ts';
+import { workflowDefinition } from '#contract/taskRetryPolicy.ts';
 import { eventRules, mailFeedbackRule } from '#contract/events.ts';
 import { localOnlyMetrics, metricDimensions, parkableOperations, parkedStatuses, sweptOperations } from '#contract/metrics.ts';
 import { tableActions } from '../../lib/aws/serviceFunction.ts';
@@ -512,6 +513,20 @@ describe('workflow stack', () => {
       ScheduleExpression: 'rate(5 minutes)',
       Target: Match.objectLike({ Arn: Match.anyValue(), RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 0 }) }),
     });
+  });
+
+  it('deploys each workflow as the local runner runs it: its ASL with the task policy, each task the function of its handler', () => {
+    const template = simulated.templates.workflows;
+    const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine')) as Resource[];
+    // A function's description is `<handler module> (<environment>)`.
+    const logicalIdOf = new Map(Object.entries(template.findResources('AWS::Lambda::Function')).map(([id, fn]) => [String((fn as Resource).Properties.Description).replace(/ \(\w+\)$/, ''), id]));
+    for (const workflow of Object.values(workflows)) {
+      const machine = machines.find((resource) => resource.Properties.StateMachineName === `payments-simulated-${workflow.name}`)!;
+      // Each `${Task}` resolved to the function it names: in the template by DefinitionSubstitutions, locally by the registry's handler.
+      const deployed = (machine.Properties.DefinitionString as string).replace(/\$\{(\w+)\}/g, (_, key: string) => machine.Properties.DefinitionSubstitutions[key]['Fn::GetAtt'][0] as string);
+      const local = JSON.stringify(workflowDefinition(workflow, projectRoot)).replace(/\$\{(\w+)\}/g, (_, key: string) => logicalIdOf.get((workflow.tasks as Record<string, { handler: string }>)[key]!.handler)!);
+      expect(JSON.parse(deployed), workflow.name).toEqual(JSON.parse(local));
+    }
   });
 });
 

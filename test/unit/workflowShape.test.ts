@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { workflows, type OperationWorkflow } from '#contract/workflows.ts';
+import { taskRetry, taskTimeoutSeconds, workflowDefinition } from '#contract/taskRetryPolicy.ts';
 import { projectRoot } from '../../lib/build/lambdaBundles.ts';
 
 /**
@@ -11,6 +12,8 @@ import { projectRoot } from '../../lib/build/lambdaBundles.ts';
  * Waits named for what they wait for, one `Park<Operation>` Task every other Task catches into,
  * then `<Operation>Parked` (Fail); `Done` (Succeed). Every Task calls the operation's one step
  * function with `{ step, organizationId, [idField] }` and keeps `{ outcome, waitSeconds }` at $.step.
+ * No file writes a Task's TimeoutSeconds, Retry or Catch: the one task policy adds them
+ * (functions/contract/taskRetryPolicy.ts), Catch into the Park task, which catches nothing.
  */
 interface State {
   Type: string;
@@ -21,6 +24,7 @@ interface State {
   ResultSelector?: Record<string, string>;
   ResultPath?: string | null;
   SecondsPath?: string;
+  TimeoutSeconds?: number;
   Retry?: unknown[];
   Catch?: { ErrorEquals: string[]; ResultPath?: string; Next: string }[];
   End?: boolean;
@@ -37,16 +41,19 @@ describe('every money-moving operation has the same workflow shape', () => {
     expect(operations.map(([name]) => name).sort()).toEqual(['batch', 'chainDeposit', 'offRamp', 'onRamp', 'payment', 'withdrawal']);
   });
 
-  const standardRetry = (JSON.parse(readFileSync(join(projectRoot, workflows.payment.definition), 'utf8')) as { States: Record<string, State> }).States.SubmitPayout!.Retry;
-
   it.each(operations)('%s', (_name, workflow) => {
-    const { States: states, StartAt: startAt } = JSON.parse(readFileSync(join(projectRoot, workflow.definition), 'utf8')) as { States: Record<string, State>; StartAt: string };
+    const file = JSON.parse(readFileSync(join(projectRoot, workflow.definition), 'utf8')) as { States: Record<string, State> };
+    for (const [name, state] of Object.entries(file.States)) {
+      expect([state.TimeoutSeconds, state.Retry, state.Catch], `${name}: the task policy says how a task times out, retries and fails`).toEqual([undefined, undefined, undefined]);
+    }
+    const { States: states, StartAt: startAt } = workflowDefinition(workflow, projectRoot) as unknown as { States: Record<string, State>; StartAt: string };
     const [task] = Object.keys(workflow.tasks);
     const { idField } = workflow.operation;
     const tasks = Object.entries(states).filter(([, state]) => state.Type === 'Task');
     const parks = tasks.filter(([name]) => name.startsWith('Park'));
     expect(parks, 'one Park task').toHaveLength(1);
     const [parkName, park] = parks[0]!;
+    expect(workflow.catchInto, 'the registry names the Park task as where every other Task catches into').toBe(parkName);
     const parked = `${parkName.slice('Park'.length)}Parked`;
 
     expect(states[startAt]?.Type, 'starts with a step').toBe('Task');
@@ -60,8 +67,12 @@ describe('every money-moving operation has the same workflow shape', () => {
       expect(typeof payload.step, `${name} names its step`).toBe('string');
       expect(payload['organizationId.$'], name).toBe('$.organizationId');
       expect(payload[`${idField}.$`], name).toBe(`$.${idField}`);
-      expect(state.Retry, `${name} retries like every step`).toEqual(standardRetry);
-      if (name === parkName) continue;
+      expect(state.Retry, `${name} retries like every step`).toEqual(taskRetry);
+      expect(state.TimeoutSeconds, name).toBe(taskTimeoutSeconds);
+      if (name === parkName) {
+        expect(state.Catch, 'the Park task catches nothing: a failure there fails the execution').toBeUndefined();
+        continue;
+      }
       // A step may also keep its one-line `report` for the history's reader (the batch says which items started and failed).
       const { 'report.$': report, ...selector } = state.ResultSelector ?? {};
       expect(selector, name).toEqual({ 'outcome.$': '$.Payload.outcome', 'waitSeconds.$': '$.Payload.waitSeconds' });

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { workflows, type OperationWorkflowName } from '#contract/workflows.ts';
+import { logger } from '#platform/logger.ts';
 import { workflowWait } from '#platform/workflow.ts';
 import type { StepResult } from './progress.ts';
+import { operationExecutionName } from './start.ts';
 
 /**
  * The Lambda entry point of an operation's Task states, made from its steps: one function per
@@ -9,6 +11,10 @@ import type { StepResult } from './progress.ts';
  * Task names its step in the payload `{ step, organizationId, [idField], error? }` and routes on
  * the answer `{ outcome, waitSeconds }` (statemachines/*.asl.json), and `report` where the step
  * writes one for the history's reader.
+ *
+ * Each step logs one line with the operation's id and its execution's name; in Lambda the logger
+ * adds the X-Ray trace id (`xray_trace_id`), so that line joins a trace, an execution history and
+ * the operation (decision 120: the Powertools tracer would add ~120 KB to every bundle).
  */
 export function taskHandler<O extends string, Ref>(
   workflow: OperationWorkflowName,
@@ -25,7 +31,14 @@ export function taskHandler<O extends string, Ref>(
   });
   return async (event) => {
     const { step, ...ref } = inputSchema.parse(event) as { step: string } & Record<string, unknown>;
-    const { outcome, waitSeconds = defaultWaitSeconds, report, floorWaitSeconds = 0 } = await steps[step]!(ref as Ref & { error?: unknown });
+    const { organizationId, [idField]: operationId } = ref as Record<string, string>;
+    const joins = { workflow, step, operationId, organizationId, executionName: operationExecutionName(workflow, organizationId!, operationId!) };
+    const { outcome, waitSeconds = defaultWaitSeconds, report, floorWaitSeconds = 0 } = await steps[step]!(ref as Ref & { error?: unknown })
+      .catch((error: unknown) => {
+        logger.warn('workflow step failed', { ...joins, error: error as Error });
+        throw error;
+      });
+    logger.info('workflow step', { ...joins, outcome });
     return { outcome, waitSeconds: Math.max(workflowWait(waitSeconds), Math.min(floorWaitSeconds, waitSeconds)), ...(report === undefined ? {} : { report }) };
   };
 }
