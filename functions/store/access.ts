@@ -238,6 +238,10 @@ async function charge(organizationId: string, bucket: BucketName, now: number, c
 
   let conflicts = 0;
   for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
+    // What a concurrent request of this process learned meanwhile (the organization's own limit, read
+    // back from the table) decides, not the default this request started with: fifty requests at once
+    // after a limit was raised would otherwise refuse each other under the old one.
+    limit = lastSeenLimit.get(cacheKey) ?? limit;
     const local = decide(known, now, limit, cost);
     const askTable = !local.allowed && attempt === 0 && Date.now() - (lastSeenAt.get(cacheKey) ?? 0) > trustLocalRefusalMs;
     if (!local.allowed && !askTable) return { outcome: 'rate_limited', retryAfterSeconds: local.retryAfterSeconds, rate: local.headers };
