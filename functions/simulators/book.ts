@@ -61,3 +61,12 @@ export function secondsFrom(name: string): number {
   if (!/^\d{1,6}$/.test(text)) throw new Error(`${name} must be a whole number of seconds`);
   return Number(text);
 }
+
+/** What every simulator that keeps a book shares: the clock it stamps and reads its entries by (a test passes a fixed one). */
+export abstract class Simulator {
+  protected readonly now: () => Date;
+
+  constructor(options: { now?: () => Date } = {}) {
+    this.now = options.now ?? (() => new Date());
+  }
+}

@@ -15,7 +15,7 @@ import {
   type ChainTransferState,
   type GasOracle,
 } from '#providers/chain.ts';
-import { countAttempt, firstEntry, readEntry, secondsFrom } from './book.ts';
+import { countAttempt, firstEntry, readEntry, secondsFrom, Simulator } from './book.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The gas oracle simulator: fixed figures per network, of the order real networks charge.
@@ -101,14 +101,8 @@ function refusal(request: ChainSendRequest): string | undefined {
  * Keeps its book in the service's table (./book.ts), as a custodian keeps its own: a transfer
  * survives a restart of the process, and a repeated send of a reference answers the transfer it made.
  */
-export class SimulatedChain implements ChainSender {
+export class SimulatedChain extends Simulator implements ChainSender {
   readonly name = 'simulated-chain';
-  private readonly now: () => Date;
-
-  constructor(options: { now?: () => Date } = {}) {
-    this.now = options.now ?? (() => new Date());
-  }
-
   async send(request: ChainSendRequest): Promise<ChainSendSubmission> {
     if (!request.reference) throw new Error('reference is required');
     const first = await this.read(request.reference);

@@ -8,7 +8,7 @@ import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { keys } from '#store/keys.ts';
 import { fxProvider } from '#providers/fx.ts';
 import { OffRampDepositUnanswered, type OffRampDeposit, type OffRampDepositRequest, type OffRampProgress, type OffRampProvider } from '#providers/offRamp.ts';
-import { countAttempt, firstEntry, readEntry } from './book.ts';
+import { countAttempt, firstEntry, readEntry, Simulator } from './book.ts';
 import { outcomeBand, settleSeconds } from './payout.ts';
 
 /**
@@ -53,14 +53,8 @@ function refusal(request: OffRampDepositRequest): string | undefined {
  * restart, and a progress query after one answers what was taken before it. The payout and its
  * rate are fixed when the deposit is taken, as a provider's own conversion would be.
  */
-export class SimulatedOffRamps implements OffRampProvider {
+export class SimulatedOffRamps extends Simulator implements OffRampProvider {
   readonly name = simulatedOffRampName;
-  private readonly now: () => Date;
-
-  constructor(options: { now?: () => Date } = {}) {
-    this.now = options.now ?? (() => new Date());
-  }
-
   async deposit(request: OffRampDepositRequest): Promise<OffRampDeposit> {
     if (!request.reference) throw new Error('reference is required');
     const first = await this.read(request.reference);

@@ -20,7 +20,7 @@ import {
   type DeliveryState,
   type OnRampProvider,
 } from '#providers/onRamp.ts';
-import { firstEntry, readEntry, secondsFrom } from './book.ts';
+import { firstEntry, readEntry, secondsFrom, Simulator } from './book.ts';
 
 /**
  * The on-ramp simulator: a PIX PSP, a collection bank and an issuer that pretend. Outcome bands
@@ -70,14 +70,8 @@ type Delivery = z.infer<typeof deliverySchema>;
  * Keeps its book in the service's table (./book.ts), as a real PSP and issuer keep theirs: a code opened
  * before a restart is the same code after it, and a delivery is made once per reference.
  */
-export class SimulatedOnRamps implements OnRampProvider {
+export class SimulatedOnRamps extends Simulator implements OnRampProvider {
   readonly name = simulatedOnRampName;
-  private readonly now: () => Date;
-
-  constructor(options: { now?: () => Date } = {}) {
-    this.now = options.now ?? (() => new Date());
-  }
-
   async openCollection(request: CollectionRequest): Promise<CollectionAnswer> {
     const first = await this.readCollection(request.reference);
     if (first) return { status: 'opened', expiresAt: first.expiresAt, ...(first.brCode ? { brCode: first.brCode } : {}) };

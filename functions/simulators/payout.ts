@@ -6,7 +6,7 @@ import { centsOf, outcomeBands } from '#contract/outcomeBands.ts';
 import { PayoutUnanswered, ProviderUnavailable } from '#platform/providerErrors.ts';
 import { keys } from '#store/keys.ts';
 import type { PayoutProvider, PayoutRequest, PayoutState, PayoutSubmission } from '#providers/payout.ts';
-import { countAttempt, firstEntry, readEntry, secondsFrom } from './book.ts';
+import { countAttempt, firstEntry, readEntry, secondsFrom, Simulator } from './book.ts';
 
 /**
  * The payout simulator: a bank rail that pretends. Outcome bands (docs/decisions/040,
@@ -87,14 +87,8 @@ function refusal(request: PayoutRequest): string | undefined {
  * Keeps its book in the service's table (./book.ts), as a real provider keeps its own: a payout
  * survives a restart of the process, and a status query after one answers what was accepted before it.
  */
-export class SimulatedPayouts implements PayoutProvider {
+export class SimulatedPayouts extends Simulator implements PayoutProvider {
   readonly name = simulatedPayoutName;
-  private readonly now: () => Date;
-
-  constructor(options: { now?: () => Date } = {}) {
-    this.now = options.now ?? (() => new Date());
-  }
-
   async submit(request: PayoutRequest): Promise<PayoutSubmission> {
     if (!request.reference) throw new Error('reference is required');
     const refused = refusal(request);
