@@ -125,6 +125,24 @@ module.exports = {
       from: {},
       to: { couldNotResolve: true },
     },
+    // ---- Ports and simulators (issue 27; docs/decisions/121) -----------------------------------
+    {
+      name: 'providers-are-ports',
+      severity: 'error',
+      comment:
+        'functions/providers/ holds the ports to third parties (interfaces, request and answer types, error types, the port objects) and real adapters: they import domain, platform, contract and schemas only. A simulator, which keeps its books in the table, lives in functions/simulators/.',
+      from: { path: '^functions/providers/' },
+      to: { path: '^functions/(store|operations|simulators|api|tasks|events|scheduled)/' },
+    },
+    {
+      name: 'simulators-only-from-wiring',
+      severity: 'error',
+      comment:
+        "The simulators are wired in by the simulated stage only: its bundles inject functions/simulators/install.ts (lib/build/lambdaBundles.ts), the local runtime imports it (lib/local/service.ts). Nothing else in functions/ or schemas/ imports a simulator, so what deploys to sandbox and production holds none; code that needs an outcome band reads functions/contract/outcomeBands.ts.",
+      from: { path: '^(schemas/|functions/(?!simulators/))' },
+      to: { path: '^functions/simulators/' },
+    },
+    // ---- end of ports and simulators ------------------------------------------------------------
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

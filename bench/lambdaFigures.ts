@@ -6,7 +6,7 @@ import { bundleLambdas } from '../lib/build/lambdaBundles.ts';
 
 /**
  * Minified bundle size and cold import time of every Lambda entry point: the bundles the CDK
- * deploys, built into a scratch folder, each imported by a fresh `node` process (the median of
+ * deploys to sandbox and production (no simulator, docs/decisions/121), built into a scratch folder, each imported by a fresh `node` process (the median of
  * a few) the way a Lambda cold start loads it, with the environment a Lambda would have.
  */
 const imports = 5;

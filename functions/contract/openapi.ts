@@ -15,11 +15,7 @@ import {
   type ErrorCode,
 } from '#schemas/errors.ts';
 import { OffRampEvent, OnRampEvent, TransactionEvent } from '#schemas/webhooks.ts';
-import type { OutcomeBand } from '#providers/outcomeBands.ts';
-import { payoutOutcomeBands } from '#providers/payout.ts';
-import { onRampOutcomeBands } from '#providers/onRamp.ts';
-import { withdrawalOutcomeBands } from '#providers/chain.ts';
-import { offRampOutcomeBands } from '#providers/offRamp.ts';
+import { offRampOutcomeBands, onRampOutcomeBands, payoutOutcomeBands, withdrawalOutcomeBands, type OutcomeBand } from './outcomeBands.ts';
 import { operationDescriptions } from './descriptions.ts';
 import recorded from '#schemas/examples/recorded.json' with { type: 'json' };
 import * as batches from '#schemas/batches.ts';
@@ -55,7 +51,7 @@ function bandTable(bands: readonly OutcomeBand[]): string {
 
 /**
  * The conventions every operation shares, on the reference page's first screen (markdown; each `##`
- * heading is an entry of its menu). The outcome bands are read from the simulators' own tables, so the
+ * heading is an entry of its menu). The outcome bands are the tables the simulators act on (./outcomeBands.ts), so the
  * page cannot promise an outcome a simulator would not produce.
  */
 const conventions = [

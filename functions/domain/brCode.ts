@@ -7,7 +7,7 @@
  *   59..merchant 60..city 62..(05 txid) 6304<CRC16>
  *
  * `01` = 12 makes it a dynamic, single-use code (the amount and expiry live at the PSP behind the
- * location). Pure; the simulated PIX provider builds its codes here (functions/providers/onRamp.ts).
+ * location). Pure; the simulated PIX provider builds its codes here (functions/simulators/onRamp.ts).
  */
 import { formatDecimal } from '#domain/money.ts';
 

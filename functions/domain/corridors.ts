@@ -50,7 +50,7 @@ export interface BeneficiaryProblems {
 // Routes. Orchestrators are third parties paying out on many rails (fee only, mid rate); owned
 // routes are our own local rails (lower fee, a margin inside the rate). Fees are USDC minor units.
 // Quote lives: an orchestrator's own quote lasts what it says; owned routes price off our FX
-// source, whose quote lasts 90 s (functions/providers/fx.ts).
+// source, whose quote lasts 90 s (functions/simulators/fx.ts).
 
 function orchestrator(provider: string, fields: Omit<CorridorRoute, 'provider' | 'kind' | 'marginBps'>): CorridorRoute {
   return { provider, kind: 'orchestrator', ...fields };

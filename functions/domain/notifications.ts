@@ -10,6 +10,13 @@ import { maskAccount } from './screening.ts';
  * member may choose, the links the e-mails carry and the messages (the pages those links open are made by the page kit, functions/platform/page.ts).
  * Pure: the store keeps the choices, the mailer sends.
  */
+declare const consulted: unique symbol;
+/**
+ * An address the suppression list was consulted for and allows. Only the store makes one
+ * (functions/store/mailSuppressions.ts); the mail port takes nothing else.
+ */
+export type MailableAddress = string & { readonly [consulted]: true };
+
 export const notificationEventTypes: readonly EventType[] = EventType.options;
 
 export function isNotificationEventType(type: string): type is EventType {

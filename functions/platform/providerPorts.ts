@@ -4,10 +4,12 @@ import { ProviderNotConfigured } from './providerErrors.ts';
 
 /**
  * The provider ports, and how each picks its adapter: one installed by wiring (or by a test, at
- * this port only) wins; otherwise the environment's default, which exists only in `simulated` (the
- * port's simulator, made once); anywhere else ProviderNotConfigured. A route declares the ports it
- * needs on its row (functions/contract/routes.ts `needs`) and the endpoint checks them before the
- * handler runs (501 naming the feature), without loading any provider's code.
+ * this port only) wins; otherwise, in `simulated` only, the port's simulator, if the simulated
+ * stage's wiring registered one (functions/simulators/install.ts, docs/decisions/121); anywhere
+ * else ProviderNotConfigured. No port imports its simulator: a bundle that does not load the
+ * simulators' wiring (sandbox, production) holds none. A route declares the ports it needs on its
+ * row (functions/contract/routes.ts `needs`) and the endpoint checks them before the handler runs
+ * (501 naming the feature), without loading any provider's code.
  */
 
 const described: Record<ProviderNeed, string> = {
@@ -22,12 +24,19 @@ const described: Record<ProviderNeed, string> = {
 };
 
 const installed = new Map<ProviderNeed, unknown>();
+const simulators = new Map<ProviderNeed, () => unknown>();
+const simulated = new Map<ProviderNeed, unknown>();
+
+/** The simulator that answers for this port here: only in `simulated`, and only where the wiring registered one. */
+function simulatorFor(need: ProviderNeed): (() => unknown) | undefined {
+  return config().SERVICE_ENVIRONMENT === 'simulated' ? simulators.get(need) : undefined;
+}
 
 /** ProviderNotConfigured unless the port has an adapter here (installed, or this environment's simulator). */
 export function requireProvider(need: ProviderNeed): void {
-  if (installed.has(need)) return;
+  if (installed.has(need) || simulatorFor(need)) return;
   const environment = config().SERVICE_ENVIRONMENT;
-  if (environment !== 'simulated') throw new ProviderNotConfigured(`No ${described[need]} is configured for the ${environment} environment.`);
+  throw new ProviderNotConfigured(`No ${described[need]} is configured for the ${environment} environment.`);
 }
 
 export interface ProviderPort<T> {
@@ -35,20 +44,28 @@ export interface ProviderPort<T> {
   get(): T;
   /** Installs an adapter; `undefined` goes back to the environment's default. */
   use(adapter?: T): void;
+  /**
+   * Registers the simulator that answers in `simulated` when nothing is installed (made once, on
+   * first use). Called by the simulators' wiring only (functions/simulators/install.ts).
+   */
+  simulateWith(make: () => T): void;
 }
 
-export function providerPort<T>(need: ProviderNeed, simulated: () => T): ProviderPort<T> {
+export function providerPort<T>(need: ProviderNeed): ProviderPort<T> {
   return {
     get() {
       if (installed.has(need)) return installed.get(need) as T;
       requireProvider(need);
-      const made = simulated();
-      installed.set(need, made);
-      return made;
+      if (!simulated.has(need)) simulated.set(need, simulatorFor(need)!());
+      return simulated.get(need) as T;
     },
     use(adapter) {
       if (adapter === undefined) installed.delete(need);
       else installed.set(need, adapter);
+    },
+    simulateWith(make) {
+      simulators.set(need, make);
+      simulated.delete(need);
     },
   };
 }

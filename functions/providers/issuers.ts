@@ -4,7 +4,7 @@ import type { Issuer, WalletAccount } from '#schemas/wallets.ts';
 /**
  * The stablecoin issuer port: which issuers the service works with (the catalogue of GET /issuers)
  * and which accounts an organization holds at them (GET /issuers/accounts, kind `issuer_account`).
- * `simulated` uses the simulator below; sandbox and production need a real adapter, and until one
+ * `simulated` uses its simulator (functions/simulators/issuers.ts); sandbox and production need a real adapter, and until one
  * is wired both calls throw ProviderNotConfigured, which the API answers 501: never an empty list
  * standing in for a feature that is not there (docs/decisions/052-wallets-and-issuers.md).
  */
@@ -15,38 +15,10 @@ export interface IssuerProvider {
   accounts(organizationId: string): Promise<WalletAccount[]>;
 }
 
-export const simulatedIssuerName = 'simulated-issuer';
+const issuerProviderPort = providerPort<IssuerProvider>('issuer');
 
-/**
- * A simulated stand-in for the issuer the service mints and redeems through: USDC and EURC on the
- * networks the service uses for them. Ids carry `sim-` like the simulated wallets' handles, so
- * nobody takes it for a real relationship.
- */
-const simulatedCatalogue: readonly Issuer[] = [
-  { id: 'sim-circle', name: 'Circle (simulated)', currencies: ['USDC', 'EURC'], chains: ['base', 'ethereum'] },
-];
-
-export class SimulatedIssuers implements IssuerProvider {
-  readonly name = simulatedIssuerName;
-
-  async catalogue(): Promise<Issuer[]> {
-    return simulatedCatalogue.map((issuer) => ({ ...issuer, currencies: [...issuer.currencies], chains: [...issuer.chains] }));
-  }
-
-  /**
-   * None, for every organization, and that is the true answer rather than a placeholder: in this
-   * service an organization holds no account at an issuer. Bank and PIX deposits are paid to the
-   * service's own legal entity, which mints through its own issuer relationship and credits the
-   * organization's home wallet; minting at an issuer is not offered through the API (POST
-   * /issuers/{issuerId}/mint answers 501); and no flow of the simulator opens one.
-   */
-  async accounts(organizationId: string): Promise<WalletAccount[]> {
-    if (!organizationId) throw new Error('organizationId is required');
-    return [];
-  }
-}
-
-const issuerProviderPort = providerPort<IssuerProvider>('issuer', () => new SimulatedIssuers());
+/** The simulated stage's wiring registers the simulator here (functions/simulators/install.ts). */
+export const simulateIssuerProvider = issuerProviderPort.simulateWith;
 
 /** Wiring (or a test) installs another provider here; `undefined` goes back to the environment's default. */
 export const useIssuerProvider = issuerProviderPort.use;

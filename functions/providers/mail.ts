@@ -6,7 +6,7 @@ import nodemailer from 'nodemailer';
 import { config } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
 import { standingInFor } from '#platform/awsStandIns.ts';
-import type { MailableAddress } from '#store/mailSuppressions.ts';
+import type { MailableAddress } from '#domain/notifications.ts';
 
 /**
  * The mail port: one message to one address. Two adapters, both building the RFC 5322 message

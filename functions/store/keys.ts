@@ -66,7 +66,7 @@ export const keys = {
   offRampBeneficiary: (organizationId: string, beneficiaryId: string) => ({ pk: `ORG#${organizationId}`, sk: `OFFRAMP_BENEFICIARY#${beneficiaryId}` }),
   /** An off-ramp quote (functions/store/offRampQuotes.ts): apart from payment quotes, whose shape it does not share. */
   offRampQuote: (organizationId: string, quoteId: string) => ({ pk: `ORG#${organizationId}`, sk: `OFFRAMP_QUOTE#${quoteId}` }),
-  /** The off-ramp simulator's own book (functions/providers/offRamp.ts), one item per deposit reference. */
+  /** The off-ramp simulator's own book (functions/simulators/offRamp.ts), one item per deposit reference. */
   simulatedOffRamp: (reference: string, record: 'deposit' | 'attempts' = 'deposit') => ({
     pk: `SIMOFFRAMP#${reference}`,
     sk: record === 'deposit' ? 'SIMOFFRAMP' : 'ATTEMPTS',
@@ -84,12 +84,12 @@ export const keys = {
   migration: (name: string) => ({ pk: 'MIGRATION', sk: name }),
   /** The simulated custodian's faucet book: what POST /wallets/{id}/topup-eurc gave a wallet, per asset. */
   simulatedCustodyPosition: (walletId: string, asset: string) => ({ pk: `SIMCUSTODY#${walletId}`, sk: `ASSET#${asset}` }),
-  /** The payout simulator's own book (functions/providers/payout.ts): the payout, and its submit-attempt counter. */
+  /** The payout simulator's own book (functions/simulators/payout.ts): the payout, and its submit-attempt counter. */
   simulatedPayout: (reference: string, record: 'payout' | 'attempts' = 'payout') => ({
     pk: `SIMPAYOUT#${reference}`,
     sk: record === 'payout' ? 'SIMPAYOUT' : 'ATTEMPTS',
   }),
-  /** The on-ramp simulator's own book (functions/providers/onRamp.ts): the collection (PIX code or wire registration), and the delivery. */
+  /** The on-ramp simulator's own book (functions/simulators/onRamp.ts): the collection (PIX code or wire registration), and the delivery. */
   simulatedOnRamp: (reference: string, record: 'collection' | 'delivery') => ({
     pk: `SIMONRAMP#${reference}`,
     sk: record === 'collection' ? 'COLLECTION' : 'DELIVERY',
@@ -101,7 +101,7 @@ export const keys = {
     pk: `ORG#${organizationId}`,
     sk: `ONRAMP_OPEN#${currency}#${createdAt}#${onRampId}`,
   }),
-  /** The chain-send simulator's own book (functions/providers/chain.ts): the transfer, and its send-attempt counter. */
+  /** The chain-send simulator's own book (functions/simulators/chain.ts): the transfer, and its send-attempt counter. */
   simulatedChainTransfer: (reference: string, record: 'transfer' | 'attempts' = 'transfer') => ({
     pk: `SIMCHAIN#${reference}`,
     sk: record === 'transfer' ? 'SIMCHAIN' : 'ATTEMPTS',

@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './client.ts';
 import { keys } from './keys.ts';
+import type { MailableAddress } from '#domain/notifications.ts';
 
 /**
  * Addresses mail must not go to: a permanent bounce or a complaint (docs/decisions/083, 094, 109). One
@@ -25,9 +26,8 @@ export interface MailSuppression {
   source: 'ses' | 'operator';
 }
 
-declare const consulted: unique symbol;
-/** An address the suppression list was consulted for and allows. */
-export type MailableAddress = string & { readonly [consulted]: true };
+/** An address the suppression list was consulted for and allows: made only here. */
+export type { MailableAddress };
 
 export async function recordSuppression(suppression: MailSuppression): Promise<void> {
   const email = suppression.email.toLowerCase();

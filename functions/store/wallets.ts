@@ -3,7 +3,6 @@ import { monotonicFactory } from 'ulid';
 import { dynamo, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import { newOutboxEvent, outboxPut, type OutboxEvent } from './outbox.ts';
-import type { OpenedWallet } from '#providers/custody.ts';
 import type { WalletAccount } from '#schemas/wallets.ts';
 
 /**
@@ -167,9 +166,10 @@ export async function listWallets(organizationId: string): Promise<WalletRecord[
 /**
  * provisioning → active and its `wallet.activated` event, in one TransactWriteItems. The
  * condition on the expected status makes a second delivery fail the condition instead of
- * writing a second event.
+ * writing a second event. `opened` is what the custodian answered (the custody port's
+ * OpenedWallet), as the store keeps it: the store sits below the ports and names no port's type.
  */
-export function activateWalletTransaction(current: WalletRecord, opened: OpenedWallet, now = new Date()) {
+export function activateWalletTransaction(current: WalletRecord, opened: { externalId: string; address: string; chain: string }, now = new Date()) {
   const wallet: WalletAccount = {
     ...walletView(current),
     externalId: opened.externalId,

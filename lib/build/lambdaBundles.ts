@@ -19,6 +19,21 @@ export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 export const defaultBundleRoot = join(projectRoot, 'cdk.out', '.bundles');
 
+/**
+ * The simulated stage's wiring of the provider simulators (docs/decisions/121): injected into every
+ * bundle of the `simulated` flavor, in none of the other. Sandbox and production deploy ports and
+ * real adapters only.
+ */
+export const simulatorsWiring = 'functions/simulators/install.ts';
+const simulatorsFolder = 'functions/simulators/';
+
+/** Which bundles: `simulated` for the simulated stage, `deployed` (no simulator) for sandbox and production. */
+export type BundleFlavor = 'simulated' | 'deployed';
+
+export function bundleFlavorOf(environment: string): BundleFlavor {
+  return environment === 'simulated' ? 'simulated' : 'deployed';
+}
+
 export interface LambdaBundle {
   /** The handler module, relative to the project root (as the wiring tables name it). */
   entry: string;
@@ -40,8 +55,10 @@ const filesBeside: Record<string, { names: string[]; write: (directory: string) 
 };
 
 export interface BundleOptions {
-  /** Where the per-entry directories go; emptied first so no stale bundle is deployed. */
+  /** Where the per-entry directories go (default `cdk.out/.bundles/<flavor>`); emptied first so no stale bundle is deployed. */
   outRoot?: string;
+  /** Default `deployed`: what sandbox and production run. */
+  flavor?: BundleFlavor;
 }
 
 /**
@@ -51,7 +68,8 @@ export interface BundleOptions {
 const requireBanner = "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
 
 export function bundleLambdas(entries: string[] = lambdaEntries(), options: BundleOptions = {}): LambdaBundle[] {
-  const outRoot = resolve(options.outRoot ?? defaultBundleRoot);
+  const flavor = options.flavor ?? 'deployed';
+  const outRoot = resolve(options.outRoot ?? join(defaultBundleRoot, flavor));
   const distinct = [...new Set(entries)];
 
   // Fail with the whole list at once: esbuild would stop at the first unresolved entry.
@@ -69,10 +87,10 @@ export function bundleLambdas(entries: string[] = lambdaEntries(), options: Bund
   }
 
   const stampFile = join(outRoot, '.inputs-sha256');
-  const stamp = inputsDigest(distinct);
+  const stamp = inputsDigest(distinct, flavor);
   const fresh = existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp
     && [...names].every(([name, entry]) => [...(filesBeside[entry]?.names ?? []), 'index.mjs'].every((file) => existsSync(join(outRoot, name, file))));
-  if (!fresh) build(outRoot, names);
+  if (!fresh) build(outRoot, names, flavor);
   writeFileSync(stampFile, stamp);
 
   return [...names].map(([name, entry]) => {
@@ -87,9 +105,9 @@ export function bundleLambdas(entries: string[] = lambdaEntries(), options: Bund
  * of the previous build are reused (docs/decisions/081): `cdk synth` of three stages, or a synth
  * then a deploy, bundle once.
  */
-function inputsDigest(entries: string[]): string {
+function inputsDigest(entries: string[], flavor: BundleFlavor): string {
   const hash = createHash('sha256');
-  hash.update(JSON.stringify(entries));
+  hash.update(JSON.stringify({ entries, flavor }));
   const files = ['functions', 'schemas', join('lib', 'wiring')].flatMap((directory) => filesUnder(join(projectRoot, directory)));
   for (const file of [...files, join(projectRoot, 'package-lock.json'), fileURLToPath(import.meta.url)].sort()) {
     hash.update(relative(projectRoot, file)).update('\0').update(readFileSync(file)).update('\0');
@@ -105,9 +123,9 @@ function filesUnder(directory: string): string[] {
   });
 }
 
-function build(outRoot: string, names: Map<string, string>): void {
+function build(outRoot: string, names: Map<string, string>, flavor: BundleFlavor): void {
   rmSync(outRoot, { recursive: true, force: true });
-  buildSync({
+  const { metafile } = buildSync({
     absWorkingDir: projectRoot,
     entryPoints: Object.fromEntries([...names].map(([name, entry]) => [`${name}/index`, join(projectRoot, entry)])),
     outdir: outRoot,
@@ -133,6 +151,15 @@ function build(outRoot: string, names: Map<string, string>): void {
     // Licence texts go to a file beside the bundle rather than into the code that is loaded.
     legalComments: 'external',
     logLevel: 'error',
+    // Run before the handler's own code: every port finds its simulator registered.
+    inject: flavor === 'simulated' ? [join(projectRoot, simulatorsWiring)] : [],
+    metafile: true,
   });
+  // A simulator reached by any other way than the wiring (an import from a port or a handler) would
+  // ship to production: stop here rather than deploy a bank that pretends.
+  if (flavor === 'deployed') {
+    const leaked = Object.keys(metafile.inputs).filter((input) => input.startsWith(simulatorsFolder));
+    if (leaked.length > 0) throw new Error(`The ${flavor} bundles must hold no simulator; they import ${leaked.join(', ')}`);
+  }
   for (const [name, entry] of names) filesBeside[entry]?.write(join(outRoot, name));
 }

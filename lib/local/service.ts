@@ -14,6 +14,8 @@ import { sweeperHandler } from '../aws/handlers.ts';
 import { CheckedEventBus, CheckedWorkflowEngine } from './grants/checkedPorts.ts';
 import { installGrants, invokeAs, localGrants } from './grants/enforcement.ts';
 import { loadDeployedGrants, type DeployedGrants } from './grants/synthesizedGrants.ts';
+// The local runtime is the simulated stage: its providers are the simulators (docs/decisions/121).
+import '#simulators/install.ts';
 
 /**
  * The whole service in one process: DynamoDB Local (unless DYNAMODB_ENDPOINT points elsewhere),

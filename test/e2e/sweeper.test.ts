@@ -14,7 +14,8 @@ import { dynamo } from '#store/client.ts';
 import { getExecution } from '#store/executions.ts';
 import { keys, startingIndex } from '#store/keys.ts';
 import { creditDeposit } from '#store/ledger.ts';
-import { SimulatedFx, useFxProvider } from '#providers/fx.ts';
+import { useFxProvider } from '#providers/fx.ts';
+import { SimulatedFx } from '#simulators/fx.ts';
 import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { eventually } from '../support/eventually.ts';
 

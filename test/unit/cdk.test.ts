@@ -26,6 +26,8 @@ import { table as tableDefinition } from '#contract/table.ts';
  */
 let bundleRoot: string;
 let bundles: LambdaBundle[];
+/** The simulated stage's: the same entries, each with the provider simulators' wiring (docs/decisions/121). */
+let simulatedBundles: LambdaBundle[];
 
 interface Synthesized {
   stacks: PaymentsStacks;
@@ -62,7 +64,7 @@ const customDomain = { edgeDomain: 'api.pay.example.com', edgeCertificateArn: 'a
 
 function synthesize(environment: string, context: Record<string, string> = deployContext): Synthesized {
   const app = new App({ context: { environment, ...context } });
-  const stacks = buildPaymentsApp(app, bundles);
+  const stacks = buildPaymentsApp(app, environment === 'simulated' ? simulatedBundles : bundles);
   // Throws, with the report, if any validation plugin (cdk-nag) found an unacknowledged error.
   const assembly = app.synth();
   const templateFiles = readdirSync(assembly.directory).filter((file) => file.endsWith('.template.json'));
@@ -125,6 +127,7 @@ beforeAll(() => {
   // The bundles `cdk synth` makes (cdk.out/.bundles), reused when nothing they are made of changed:
   // after .ci/run's synths, no bundling here.
   bundles = bundleLambdas(lambdaEntries());
+  simulatedBundles = bundleLambdas(lambdaEntries(), { flavor: 'simulated' });
   // `simulated` is the stage where a sender identity is optional: synthesized without one.
   simulated = synthesize('simulated', { account: deployContext.account, region: deployContext.region });
   sandbox = synthesize('sandbox', { ...deployContext, houseAccounts: JSON.stringify(houseAccounts) });
@@ -196,6 +199,14 @@ describe('bundles', () => {
     const other = bundleLambdas([unmatchedHandler], { outRoot });
     expect(other.map((bundle) => bundle.entry)).toEqual([unmatchedHandler]);
     expect(existsSync(first!.outdir)).toBe(false);
+  });
+
+  it('holds the provider simulators in the simulated stage\'s bundles only: sandbox and production deploy ports and real adapters', () => {
+    // Each simulator names itself in its answers (simulated-payout, …; the custodian in its HMAC key); no other code says these words.
+    const simulatorCode = /simulated-(payout|chain|fx|issuer|onramp|offramp)\b|simulated-custody\/v1/;
+    const holdsSimulators = (bundle: LambdaBundle) => simulatorCode.test(readFileSync(join(bundle.outdir, 'index.mjs'), 'utf8'));
+    expect(bundles.filter(holdsSimulators).map((bundle) => bundle.entry)).toEqual([]);
+    expect(simulatedBundles.filter((bundle) => !holdsSimulators(bundle)).map((bundle) => bundle.entry)).toEqual([]);
   });
 
   it('refuses an entry whose module does not exist, naming it', () => {

@@ -38,6 +38,8 @@ describe('dependency rules', () => {
     expect(output).toContain('runtime-never-imports-lib: functions/platform/planted.ts → lib/local/runtime.ts');
     expect(output).toContain('domain-rules-are-pure: functions/domain/money.ts → functions/store/client.ts');
     expect(output).toMatch(/no-circular: functions\/(domain\/money|store\/client)\.ts →/);
+    expect(output).toContain('providers-are-ports: functions/providers/payout.ts → functions/store/client.ts');
+    expect(output).toContain('simulators-only-from-wiring: functions/operations/planted.ts → functions/simulators/payout.ts');
   }, 60_000);
 
   /**

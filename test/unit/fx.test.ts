@@ -5,13 +5,11 @@ import { corridorCatalogue } from '#domain/corridors.ts';
 import { reloadConfig } from '#platform/config.ts';
 import {
   FxPairUnsupported,
-  SimulatedFx,
   fxProvider,
-  simulatedBaseRates,
-  simulatedMaxDriftBps,
-  simulatedQuoteSeconds,
   useFxProvider,
 } from '#providers/fx.ts';
+import '#simulators/install.ts';
+import { SimulatedFx, simulatedBaseRates, simulatedMaxDriftBps, simulatedQuoteSeconds } from '#simulators/fx.ts';
 
 const fx = new SimulatedFx();
 const pairs = Object.keys(simulatedBaseRates);

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { base58Decode, base58Encode, isAddressOn, isEvmAddress, isSolanaAddress, isTronAddress, solanaAddress, tronAddress } from '#domain/networks.ts';
 import { cryptoDepositQuoteSize, depositNetworksOf } from '#domain/cryptoDeposit.ts';
 import { crossingFees } from '#domain/pricing.ts';
-import { SimulatedCustody, type CustodyWallet } from '#providers/custody.ts';
+import type { CustodyWallet } from '#providers/custody.ts';
+import { SimulatedCustody } from '#simulators/custody.ts';
 
 describe('base58 and the address formats', () => {
   it('base58 round-trips any bytes, leading zeros included', () => {

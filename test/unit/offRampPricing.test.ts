@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { convertFloor, fraction, fractionOf, multiply } from '#domain/money.ts';
 import { offRampFxBufferBps, offRampMinimum, offRampPayoutRails, priceOffRamp } from '#domain/offRampPricing.ts';
-import { offRampBands, offRampOutcomeBands } from '#providers/offRamp.ts';
+import { offRampBands, offRampOutcomeBands } from '#contract/outcomeBands.ts';
 
 describe('priceOffRamp', () => {
   it('USD is at par: fee floored at 50 bps, net = (pulled − fee − delivery fee) floored to cents', () => {

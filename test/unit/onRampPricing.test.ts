@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fraction } from '#domain/money.ts';
 import { basePriceOf, figuresOf, pixQuote, wireFeeBps, wireQuote } from '#operations/onRamp/pricing.ts';
-import { onRampBand, onRampOutcomeBands } from '#providers/onRamp.ts';
+import { onRampOutcomeBands } from '#contract/outcomeBands.ts';
+import { onRampBand } from '#simulators/onRamp.ts';
 
 describe('on-ramp figures', () => {
   it('converts USD at par, exactly: 100.00 USD is 100 USDC, the fee floored', () => {

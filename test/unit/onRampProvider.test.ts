@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { reloadConfig } from '#platform/config.ts';
-import { onRampProvider, SimulatedOnRamps, useOnRampProvider } from '#providers/onRamp.ts';
+import { onRampProvider, useOnRampProvider } from '#providers/onRamp.ts';
+import '#simulators/install.ts';
+import { SimulatedOnRamps } from '#simulators/onRamp.ts';
 
 /**
  * Outside `simulated` there is no on-ramp adapter yet: the port refuses (every on-ramp handler asks

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { confirmationWaitSeconds, outcomeOf } from '#operations/withdrawal/progress.ts';
 import { isWithdrawalRunning } from '#operations/withdrawal/view.ts';
-import { withdrawalBand, withdrawalOutcomeBands } from '#providers/chain.ts';
+import { withdrawalOutcomeBands } from '#contract/outcomeBands.ts';
+import { withdrawalBand } from '#simulators/chain.ts';
 import { WithdrawalState } from '#schemas/withdrawals.ts';
 
 describe('withdrawal workflow routing', () => {

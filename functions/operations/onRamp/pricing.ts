@@ -15,6 +15,7 @@ import { validationError } from '#platform/errors.ts';
 import { config } from '#platform/config.ts';
 import { fxProvider } from '#providers/fx.ts';
 import { houseAccountsFor, type HouseAccount } from '#domain/houseAccounts.ts';
+import { pixMaximum, pixMinimum } from '#domain/pixLimits.ts';
 import { AmountError, basisPoints, convertFloor, formatDecimal, fraction, largestAmountAt, money, parseDecimal, scaleOf, type Fraction } from '#domain/money.ts';
 import type { Money } from '#schemas/common.ts';
 import type { OnRampQuote, PixOnRampQuote } from '#schemas/deposits.ts';
@@ -36,9 +37,8 @@ export const wireMinimums: Readonly<Record<string, bigint>> = { USD: 10_00n, EUR
  * the service accepts (docs/decisions/072), 1,000,000,000.00. A bank-fed wire above it parks.
  */
 export const wireMaximum = largestAmountAt(2);
-/** PIX limits in centavos: 10.00 to 15,000.00 BRL per code. */
-export const pixMinimum = 10_00n;
-export const pixMaximum = 15_000_00n;
+// PIX limits: domain data the simulated PSP reads too.
+export { pixMaximum, pixMinimum };
 export const pixCurrency = 'BRL';
 
 export interface OnRampFigures {

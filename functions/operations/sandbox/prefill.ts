@@ -1,6 +1,5 @@
 import { corridorCatalogue, sampleBeneficiary } from '#domain/corridors.ts';
-import type { OutcomeBand } from '#providers/outcomeBands.ts';
-import { payoutOutcomeBands } from '#providers/payout.ts';
+import { payoutOutcomeBands, type OutcomeBand } from '#contract/outcomeBands.ts';
 import type { SandboxOutcomeBand, SandboxPrefill } from '#schemas/sandbox.ts';
 
 /**
