@@ -5,7 +5,6 @@ import { priceOffRamp } from '#domain/offRampPricing.ts';
 import type { OffRampRecord } from '#operations/offRamp/view.ts';
 import type { OffRampDepositRequest } from '#providers/offRamp.ts';
 // The steps run here as in the simulated stage: the off-ramp simulator prices through the FX port's simulator.
-import '#simulators/install.ts';
 import { SimulatedOffRamps } from '#simulators/offRamp.ts';
 import { creditDeposit, listJournalEntries, readBalance } from '#store/ledger.ts';
 import { createOperation, getOperation } from '#store/operations.ts';

@@ -4,7 +4,6 @@ import { findCorridor, sampleBeneficiary, type CorridorDefinition } from '#domai
 import { parseDecimal } from '#domain/money.ts';
 import { reloadConfig } from '#platform/config.ts';
 import { PayoutUnanswered, payoutProvider, usePayoutProvider, type PayoutRequest } from '#providers/payout.ts';
-import '#simulators/install.ts';
 import { SimulatedPayouts, outcomeBand } from '#simulators/payout.ts';
 import { ProviderUnavailable } from '#platform/providerErrors.ts';
 import { dynamo, tableName } from '#store/client.ts';

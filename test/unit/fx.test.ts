@@ -8,7 +8,6 @@ import {
   fxProvider,
   useFxProvider,
 } from '#providers/fx.ts';
-import '#simulators/install.ts';
 import { SimulatedFx, simulatedBaseRates, simulatedMaxDriftBps, simulatedQuoteSeconds } from '#simulators/fx.ts';
 
 const fx = new SimulatedFx();

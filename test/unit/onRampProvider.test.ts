@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { reloadConfig } from '#platform/config.ts';
 import { onRampProvider, useOnRampProvider } from '#providers/onRamp.ts';
-import '#simulators/install.ts';
 import { SimulatedOnRamps } from '#simulators/onRamp.ts';
 
 /**
