@@ -15,7 +15,7 @@ import { needsPersonStates } from '#domain/paymentStates.ts';
 import { maskAccount, screen } from '#domain/screening.ts';
 import type { Price, PricingRefusal } from '#domain/pricing.ts';
 import { findCorridor } from '#domain/corridors.ts';
-import { operationProgress, type StepResult as KitStepResult } from '#operations/kit/progress.ts';
+import { operationProgress, type StepResult as KitStepResult, type OperationRef } from '#operations/kit/progress.ts';
 import { startAfterCommit } from '#operations/kit/start.ts';
 import { writeWithLedger } from '#operations/kit/ledgerWrite.ts';
 import { nextPoll, type PollPolicy } from '#operations/kit/poll.ts';
@@ -41,10 +41,7 @@ import type { BatchItemState, BatchState } from '#schemas/batches.ts';
 export type BatchOutcome = 'more' | 'retry' | 'started' | 'processing' | 'done';
 export type StepResult = KitStepResult<BatchOutcome>;
 
-export interface BatchRef {
-  organizationId: string;
-  batchId: string;
-}
+export type BatchRef = OperationRef<'batchId'>;
 
 /** Items started per StartItems: well within the Task's 60 s on a busy machine, 6 history events per 50 items. */
 export const chunkSize = 50;

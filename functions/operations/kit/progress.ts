@@ -14,6 +14,9 @@ import { callProvider, type ProviderCall } from './providerCall.ts';
  * polling one ./poll.ts.
  */
 
+/** How a step names its operation: the organization and the id under its workflow's `idField` (functions/contract/workflows.ts). */
+export type OperationRef<IdField extends string> = { organizationId: string } & { [K in IdField]: string };
+
 /** What a step answers the workflow: the outcome its `After<Step>` Choice routes on, and how long the next Wait lasts. */
 export interface StepResult<O extends string> {
   outcome: O;

@@ -1,4 +1,4 @@
-import type { StepResult } from '#operations/kit/progress.ts';
+import type { StepResult, OperationRef } from '#operations/kit/progress.ts';
 import { storedOperationProgress } from '#operations/kit/storedOperation.ts';
 import { unlessUnavailable } from '#operations/kit/providerCall.ts';
 import { nextPoll, waitedIn } from '#operations/kit/poll.ts';
@@ -38,10 +38,7 @@ export type OffRampOutcome = 'pull' | 'held' | 'retry' | 'paying' | 'waiting' | 
 
 export type OffRampStepResult = StepResult<OffRampOutcome>;
 
-export interface OffRampRef {
-  organizationId: string;
-  offRampId: string;
-}
+export type OffRampRef = OperationRef<'offRampId'>;
 
 /** After this many unavailable answers to the deposit the off-ramp fails, its hold released (nothing was sent). */
 export const maxDepositAttempts = 5;
@@ -135,25 +132,7 @@ async function deposit(record: OffRampRecord): Promise<OffRampStepResult> {
   const provider = offRampProvider();
   const request = depositRequest(record);
   return offRampProgress.callProvider(record, {
-    attempts: record.depositAttempts,
-    maxAttempts: maxDepositAttempts,
     call: () => provider.deposit(request),
-    unanswered: OffRampDepositUnanswered,
-    askByReference: async () => ((await provider.progress(request.reference)).status === 'unknown' ? undefined : { status: 'credited' as const, providerDepositId: request.reference }),
-    // Still DEPOSITING, one more attempt counted.
-    retry: { transition: { to: 'DEPOSITING', silent: true, set: { depositAttempts: record.depositAttempts + 1 } }, outcome: 'retry', waitSeconds: depositRetrySeconds },
-    gaveUp: {
-      to: 'FAILED',
-      failure: 'provider_unavailable',
-      detail: `the off-ramp provider did not answer ${record.depositAttempts} attempts; nothing was sent`,
-      set: { closedAs: 'provider_unavailable' },
-      ledger: movement(record, 'release', release(record)),
-    },
-    inDoubt: {
-      to: 'IN_DOUBT',
-      detail: 'the off-ramp provider did not answer the deposit; whether the USDC arrived is being reconciled',
-      set: { closedAs: 'deposit_unanswered' },
-    },
     answered: (answer) => ({
       transition: answer.status === 'refused'
         ? {
@@ -165,6 +144,29 @@ async function deposit(record: OffRampRecord): Promise<OffRampStepResult> {
           }
         : { to: 'CREDITED', detail: `${formatDecimal(sentAmount(record), 6)} USDC credited at the off-ramp provider`, set: { credited: sentAmount(record).toString() } },
     }),
+    // The USDC may have left: never sent blindly again.
+    unanswered: {
+      error: OffRampDepositUnanswered,
+      askByReference: async () => ((await provider.progress(request.reference)).status === 'unknown' ? undefined : { status: 'credited' as const, providerDepositId: request.reference }),
+      inDoubt: {
+        to: 'IN_DOUBT',
+        detail: 'the off-ramp provider did not answer the deposit; whether the USDC arrived is being reconciled',
+        set: { closedAs: 'deposit_unanswered' },
+      },
+    },
+    unavailable: {
+      attempts: record.depositAttempts,
+      maxAttempts: maxDepositAttempts,
+      // Still DEPOSITING, one more attempt counted.
+      retry: { transition: { to: 'DEPOSITING', silent: true, set: { depositAttempts: record.depositAttempts + 1 } }, outcome: 'retry', waitSeconds: depositRetrySeconds },
+      gaveUp: {
+        to: 'FAILED',
+        failure: 'provider_unavailable',
+        detail: `the off-ramp provider did not answer ${record.depositAttempts} attempts; nothing was sent`,
+        set: { closedAs: 'provider_unavailable' },
+        ledger: movement(record, 'release', release(record)),
+      },
+    },
   });
 }
 

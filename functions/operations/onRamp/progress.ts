@@ -1,4 +1,4 @@
-import type { StepResult } from '#operations/kit/progress.ts';
+import type { StepResult, OperationRef } from '#operations/kit/progress.ts';
 import { storedOperationProgress } from '#operations/kit/storedOperation.ts';
 import { unlessUnavailable } from '#operations/kit/providerCall.ts';
 import { backoffSeconds, waitedIn, type PollPolicy } from '#operations/kit/poll.ts';
@@ -35,10 +35,7 @@ export type OnRampNext = 'open' | 'await' | 'convert' | 'deliver' | 'confirm' | 
 
 export type OnRampStepResult = StepResult<OnRampNext>;
 
-export interface OnRampRef {
-  organizationId: string;
-  onRampId: string;
-}
+export type OnRampRef = OperationRef<'onRampId'>;
 
 /** A provider that did not answer is asked again after this long (nothing happened there). */
 export const retrySeconds = 30;
@@ -218,24 +215,29 @@ export async function deliverUsdc(ref: OnRampRef): Promise<OnRampStepResult> {
   const reference = providerReferenceOf(record);
   const attempts = record.deliveryAttempts ?? 1;
   return onRampProgress.callProvider(record, {
-    attempts,
-    maxAttempts: maxDeliveryAttempts,
     call: () => provider.deliver({ reference, network: record.deliveryNetwork!, address: record.deliveryAddress!, amount: BigInt(record.net!), fiatAmount: BigInt(record.received!) }),
-    unanswered: DeliveryUnanswered,
-    askByReference: async () => {
-      const known = await provider.deliveryStatus(reference);
-      return known.status === 'unknown' ? undefined : { status: 'sent' as const, txHash: known.txHash };
-    },
-    // Same stage, one more attempt counted: the timeline is left alone.
-    retry: { transition: { to: 'DELIVERING', silent: true, set: { deliveryAttempts: attempts + 1 } }, outcome: 'deliver', waitSeconds: retrySeconds },
-    gaveUp: { to: 'FAILED', failure: 'delivery_unavailable', detail: `the issuer did not answer ${attempts} attempts to deliver; nothing was sent, the funds are held for reconciliation` },
-    inDoubt: { to: 'IN_DOUBT', failure: 'delivery_unanswered', detail: 'the issuer did not answer the delivery; whether the USDC was sent is being reconciled (it is never sent again)' },
     answered: (answer) => ({
       transition: answer.status === 'rejected'
         ? { to: 'FAILED', failure: 'delivery_rejected', detail: `stopped before delivery: ${answer.reason}; the funds are held for reconciliation` }
         : // Same stage, one more fact: the timeline is left alone.
           { to: 'DELIVERING', silent: true, set: { txHash: answer.txHash } },
     }),
+    // It may have been sent: never sent again.
+    unanswered: {
+      error: DeliveryUnanswered,
+      askByReference: async () => {
+        const known = await provider.deliveryStatus(reference);
+        return known.status === 'unknown' ? undefined : { status: 'sent' as const, txHash: known.txHash };
+      },
+      inDoubt: { to: 'IN_DOUBT', failure: 'delivery_unanswered', detail: 'the issuer did not answer the delivery; whether the USDC was sent is being reconciled (it is never sent again)' },
+    },
+    unavailable: {
+      attempts,
+      maxAttempts: maxDeliveryAttempts,
+      // Same stage, one more attempt counted: the timeline is left alone.
+      retry: { transition: { to: 'DELIVERING', silent: true, set: { deliveryAttempts: attempts + 1 } }, outcome: 'deliver', waitSeconds: retrySeconds },
+      gaveUp: { to: 'FAILED', failure: 'delivery_unavailable', detail: `the issuer did not answer ${attempts} attempts to deliver; nothing was sent, the funds are held for reconciliation` },
+    },
   });
 }
 

@@ -6,7 +6,7 @@ import { getTransaction, transitionItems, type Transition, type TransactionRecor
 import type { TransactItem } from '#store/client.ts';
 import { formatDecimal, scaleOf } from '#domain/money.ts';
 import type { PaymentState } from '#domain/paymentStates.ts';
-import { operationProgress, type StepResult as KitStepResult } from '#operations/kit/progress.ts';
+import { operationProgress, type StepResult as KitStepResult, type OperationRef } from '#operations/kit/progress.ts';
 import { unlessUnavailable } from '#operations/kit/providerCall.ts';
 import { backoffSeconds, nextPoll, waitedIn, type PollPolicy } from '#operations/kit/poll.ts';
 import { writeWithLedger } from '#operations/kit/ledgerWrite.ts';
@@ -44,10 +44,7 @@ export const payoutPoll: PollPolicy = { leastSeconds: 10, mostSeconds: 3600, max
 
 export const pollWaitSeconds = (settlingForMs: number) => backoffSeconds(payoutPoll, settlingForMs);
 
-export interface PaymentRef {
-  organizationId: string;
-  transactionId: string;
-}
+export type PaymentRef = OperationRef<'transactionId'>;
 
 /** A payment's transition with the ledger legs it carries, when it moves money. */
 export interface PaymentMove extends Transition {
@@ -78,19 +75,23 @@ export async function submitPayout(ref: PaymentRef): Promise<StepResult> {
   const provider = payoutProvider();
   const request = payoutRequest(tx);
   return paymentProgress.callProvider(tx, {
-    attempts: tx.submitAttempts,
-    maxAttempts: maxSubmitAttempts,
     call: () => provider.submit(request),
-    unanswered: PayoutUnanswered,
-    askByReference: async () => ((await provider.status(request.reference)).status === 'unknown' ? undefined : { status: 'accepted' as const, providerPayoutId: request.reference }),
-    retry: { transition: { to: 'PENDING_RETRY', detail: `payout provider unavailable (attempt ${tx.submitAttempts} of ${maxSubmitAttempts}); retrying` }, waitSeconds: retryWaitSeconds },
-    gaveUp: { to: 'FAILED', failure: 'payout_provider_unavailable', detail: `the payout provider did not answer ${tx.submitAttempts} attempts; nothing was sent`, legs: release(tx) },
-    inDoubt: { to: 'IN_DOUBT', detail: 'the payout provider did not answer; whether the payout was made is being reconciled' },
     answered: (submission) => ({
       transition: submission.status === 'rejected'
         ? { to: 'FAILED', failure: 'payout_rejected', detail: `payout refused by the rail: ${submission.reason}`, legs: release(tx) }
         : { to: 'SETTLING', detail: 'payout accepted by the rail', set: { providerPayoutId: submission.providerPayoutId } },
     }),
+    unanswered: {
+      error: PayoutUnanswered,
+      askByReference: async () => ((await provider.status(request.reference)).status === 'unknown' ? undefined : { status: 'accepted' as const, providerPayoutId: request.reference }),
+      inDoubt: { to: 'IN_DOUBT', detail: 'the payout provider did not answer; whether the payout was made is being reconciled' },
+    },
+    unavailable: {
+      attempts: tx.submitAttempts,
+      maxAttempts: maxSubmitAttempts,
+      retry: { transition: { to: 'PENDING_RETRY', detail: `payout provider unavailable (attempt ${tx.submitAttempts} of ${maxSubmitAttempts}); retrying` }, waitSeconds: retryWaitSeconds },
+      gaveUp: { to: 'FAILED', failure: 'payout_provider_unavailable', detail: `the payout provider did not answer ${tx.submitAttempts} attempts; nothing was sent`, legs: release(tx) },
+    },
   });
 }
 

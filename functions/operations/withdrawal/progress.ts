@@ -1,4 +1,4 @@
-import type { StepResult as KitStepResult } from '#operations/kit/progress.ts';
+import type { StepResult as KitStepResult, OperationRef } from '#operations/kit/progress.ts';
 import { storedOperationProgress } from '#operations/kit/storedOperation.ts';
 import { unlessUnavailable } from '#operations/kit/providerCall.ts';
 import { backoffSeconds, nextPoll, waitedIn, type PollPolicy } from '#operations/kit/poll.ts';
@@ -35,10 +35,7 @@ export type WithdrawalOutcome = 'pull' | 'held' | 'retry' | 'sending' | 'returni
 
 export type StepResult = KitStepResult<WithdrawalOutcome>;
 
-export interface WithdrawalRef {
-  organizationId: string;
-  withdrawalId: string;
-}
+export type WithdrawalRef = OperationRef<'withdrawalId'>;
 
 /** After this many unavailable answers the withdrawal fails, its hold released (nothing was ever sent). */
 export const maxSendAttempts = 5;
@@ -112,23 +109,28 @@ export async function sendWithdrawal(ref: WithdrawalRef): Promise<StepResult> {
   const request = sendRequest(record);
   // Re-sent only from SENDING with no transfer recorded: the custodian answers its first transfer for the reference.
   return withdrawalProgress.callProvider(record, {
-    attempts: record.sendAttempts,
-    maxAttempts: maxSendAttempts,
     call: () => sender.send(request),
-    unanswered: ChainSendUnanswered,
-    askByReference: async () => ((await sender.sendStatus(request.reference)).status === 'unknown' ? undefined : { status: 'accepted' as const, transferId: request.reference }),
-    retry: { transition: { to: 'PENDING_RETRY', detail: `custodian unavailable (send ${record.sendAttempts} of ${maxSendAttempts}); retrying` }, waitSeconds: retryWaitSeconds },
-    gaveUp: {
-      to: 'FAILED',
-      failure: 'custodian_unavailable',
-      detail: `the custodian did not answer ${record.sendAttempts} sends; nothing was sent, the hold is released`,
-      ledger: release(record),
-    },
-    inDoubt: { to: 'IN_DOUBT', detail: 'the custodian did not answer the send; whether it was broadcast is being reconciled. It will not be sent again.' },
     answered: (submission) =>
       submission.status === 'refused'
         ? { transition: { to: 'FAILED', failure: 'destination_refused', detail: `refused by the custodian before any USDC moved: ${submission.reason}`, ledger: release(record) } }
         : { transition: { to: 'SENDING', silent: true, set: { transferId: submission.transferId } }, waitSeconds: 0 },
+    // It may have been broadcast: never sent blindly again.
+    unanswered: {
+      error: ChainSendUnanswered,
+      askByReference: async () => ((await sender.sendStatus(request.reference)).status === 'unknown' ? undefined : { status: 'accepted' as const, transferId: request.reference }),
+      inDoubt: { to: 'IN_DOUBT', detail: 'the custodian did not answer the send; whether it was broadcast is being reconciled. It will not be sent again.' },
+    },
+    unavailable: {
+      attempts: record.sendAttempts,
+      maxAttempts: maxSendAttempts,
+      retry: { transition: { to: 'PENDING_RETRY', detail: `custodian unavailable (send ${record.sendAttempts} of ${maxSendAttempts}); retrying` }, waitSeconds: retryWaitSeconds },
+      gaveUp: {
+        to: 'FAILED',
+        failure: 'custodian_unavailable',
+        detail: `the custodian did not answer ${record.sendAttempts} sends; nothing was sent, the hold is released`,
+        ledger: release(record),
+      },
+    },
   });
 }
 
