@@ -300,7 +300,7 @@ export interface DepositCredit {
 /**
  * The movement of a deposit arriving: `external:<rail>` gives, `available` receives. Built here
  * for callers that write it with their own status change (an on-ramp's DELIVERED, through
- * transitionOperation's `ledger`); creditDeposit applies it on its own.
+ * a move's `ledger`, functions/operations/kit/storedOperation.ts); creditDeposit applies it on its own.
  */
 export function depositMovement(input: DepositCredit): LedgerMovement {
   if (input.amount <= 0n) throw new InvalidMovement(`deposit ${input.depositId}: the amount must be positive`);

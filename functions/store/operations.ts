@@ -179,12 +179,12 @@ export interface OperationTransition<R extends OperationBase> {
 }
 
 /**
- * Moves the operation from the status it is in (as `record` says) to `transition.to`. Answers the
- * record as it now is, or undefined when the operation was no longer in that status (another
- * delivery of the same step already moved it): the caller reloads and answers from there. A ledger
- * movement that does not fit (InsufficientFunds) is thrown, with nothing written.
+ * The items of one move from the status the operation is in (as `record` says) to `transition.to`:
+ * the conditional update on that status (first, so its cancellation code is the first), its
+ * outbox event, the caller's further items; and the record as it will be. The kit writes them with
+ * the transition's ledger movement (functions/operations/kit/storedOperation.ts).
  */
-export async function transitionOperation<R extends OperationBase>(record: R, transition: OperationTransition<R>): Promise<R | undefined> {
+export function operationTransitionItems<R extends OperationBase>(record: R, transition: OperationTransition<R>): { items: TransactItem[]; next: R } {
   const now = transition.now ?? new Date();
   const entry: OperationTimelineEntry = { status: transition.to, at: now.toISOString() };
   if (transition.detail) entry.detail = transition.detail;
@@ -223,18 +223,7 @@ export async function transitionOperation<R extends OperationBase>(record: R, tr
   const event = transition.event?.(next);
   if (event) items.push(outboxPut(newOutboxEvent(event.type, record.organizationId, event.data, now)) as TransactItem);
   items.push(...(transition.extraItems ?? []));
-  try {
-    if (transition.ledger) await applyMovement(transition.ledger, items);
-    else await transactWrite(items);
-    if (record.status !== transition.to) operationMoved(record.kind, transition.to);
-    return next;
-  } catch (error) {
-    if (error instanceof TransactionConflict && error.extraCodes[0] === 'ConditionalCheckFailed') return undefined;
-    // The entry exists only if this very transition was written (same transaction): the status moved on.
-    if (error instanceof MovementAlreadyApplied) return undefined;
-    if (!transition.ledger && cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return undefined;
-    throw error;
-  }
+  return { items, next };
 }
 
 /**

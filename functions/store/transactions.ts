@@ -1,12 +1,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, ScanCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
-import { cancellationReasons, dynamo, queryAll, setFields, tableName, transactWrite, type TransactItem } from './client.ts';
+import { dynamo, queryAll, setFields, tableName } from './client.ts';
 import { keys, listSortKey, startingIndex } from './keys.ts';
 import type { StoredPrice } from './quotes.ts';
 import { readPage } from './cursors.ts';
 import { batchCountMove } from './batches.ts';
 import { newOutboxEvent, outboxPut } from './outbox.ts';
-import { operationMoved } from '#platform/metrics.ts';
 import { money } from '#domain/money.ts';
 import { isRunning, type PaymentState } from '#domain/paymentStates.ts';
 import type { StatementRow } from '#domain/statements.ts';
@@ -213,22 +212,6 @@ export function transitionItems(tx: TransactionRecord, transition: Transition) {
   const eventType = announcedStates[transition.to];
   if (eventType) items.push(outboxPut(newOutboxEvent(eventType, tx.organizationId, statusView(next), now)));
   return { items, next };
-}
-
-/**
- * A transition with no ledger movement. Answers undefined when the payment was no longer in the
- * expected state; contention is retried, and anything else thrown, never taken as done.
- */
-export async function applyTransition(tx: TransactionRecord, transition: Transition): Promise<TransactionRecord | undefined> {
-  const { items, next } = transitionItems(tx, transition);
-  try {
-    await transactWrite(items as TransactItem[]);
-    operationMoved('payment', transition.to);
-    return next;
-  } catch (error) {
-    if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return undefined;
-    throw error;
-  }
 }
 
 export async function listTransactions(

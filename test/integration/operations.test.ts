@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  claimantOf, createOperation, getOperation, listOperations, transitionOperation, type OperationBase,
+  claimantOf, createOperation, getOperation, listOperations, type OperationBase,
 } from '#store/operations.ts';
+import { moveStoredOperation } from '#operations/kit/storedOperation.ts';
 import { creditDeposit, InsufficientFunds, readBalance, type LedgerMovement } from '#store/ledger.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { useFreshTable } from '../support/table.ts';
@@ -83,9 +84,9 @@ describe('moving an operation', () => {
   it('moves from the expected status once: a second delivery of the same step finds it moved and changes nothing', async () => {
     const record = sample(newOrg());
     await createOperation(record);
-    const moved = await transitionOperation<Sample>(record, { to: 'SENT', detail: 'sent', set: { txHash: '0xabc' } });
+    const moved = await moveStoredOperation<Sample>(record, { to: 'SENT', detail: 'sent', set: { txHash: '0xabc' } });
     expect(moved?.status).toBe('SENT');
-    expect(await transitionOperation<Sample>(record, { to: 'SENT', detail: 'sent', set: { txHash: '0xdef' } })).toBeUndefined();
+    expect(await moveStoredOperation<Sample>(record, { to: 'SENT', detail: 'sent', set: { txHash: '0xdef' } })).toBeUndefined();
     const stored = await getOperation<Sample>(record.organizationId, 'withdrawal', record.id);
     expect(stored?.txHash).toBe('0xabc');
     expect(stored?.timeline.map((entry) => entry.status)).toEqual(['INITIATED', 'SENT']);
@@ -99,10 +100,10 @@ describe('moving an operation', () => {
     await createOperation(first);
     await createOperation(second);
 
-    expect((await transitionOperation<Sample>(first, { to: 'HELD', ledger: hold(first) }))?.status).toBe('HELD');
+    expect((await moveStoredOperation<Sample>(first, { to: 'HELD', ledger: hold(first) }))?.status).toBe('HELD');
     // Delivered again: the entry exists, the status moved; nothing is held twice.
-    expect(await transitionOperation<Sample>(first, { to: 'HELD', ledger: hold(first) })).toBeUndefined();
-    await expect(transitionOperation<Sample>(second, { to: 'HELD', ledger: hold(second) })).rejects.toBeInstanceOf(InsufficientFunds);
+    expect(await moveStoredOperation<Sample>(first, { to: 'HELD', ledger: hold(first) })).toBeUndefined();
+    await expect(moveStoredOperation<Sample>(second, { to: 'HELD', ledger: hold(second) })).rejects.toBeInstanceOf(InsufficientFunds);
 
     expect((await getOperation<Sample>(org, 'withdrawal', second.id))?.status).toBe('INITIATED');
     const balance = await readBalance(org);

@@ -20,7 +20,8 @@ import { resolveOnRamp } from '#operations/onRamp/resolve.ts';
 import { openWireOnRamp, readOnRamp } from '#operations/onRamp/intake.ts';
 import { ingestStatementLine, resolveParkedLine } from '#operations/onRamp/wireDeposits.ts';
 import { creditDeposit, depositEntryId, listJournalEntries, readBalance } from '#store/ledger.ts';
-import { createOperation, getOperation, transitionOperation } from '#store/operations.ts';
+import { createOperation, getOperation } from '#store/operations.ts';
+import { moveStoredOperation } from '#operations/kit/storedOperation.ts';
 import { getStatementLine, listParkedStatementLines } from '#store/statementLines.ts';
 
 /**
@@ -174,8 +175,8 @@ describe('resolving an on-ramp parked IN_DOUBT', () => {
     const known = txHash();
     const record = (await readOnRamp(organizationId, sent.onRampId))!;
     // Moved by hand as if the issuer had answered with a hash, then lost the delivery.
-    const delivering = await transitionOperation(record, { to: 'DELIVERING', silent: true, set: { txHash: known } });
-    await transitionOperation(delivering!, { to: 'IN_DOUBT', failure: 'delivery_unknown', detail: 'lost' });
+    const delivering = await moveStoredOperation(record, { to: 'DELIVERING', silent: true, set: { txHash: known } });
+    await moveStoredOperation(delivering!, { to: 'IN_DOUBT', failure: 'delivery_unknown', detail: 'lost' });
     expect(await resolveOnRamp(sent, { as: 'delivered', txHash: txHash(), note: 'x' })).toMatchObject({ resolved: false, status: 'IN_DOUBT' });
     expect(await resolveOnRamp(sent, { as: 'delivered', txHash: known, note: 'confirmed on chain' })).toMatchObject({ resolved: true, status: 'DELIVERED' });
     await expectLedgerInvariant(organizationId);

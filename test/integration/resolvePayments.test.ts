@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
-import { pollPayout, submitPayout, type PaymentRef } from '#operations/payment/progress.ts';
+import { paymentProgress, pollPayout, submitPayout, type PaymentRef } from '#operations/payment/progress.ts';
 import { resolvePayment } from '#operations/payment/resolve.ts';
 import { OperationNotFound } from '#operations/kit/errors.ts';
 import { pollWithdrawal, pullFunds, sendWithdrawal, type WithdrawalRef } from '#operations/withdrawal/progress.ts';
@@ -12,7 +12,7 @@ import { SimulatedChain } from '#simulators/chain.ts';
 import { SimulatedPayouts } from '#simulators/payout.ts';
 import { applyMovement, creditDeposit, listJournalEntries } from '#store/ledger.ts';
 import { createOperation, getOperation } from '#store/operations.ts';
-import { applyTransition, createTransactionItems, getTransaction, type TransactionRecord } from '#store/transactions.ts';
+import { createTransactionItems, getTransaction, type TransactionRecord } from '#store/transactions.ts';
 import { resolveFromCli } from '../../lib/ops/resolvePayments.ts';
 import { ResolveUsageError } from '../../lib/ops/resolveDeposits.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
@@ -212,7 +212,7 @@ describe('resolving a parked payment', () => {
     install();
     const ref = await parkedPayment(94);
     // The crash: PAID_OUT written by the resolution, the reconciliation not run.
-    await applyTransition(await payment(ref), { to: 'PAID_OUT', detail: `resolved by operations: ${note}` });
+    await paymentProgress.write(await payment(ref), { to: 'PAID_OUT', detail: `resolved by operations: ${note}` });
     expect(await resolvePayment({ ...ref, as: 'paid', note })).toMatchObject({ resolved: true, status: 'RECONCILED' });
     expect((await payment(ref)).timeline.map((entry) => entry.state).slice(-3)).toEqual(['IN_DOUBT', 'PAID_OUT', 'RECONCILED']);
     expect(await expectLedgerInvariant(ref.organizationId)).toMatchObject({ available: funded - 100_940_000n, held: 0n });

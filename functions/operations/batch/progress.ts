@@ -1,7 +1,7 @@
 import { logger } from '#platform/logger.ts';
 import { operationMoved } from '#platform/metrics.ts';
 import { cancellationReasons, tableName, transactWrite, type TransactItem } from '#store/client.ts';
-import { applyMovement, MovementAlreadyApplied, TransactionConflict } from '#store/ledger.ts';
+import { TransactionConflict } from '#store/ledger.ts';
 import { complianceRecordItem, createTransactionItems, getComplianceHold, getTransaction, type TransactionRecord } from '#store/transactions.ts';
 import { keys } from '#store/keys.ts';
 import { markRecipientUsed } from '#store/recipients.ts';
@@ -15,8 +15,10 @@ import { needsPersonStates } from '#domain/paymentStates.ts';
 import { maskAccount, screen } from '#domain/screening.ts';
 import type { Price, PricingRefusal } from '#domain/pricing.ts';
 import { findCorridor } from '#domain/corridors.ts';
-import { operationProgress, type StepResult as KitStepResult } from '#operations/kit/progress.ts';
+import { operationProgress, type StepResult as KitStepResult, type OperationRef } from '#operations/kit/progress.ts';
 import { startAfterCommit } from '#operations/kit/start.ts';
+import { writeWithLedger } from '#operations/kit/ledgerWrite.ts';
+import { nextPoll, type PollPolicy } from '#operations/kit/poll.ts';
 import { PricingUnavailable, routePricer } from '#operations/quote/quoting.ts';
 import type { BatchItemState, BatchState } from '#schemas/batches.ts';
 
@@ -39,18 +41,16 @@ import type { BatchItemState, BatchState } from '#schemas/batches.ts';
 export type BatchOutcome = 'more' | 'retry' | 'started' | 'processing' | 'done';
 export type StepResult = KitStepResult<BatchOutcome>;
 
-export interface BatchRef {
-  organizationId: string;
-  batchId: string;
-}
+export type BatchRef = OperationRef<'batchId'>;
 
 /** Items started per StartItems: well within the Task's 60 s on a busy machine, 6 history events per 50 items. */
 export const chunkSize = 50;
 /** Items of a chunk started at once. */
 const parallelStarts = 16;
 export const retryWaitSeconds = 30;
-/** Following backs off with the batch's age (a tenth of it, 2 s to an hour); after this long the counts alone tell. */
+/** Following (the kit's poll) backs off with the batch's age, 2 s to an hour; after this long the counts alone tell. */
 export const maxFollowDays = 14;
+export const followPoll: PollPolicy = { leastSeconds: 2, mostSeconds: 3600, maxAgeDays: maxFollowDays };
 
 export const batchProgress = operationProgress<BatchRef, BatchRecord, BatchState, BatchOutcome, { state?: BatchState; startedThrough?: number }>({
   noun: 'batch',
@@ -65,10 +65,6 @@ export const batchProgress = operationProgress<BatchRef, BatchRecord, BatchState
 function outcomeOf(batch: BatchRecord): BatchOutcome {
   if (batch.state === 'REJECTED' || batch.state === 'COMPLETED') return 'done';
   return batch.startedThrough < batch.itemCount ? 'more' : 'started';
-}
-
-export function followWaitSeconds(ageMs: number): number {
-  return Math.min(3600, Math.max(2, Math.floor(ageMs / 10_000)));
 }
 
 type ItemResult = { itemRef: string; started: true } | { itemRef: string; started: false; failureReason: string };
@@ -195,7 +191,13 @@ async function failHeldId(batch: BatchRecord, item: BatchItemRecord): Promise<It
 async function failItem(batch: BatchRecord, item: BatchItemRecord, failureReason: string, detail: string, extra: TransactItem[] = []): Promise<ItemResult> {
   const send = BigInt(item.send);
   try {
-    await applyMovement(
+    // Not written: released already, by a run that stopped before writing the batch's place.
+    const written = await writeWithLedger(
+      [
+        batchItemFailurePut(batch.organizationId, batch.batchId, { index: item.index, failureReason, detail }),
+        batchCountMove(batch.organizationId, batch.batchId, shardOf(item.index), 'QUEUED', 'FAILED'),
+        ...extra,
+      ] as TransactItem[],
       {
         organizationId: batch.organizationId,
         entryId: `batch:${batch.batchId}:item:${item.index}:release`,
@@ -206,23 +208,13 @@ async function failItem(batch: BatchRecord, item: BatchItemRecord, failureReason
         ],
         memo: `release item ${item.itemRef} of batch ${batch.batchId}: ${failureReason}`,
       },
-      [
-        batchItemFailurePut(batch.organizationId, batch.batchId, { index: item.index, failureReason, detail }),
-        batchCountMove(batch.organizationId, batch.batchId, shardOf(item.index), 'QUEUED', 'FAILED'),
-        ...extra,
-      ] as TransactItem[],
     );
-    logger.info('batch item failed before its payment', { batchId: batch.batchId, itemRef: item.itemRef, failureReason });
+    if (written) logger.info('batch item failed before its payment', { batchId: batch.batchId, itemRef: item.itemRef, failureReason });
   } catch (error) {
-    // Released already, by a run that stopped before writing the batch's place.
-    if (error instanceof MovementAlreadyApplied) return { itemRef: item.itemRef, started: false, failureReason };
-    if (!(error instanceof TransactionConflict)) throw error;
     // Only a record of `extra` refused (the release and the failure were free): its id names another
     // payment's hold, which stays as it is; the item fails as an id in use, without that record.
-    const [failure, , ...rest] = error.extraCodes;
-    if (failure !== 'ConditionalCheckFailed' && rest.includes('ConditionalCheckFailed')) {
-      return failItem(batch, item, 'transaction_id_in_use', `${item.transactionId} already names another payment, which was left untouched`);
-    }
+    if (!(error instanceof TransactionConflict && error.extraCodes.slice(2).includes('ConditionalCheckFailed'))) throw error;
+    return failItem(batch, item, 'transaction_id_in_use', `${item.transactionId} already names another payment, which was left untouched`);
   }
   return { itemRef: item.itemRef, started: false, failureReason };
 }
@@ -245,11 +237,11 @@ export async function followItems(ref: BatchRef): Promise<StepResult> {
     operationMoved('batch', 'COMPLETED');
     return { outcome: 'done', report };
   }
-  const ageMs = Date.now() - Date.parse(batch.createdAt);
+  const next = nextPoll(followPoll, Date.now() - Date.parse(batch.createdAt));
   // Items parked for a person can wait longer than a workflow should: the counts say COMPLETED when they end.
-  if (ageMs > maxFollowDays * 86_400_000) return { outcome: 'done', report: `${report}; left to the counts after ${maxFollowDays} days` };
+  if (next.overdue) return { outcome: 'done', report: `${report}; left to the counts after ${maxFollowDays} days` };
   const onlyParked = Object.keys(counts).every((state) => endStates.includes(state as BatchItemState) || needsPersonStates.includes(state as never));
-  return { outcome: 'processing', waitSeconds: followWaitSeconds(ageMs), floorWaitSeconds: 1, report: onlyParked ? `${report}; waiting on items parked for a person` : report };
+  return { outcome: 'processing', waitSeconds: next.waitSeconds, floorWaitSeconds: 1, report: onlyParked ? `${report}; waiting on items parked for a person` : report };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { chainSender } from '#providers/chain.ts';
 import type { LedgerMovement } from '#store/ledger.ts';
 import { formatDecimal } from '#domain/money.ts';
-import type { StepResult } from '#operations/kit/progress.ts';
+import type { StepResult, OperationRef } from '#operations/kit/progress.ts';
 import { storedOperationProgress } from '#operations/kit/storedOperation.ts';
 import { chainDepositCurrency as currency, chainDepositView, type ChainDepositRecord } from './view.ts';
 
@@ -16,10 +16,7 @@ import { chainDepositCurrency as currency, chainDepositView, type ChainDepositRe
  */
 export type ChainDepositOutcome = 'moving' | 'arrived' | 'done';
 
-export interface ChainDepositRef {
-  organizationId: string;
-  depositId: string;
-}
+export type ChainDepositRef = OperationRef<'depositId'>;
 
 export const chainDepositProgress = storedOperationProgress<ChainDepositRef, ChainDepositRecord, ChainDepositOutcome>({
   workflow: 'chainDeposit',

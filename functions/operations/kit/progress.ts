@@ -1,5 +1,6 @@
 import { logger } from '#platform/logger.ts';
 import { OperationNotFound } from './errors.ts';
+import { callProvider, type ProviderCall } from './providerCall.ts';
 
 /**
  * One shape for the steps of every money-moving operation's workflow. A step loads the operation,
@@ -8,8 +9,13 @@ import { OperationNotFound } from './errors.ts';
  * finds the status already moved and answers the outcome that status means; a write that lost a
  * race answers the outcome of where the winner put it. Nothing here knows a store: each operation
  * gives its own `find` and `write` (payments keep their transaction items, the others the
- * operation items of functions/store/operations.ts).
+ * operation items of functions/store/operations.ts: ./storedOperation.ts); every write goes
+ * through the kit's one ledger write (./ledgerWrite.ts). Calling a provider is ./providerCall.ts,
+ * polling one ./poll.ts.
  */
+
+/** How a step names its operation: the organization and the id under its workflow's `idField` (functions/contract/workflows.ts). */
+export type OperationRef<IdField extends string> = { organizationId: string } & { [K in IdField]: string };
 
 /** What a step answers the workflow: the outcome its `After<Step>` Choice routes on, and how long the next Wait lasts. */
 export interface StepResult<O extends string> {
@@ -43,6 +49,8 @@ export interface OperationProgress<Ref, R, S extends string, O extends string, T
   statusOf(record: R): S;
   /** The operation, or OperationNotFound. */
   load(ref: Ref): Promise<R>;
+  /** The operation as it now is (after a write that found it moved on). */
+  reload(record: R): Promise<R>;
   /** Runs `act` only when the operation is in one of `expected`; otherwise answers what its status means. */
   from(ref: Ref, expected: readonly S[], act: (record: R) => Promise<StepResult<O>>): Promise<StepResult<O>>;
   /** The operation's one conditional write: the operation as written, or undefined when it had moved on. */
@@ -57,6 +65,8 @@ export interface OperationProgress<Ref, R, S extends string, O extends string, T
    */
   park(ref: Ref & { error?: unknown }, running: readonly S[], parked: (record: R) => T): Promise<StepResult<O>>;
   outcomeOf(record: R): StepResult<O>;
+  /** A call that cannot be taken back, and the one move its answer (or its silence) means (./providerCall.ts). */
+  callProvider<A>(record: R, call: ProviderCall<T, O, A>): Promise<StepResult<O>>;
 }
 
 export function operationProgress<Ref, R, S extends string, O extends string, T>(
@@ -68,14 +78,16 @@ export function operationProgress<Ref, R, S extends string, O extends string, T>
     if (!record) throw new OperationNotFound(spec.noun, spec.idOf(ref));
     return record;
   }
+  const reload = (record: R) => load(spec.refOf(record));
   async function move(record: R, transition: T): Promise<R> {
-    return (await spec.write(record, transition)) ?? (await load(spec.refOf(record)));
+    return (await spec.write(record, transition)) ?? (await reload(record));
   }
-  return {
+  const progress: OperationProgress<Ref, R, S, O, T> = {
     noun: spec.noun,
     idOf: spec.idOf,
     statusOf: spec.statusOf,
     load,
+    reload,
     write: (record, transition) => spec.write(record, transition),
     move,
     outcomeOf,
@@ -93,5 +105,7 @@ export function operationProgress<Ref, R, S extends string, O extends string, T>
       logger.error(`${spec.noun} parked after an unexpected workflow error`, { id: spec.idOf(ref), status, error: ref.error });
       return outcomeOf(await move(record, parked(record)));
     },
+    callProvider: (record, call) => callProvider(progress, record, call),
   };
+  return progress;
 }

@@ -1,20 +1,20 @@
-import type { StepResult } from '#operations/kit/progress.ts';
+import type { StepResult, OperationRef } from '#operations/kit/progress.ts';
 import { storedOperationProgress } from '#operations/kit/storedOperation.ts';
-import { ProviderUnavailable } from '#platform/providerErrors.ts';
-import { OffRampDepositUnanswered, offRampProvider, type OffRampDeposit, type OffRampDepositRequest } from '#providers/offRamp.ts';
+import { unlessUnavailable } from '#operations/kit/providerCall.ts';
+import { nextPoll, waitedIn } from '#operations/kit/poll.ts';
+import { OffRampDepositUnanswered, offRampProvider, type OffRampDepositRequest } from '#providers/offRamp.ts';
 import { InsufficientFunds, type LedgerLeg, type LedgerMovement } from '#store/ledger.ts';
-import { transitionOperation } from '#store/operations.ts';
 import { formatDecimal, scaleOf } from '#domain/money.ts';
 import { screenOffRampPayee } from '#operations/compliance/holds.ts';
 import { offRampStatusView, type OffRampRecord } from '#operations/offRamp/view.ts';
 import { payoutRailOf } from '#domain/offRampPricing.ts';
-import { maxSettlingDays, pollWaitSeconds } from '#operations/payment/progress.ts';
+import { maxSettlingDays, payoutPoll } from '#operations/payment/progress.ts';
 import type { OffRampStage } from '#schemas/offramps.ts';
 
 /**
  * The steps of the off-ramp workflow (statemachines/offramp.asl.json), one per Task state, on the
  * kit's progress shape: each reads the off-ramp, acts only from the stage it expects, and moves it
- * on with one conditional write (functions/store/operations.ts `transitionOperation`). A step
+ * on with one conditional write (the kit's `moveStoredOperation`). A step
  * delivered twice, or re-driven after a crash, finds the stage already moved and does nothing
  * twice. Money moves only with the stage that explains it, in the same transaction:
  *
@@ -38,10 +38,7 @@ export type OffRampOutcome = 'pull' | 'held' | 'retry' | 'paying' | 'waiting' | 
 
 export type OffRampStepResult = StepResult<OffRampOutcome>;
 
-export interface OffRampRef {
-  organizationId: string;
-  offRampId: string;
-}
+export type OffRampRef = OperationRef<'offRampId'>;
 
 /** After this many unavailable answers to the deposit the off-ramp fails, its hold released (nothing was sent). */
 export const maxDepositAttempts = 5;
@@ -134,72 +131,58 @@ async function pull(record: OffRampRecord): Promise<OffRampStepResult> {
 async function deposit(record: OffRampRecord): Promise<OffRampStepResult> {
   const provider = offRampProvider();
   const request = depositRequest(record);
-  let answer: OffRampDeposit;
-  try {
-    answer = await provider.deposit(request);
-  } catch (error) {
-    if (error instanceof ProviderUnavailable) {
-      if (record.depositAttempts >= maxDepositAttempts) {
-        return settle(record, {
-          to: 'FAILED',
-          failure: 'provider_unavailable',
-          detail: `the off-ramp provider did not answer ${record.depositAttempts} attempts; nothing was sent`,
-          set: { closedAs: 'provider_unavailable' },
-          ledger: movement(record, 'release', release(record)),
-        });
-      }
-      const counted = await transitionOperation(record, { to: 'DEPOSITING', silent: true, set: { depositAttempts: record.depositAttempts + 1 } });
-      return counted ? { outcome: 'retry', waitSeconds: depositRetrySeconds } : offRampProgress.outcomeOf(await offRampProgress.load({ organizationId: record.organizationId, offRampId: record.id }));
-    }
-    if (!(error instanceof OffRampDepositUnanswered)) throw error;
-    // The USDC may have left. Ask once by reference; never send blindly again.
-    const known = await provider.progress(request.reference).catch(() => ({ status: 'unknown' as const }));
-    if (known.status === 'unknown') {
-      return settle(record, {
+  return offRampProgress.callProvider(record, {
+    call: () => provider.deposit(request),
+    answered: (answer) => ({
+      transition: answer.status === 'refused'
+        ? {
+            to: 'FAILED',
+            failure: 'beneficiary_refused',
+            detail: `refused by the off-ramp provider before any USDC was sent: ${answer.reason}`,
+            set: { closedAs: 'beneficiary_refused' },
+            ledger: movement(record, 'release', release(record)),
+          }
+        : { to: 'CREDITED', detail: `${formatDecimal(sentAmount(record), 6)} USDC credited at the off-ramp provider`, set: { credited: sentAmount(record).toString() } },
+    }),
+    // The USDC may have left: never sent blindly again.
+    unanswered: {
+      error: OffRampDepositUnanswered,
+      askByReference: async () => ((await provider.progress(request.reference)).status === 'unknown' ? undefined : { status: 'credited' as const, providerDepositId: request.reference }),
+      inDoubt: {
         to: 'IN_DOUBT',
         detail: 'the off-ramp provider did not answer the deposit; whether the USDC arrived is being reconciled',
         set: { closedAs: 'deposit_unanswered' },
-      });
-    }
-    answer = { status: 'credited', providerDepositId: request.reference };
-  }
-  if (answer.status === 'refused') {
-    return settle(record, {
-      to: 'FAILED',
-      failure: 'beneficiary_refused',
-      detail: `refused by the off-ramp provider before any USDC was sent: ${answer.reason}`,
-      set: { closedAs: 'beneficiary_refused' },
-      ledger: movement(record, 'release', release(record)),
-    });
-  }
-  return settle(record, {
-    to: 'CREDITED',
-    detail: `${formatDecimal(sentAmount(record), 6)} USDC credited at the off-ramp provider`,
-    set: { credited: sentAmount(record).toString() },
+      },
+    },
+    unavailable: {
+      attempts: record.depositAttempts,
+      maxAttempts: maxDepositAttempts,
+      // Still DEPOSITING, one more attempt counted.
+      retry: { transition: { to: 'DEPOSITING', silent: true, set: { depositAttempts: record.depositAttempts + 1 } }, outcome: 'retry', waitSeconds: depositRetrySeconds },
+      gaveUp: {
+        to: 'FAILED',
+        failure: 'provider_unavailable',
+        detail: `the off-ramp provider did not answer ${record.depositAttempts} attempts; nothing was sent`,
+        set: { closedAs: 'provider_unavailable' },
+        ledger: movement(record, 'release', release(record)),
+      },
+    },
   });
 }
 
 const followingStage: Partial<Record<OffRampStage, OffRampStage>> = { CREDITED: 'CONVERTING', CONVERTING: 'SETTLING', SETTLING: 'PAYING' };
 
 async function follow(record: OffRampRecord): Promise<OffRampStepResult> {
-  let progress;
-  try {
-    progress = await offRampProvider().progress(reference(record));
-  } catch (error) {
-    if (error instanceof ProviderUnavailable) return { outcome: 'waiting', waitSeconds: 10 };
-    throw error;
-  }
+  const progress = await unlessUnavailable(() => offRampProvider().progress(reference(record)));
+  if (!progress) return { outcome: 'waiting', waitSeconds: 10 };
   const scale = scaleOf(record.currency)!;
   switch (progress.status) {
     case 'unknown':
       return settle(record, { to: 'IN_DOUBT', detail: 'the off-ramp provider no longer knows this deposit; being reconciled', set: { closedAs: 'provider_lost_deposit' } });
     case 'processing': {
-      const since = [...record.timeline].reverse().find((entry) => entry.status === 'CREDITED')?.at ?? record.updatedAt;
-      const waitingMs = Date.now() - Date.parse(since);
-      if (waitingMs > maxSettlingDays * 86_400_000) {
-        return settle(record, { to: 'IN_DOUBT', detail: `no final answer from the off-ramp provider in ${maxSettlingDays} days`, set: { closedAs: 'provider_silent' } });
-      }
-      return { outcome: 'waiting', waitSeconds: pollWaitSeconds(waitingMs) };
+      const next = nextPoll(payoutPoll, waitedIn(record, 'CREDITED'));
+      if (next.overdue) return settle(record, { to: 'IN_DOUBT', detail: `no final answer from the off-ramp provider in ${maxSettlingDays} days`, set: { closedAs: 'provider_silent' } });
+      return { outcome: 'waiting', waitSeconds: next.waitSeconds };
     }
     case 'paid':
     case 'returned': {

@@ -1,9 +1,9 @@
-import type { StepResult } from '#operations/kit/progress.ts';
+import type { StepResult, OperationRef } from '#operations/kit/progress.ts';
 import { storedOperationProgress } from '#operations/kit/storedOperation.ts';
-import { ProviderUnavailable } from '#platform/providerErrors.ts';
-import { DeliveryUnanswered, onRampProvider, type DeliveryState } from '#providers/onRamp.ts';
+import { unlessUnavailable } from '#operations/kit/providerCall.ts';
+import { backoffSeconds, waitedIn, type PollPolicy } from '#operations/kit/poll.ts';
+import { DeliveryUnanswered, onRampProvider } from '#providers/onRamp.ts';
 import { depositMovement } from '#store/ledger.ts';
-import { transitionOperation } from '#store/operations.ts';
 import { ApiError } from '#platform/errors.ts';
 import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
 import { formatDecimal, scaleOf } from '#domain/money.ts';
@@ -18,7 +18,7 @@ export function onRampDepositId(onRampId: string): string {
 /**
  * The steps of the on-ramp workflow (statemachines/onramp.asl.json), one per Task state. Each
  * reads the deposit, acts only from the stage it expects and moves it on with one conditional
- * write (transitionOperation); a step delivered twice, or re-driven after a crash, finds the stage
+ * write (the kit's `moveStoredOperation`); a step delivered twice, or re-driven after a crash, finds the stage
  * already moved and answers what that stage needs next. The USDC is credited in the same
  * transaction as DELIVERED and nowhere else, so a confirmation delivered twice credits once.
  *
@@ -35,17 +35,20 @@ export type OnRampNext = 'open' | 'await' | 'convert' | 'deliver' | 'confirm' | 
 
 export type OnRampStepResult = StepResult<OnRampNext>;
 
-export interface OnRampRef {
-  organizationId: string;
-  onRampId: string;
-}
+export type OnRampRef = OperationRef<'onRampId'>;
 
 /** A provider that did not answer is asked again after this long (nothing happened there). */
 export const retrySeconds = 30;
 
-/** Polls back off with the age of the wait: a tenth of it, 5 s to 10 min, never past the window's end. */
+/** After this many unavailable answers to the delivery the deposit fails, the funds held for reconciliation (nothing was sent: decision 124). */
+export const maxDeliveryAttempts = 5;
+
+/** Polls (the kit's poll) back off with the age of the wait: 5 s to 10 min; a delivery is followed until it confirms. */
+export const onRampPoll: PollPolicy = { leastSeconds: 5, mostSeconds: 600 };
+
+/** The poll's wait, never past the window's end. */
 export function pollWaitSeconds(waitingForMs: number, untilEndMs?: number): number {
-  const backoff = Math.min(600, Math.max(5, Math.floor(waitingForMs / 10_000)));
+  const backoff = backoffSeconds(onRampPoll, waitingForMs);
   if (untilEndMs === undefined) return backoff;
   return Math.max(1, Math.min(backoff, Math.ceil(untilEndMs / 1000)));
 }
@@ -73,8 +76,6 @@ export const onRampProgress = storedOperationProgress<OnRampRef, OnRampRecord, O
 
 const { from, load, settle: move } = onRampProgress;
 
-const providerUnavailable = (error: unknown) => error instanceof ProviderUnavailable;
-
 export function fiatText(minor: bigint, currency: string): string {
   return `${formatDecimal(minor, scaleOf(currency) ?? 2)} ${currency}`;
 }
@@ -86,17 +87,16 @@ export async function openCollection(ref: OnRampRef): Promise<OnRampStepResult> 
 }
 
 async function open(record: OnRampRecord): Promise<OnRampStepResult> {
-  let answer;
-  try {
-    answer = await onRampProvider().openCollection({
+  const answer = await unlessUnavailable(() =>
+    onRampProvider().openCollection({
       reference: providerReferenceOf(record),
       rail: record.rail,
       currency: record.currency,
       amount: BigInt(record.amount),
       expiresAt: new Date(record.expiresAt!),
-    });
-  } catch (error) {
-    if (!providerUnavailable(error)) throw error;
+    }),
+  );
+  if (!answer) {
     if (Date.now() >= Date.parse(record.expiresAt!)) {
       return move(record, { to: 'FAILED', failure: 'collection_unavailable', detail: 'the collection provider did not answer within the payment window', extraItems: closeMarkerItems(record) });
     }
@@ -119,13 +119,8 @@ async function watchWindow(record: OnRampRecord): Promise<OnRampStepResult> {
   const waiting = () => ({ outcome: 'await' as const, waitSeconds: pollWaitSeconds(now - Date.parse(record.createdAt), endsAt - now) });
 
   if (record.rail === 'pix') {
-    let state;
-    try {
-      state = await onRampProvider().collectionStatus(providerReferenceOf(record));
-    } catch (error) {
-      if (providerUnavailable(error)) return { outcome: 'await', waitSeconds: retrySeconds };
-      throw error;
-    }
+    const state = await unlessUnavailable(() => onRampProvider().collectionStatus(providerReferenceOf(record)));
+    if (!state) return { outcome: 'await', waitSeconds: retrySeconds };
     if (state.status === 'paid') {
       return move(record, { to: 'PAYMENT_RECEIVED', detail: `PIX payment of ${fiatText(state.amount, record.currency)} received`, set: { received: state.amount.toString() } });
     }
@@ -146,13 +141,8 @@ export async function convertPayment(ref: OnRampRef): Promise<OnRampStepResult> 
 
 async function convert(record: OnRampRecord): Promise<OnRampStepResult> {
   const received = BigInt(record.received!);
-  let answer;
-  try {
-    answer = await onRampProvider().convert({ reference: providerReferenceOf(record), currency: record.currency, amount: received });
-  } catch (error) {
-    if (providerUnavailable(error)) return { outcome: 'convert', waitSeconds: retrySeconds };
-    throw error;
-  }
+  const answer = await unlessUnavailable(() => onRampProvider().convert({ reference: providerReferenceOf(record), currency: record.currency, amount: received }));
+  if (!answer) return { outcome: 'convert', waitSeconds: retrySeconds };
   if (answer.status === 'returned') {
     return move(record, {
       to: 'REFUNDED',
@@ -179,13 +169,8 @@ async function convert(record: OnRampRecord): Promise<OnRampStepResult> {
 /** PAYMENT_RECEIVED (at par) or FORWARDING → CONVERTING at the rate of now, floored. */
 async function convertAtRate(record: OnRampRecord): Promise<OnRampStepResult> {
   const received = BigInt(record.received!);
-  let priced;
-  try {
-    priced = await fiatToUsdcRate(record.currency);
-  } catch (error) {
-    if (providerUnavailable(error)) return { outcome: 'convert', waitSeconds: retrySeconds };
-    throw error;
-  }
+  const priced = await unlessUnavailable(() => fiatToUsdcRate(record.currency));
+  if (!priced) return { outcome: 'convert', waitSeconds: retrySeconds };
   const figures = figuresOf(received, record.currency, priced.rate, record.feeBps);
   if (figures.net <= 0n) {
     return move(record, { to: 'FAILED', failure: 'amount_too_small', detail: 'nothing would be left to deliver after the fee; the funds are held for reconciliation' });
@@ -221,37 +206,39 @@ export async function deliverUsdc(ref: OnRampRef): Promise<OnRampStepResult> {
     record = await onRampProgress.move(record, {
       to: 'DELIVERING',
       detail: `minting ${usdcText(BigInt(record.net!))} and sending it to the home wallet on ${home.chain}`,
-      set: { deliveryNetwork: home.chain, deliveryAddress: home.address },
+      set: { deliveryNetwork: home.chain, deliveryAddress: home.address, deliveryAttempts: 1 },
     });
   }
   if (record.status !== 'DELIVERING' || record.txHash) return { outcome: nextOf(record) };
 
   const provider = onRampProvider();
   const reference = providerReferenceOf(record);
-  let answer;
-  try {
-    answer = await provider.deliver({
-      reference,
-      network: record.deliveryNetwork!,
-      address: record.deliveryAddress!,
-      amount: BigInt(record.net!),
-      fiatAmount: BigInt(record.received!),
-    });
-  } catch (error) {
-    if (providerUnavailable(error)) return { outcome: 'deliver', waitSeconds: retrySeconds };
-    if (!(error instanceof DeliveryUnanswered)) throw error;
-    // It may have been sent: ask once by reference, never send again.
-    const known: DeliveryState = await provider.deliveryStatus(reference).catch(() => ({ status: 'unknown' as const }));
-    if (known.status === 'unknown') {
-      return move(record, { to: 'IN_DOUBT', failure: 'delivery_unanswered', detail: 'the issuer did not answer the delivery; whether the USDC was sent is being reconciled (it is never sent again)' });
-    }
-    answer = { status: 'sent' as const, txHash: known.txHash };
-  }
-  if (answer.status === 'rejected') {
-    return move(record, { to: 'FAILED', failure: 'delivery_rejected', detail: `stopped before delivery: ${answer.reason}; the funds are held for reconciliation` });
-  }
-  // Same stage, one more fact: the timeline is left alone.
-  return move(record, { to: 'DELIVERING', silent: true, set: { txHash: answer.txHash } });
+  const attempts = record.deliveryAttempts ?? 1;
+  return onRampProgress.callProvider(record, {
+    call: () => provider.deliver({ reference, network: record.deliveryNetwork!, address: record.deliveryAddress!, amount: BigInt(record.net!), fiatAmount: BigInt(record.received!) }),
+    answered: (answer) => ({
+      transition: answer.status === 'rejected'
+        ? { to: 'FAILED', failure: 'delivery_rejected', detail: `stopped before delivery: ${answer.reason}; the funds are held for reconciliation` }
+        : // Same stage, one more fact: the timeline is left alone.
+          { to: 'DELIVERING', silent: true, set: { txHash: answer.txHash } },
+    }),
+    // It may have been sent: never sent again.
+    unanswered: {
+      error: DeliveryUnanswered,
+      askByReference: async () => {
+        const known = await provider.deliveryStatus(reference);
+        return known.status === 'unknown' ? undefined : { status: 'sent' as const, txHash: known.txHash };
+      },
+      inDoubt: { to: 'IN_DOUBT', failure: 'delivery_unanswered', detail: 'the issuer did not answer the delivery; whether the USDC was sent is being reconciled (it is never sent again)' },
+    },
+    unavailable: {
+      attempts,
+      maxAttempts: maxDeliveryAttempts,
+      // Same stage, one more attempt counted: the timeline is left alone.
+      retry: { transition: { to: 'DELIVERING', silent: true, set: { deliveryAttempts: attempts + 1 } }, outcome: 'deliver', waitSeconds: retrySeconds },
+      gaveUp: { to: 'FAILED', failure: 'delivery_unavailable', detail: `the issuer did not answer ${attempts} attempts to deliver; nothing was sent, the funds are held for reconciliation` },
+    },
+  });
 }
 
 export async function confirmDelivery(ref: OnRampRef): Promise<OnRampStepResult> {
@@ -260,16 +247,10 @@ export async function confirmDelivery(ref: OnRampRef): Promise<OnRampStepResult>
 
 async function confirm(record: OnRampRecord): Promise<OnRampStepResult> {
   if (!record.txHash) return { outcome: 'deliver' };
-  let state;
-  try {
-    state = await onRampProvider().deliveryStatus(providerReferenceOf(record));
-  } catch (error) {
-    if (providerUnavailable(error)) return { outcome: 'confirm', waitSeconds: retrySeconds };
-    throw error;
-  }
+  const state = await unlessUnavailable(() => onRampProvider().deliveryStatus(providerReferenceOf(record)));
+  if (!state) return { outcome: 'confirm', waitSeconds: retrySeconds };
   if (state.status === 'pending') {
-    const since = [...record.timeline].reverse().find((entry) => entry.status === 'DELIVERING')?.at ?? record.updatedAt;
-    return { outcome: 'confirm', waitSeconds: pollWaitSeconds(Date.now() - Date.parse(since)) };
+    return { outcome: 'confirm', waitSeconds: pollWaitSeconds(waitedIn(record, 'DELIVERING')) };
   }
   if (state.status === 'unknown') {
     return move(record, { to: 'IN_DOUBT', failure: 'delivery_unknown', detail: 'the issuer no longer knows this delivery; being reconciled' });

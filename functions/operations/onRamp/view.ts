@@ -44,6 +44,8 @@ export interface OnRampRecord extends OperationBase {
   deliveryNetwork: string | null;
   deliveryAddress: string | null;
   txHash: string | null;
+  /** Delivery calls made, this one counted (set when DELIVERING starts; absent on deposits delivered before it was kept). */
+  deliveryAttempts?: number;
 }
 
 export const endStages: readonly OnRampStage[] = ['DELIVERED', 'REFUNDED', 'FAILED', 'EXPIRED', 'IN_DOUBT'];

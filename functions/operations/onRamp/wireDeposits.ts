@@ -2,7 +2,7 @@ import { OperationNotFound } from '#operations/kit/errors.ts';
 import { ulid } from 'ulid';
 import { ApiError } from '#platform/errors.ts';
 import { cancellationReasons } from '#store/client.ts';
-import { createOperation, getOperation, transitionOperation } from '#store/operations.ts';
+import { createOperation, getOperation } from '#store/operations.ts';
 import { getOrganization } from '#store/organizations.ts';
 import type { TransactItem } from '#store/client.ts';
 import {
@@ -14,6 +14,7 @@ import { formatDecimal, scaleOf } from '#domain/money.ts';
 import { operatorDetail, requireNote } from '#operations/kit/resolution.ts';
 import { closeMarkerItems, onRampCreateOptions, depositIdPrefix, newOnRamp, wireInstructionsOf, type OnRampRecord } from '#operations/onRamp/view.ts';
 import { startOnRampWorkflow } from '#operations/onRamp/intake.ts';
+import { onRampProgress } from '#operations/onRamp/progress.ts';
 import { houseAccountOf, onRampStablecoin, wireFeeBps, wireMaximum, wireMinimums } from '#operations/onRamp/pricing.ts';
 
 /**
@@ -146,7 +147,8 @@ async function routeToOrganization(
     const detail = noted(`wire of ${amountText} received (statement line ${base.statementLineId})`);
     const attributed: StatementLineRecord = { ...base, disposition: 'attributed', detail: noted(`attributed to on-ramp ${onRamp.id}`), organizationId, onRampId: onRamp.id };
     try {
-      const moved = await transitionOperation(onRamp, {
+      // The kit's one conditional move, with the line and the open marker's removal in its transaction.
+      const moved = await onRampProgress.write(onRamp, {
         to: 'PAYMENT_RECEIVED',
         detail,
         set: { received: base.amount, statementLineId: base.statementLineId },

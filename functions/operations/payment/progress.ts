@@ -1,11 +1,15 @@
 import { operationMoved } from '#platform/metrics.ts';
 import { payoutProvider, type PayoutRequest } from '#providers/payout.ts';
-import { PayoutUnanswered, ProviderUnavailable } from '#platform/providerErrors.ts';
-import { applyMovement, MovementAlreadyApplied, TransactionConflict, type LedgerLeg } from '#store/ledger.ts';
-import { applyTransition, getTransaction, transitionItems, type Transition, type TransactionRecord } from '#store/transactions.ts';
+import { PayoutUnanswered } from '#platform/providerErrors.ts';
+import type { LedgerLeg } from '#store/ledger.ts';
+import { getTransaction, transitionItems, type Transition, type TransactionRecord } from '#store/transactions.ts';
+import type { TransactItem } from '#store/client.ts';
 import { formatDecimal, scaleOf } from '#domain/money.ts';
 import type { PaymentState } from '#domain/paymentStates.ts';
-import { operationProgress, type StepResult as KitStepResult } from '#operations/kit/progress.ts';
+import { operationProgress, type StepResult as KitStepResult, type OperationRef } from '#operations/kit/progress.ts';
+import { unlessUnavailable } from '#operations/kit/providerCall.ts';
+import { backoffSeconds, nextPoll, waitedIn, type PollPolicy } from '#operations/kit/poll.ts';
+import { writeWithLedger } from '#operations/kit/ledgerWrite.ts';
 
 /**
  * The steps of the payment workflow (statemachines/payment.asl.json), one per Task state. Each
@@ -34,21 +38,13 @@ export const retryWaitSeconds = 30;
 /** After this many unavailable answers the payment fails, its hold released (nothing was ever sent). */
 export const maxSubmitAttempts = 5;
 
-/**
- * Polling a payout backs off with its age (a tenth of the time it has been settling, 10 s to an
- * hour), so a slow rail costs a few dozen workflow rounds a day, far from Step Functions' history
- * limit; after two weeks without a final answer the payment is parked for a person.
- */
+/** Polling a payout (the kit's poll): 10 s to an hour; after two weeks without a final answer the payment is parked for a person. */
 export const maxSettlingDays = 14;
+export const payoutPoll: PollPolicy = { leastSeconds: 10, mostSeconds: 3600, maxAgeDays: maxSettlingDays };
 
-export function pollWaitSeconds(settlingForMs: number): number {
-  return Math.min(3600, Math.max(10, Math.floor(settlingForMs / 10_000)));
-}
+export const pollWaitSeconds = (settlingForMs: number) => backoffSeconds(payoutPoll, settlingForMs);
 
-export interface PaymentRef {
-  organizationId: string;
-  transactionId: string;
-}
+export type PaymentRef = OperationRef<'transactionId'>;
 
 /** A payment's transition with the ledger legs it carries, when it moves money. */
 export interface PaymentMove extends Transition {
@@ -78,47 +74,36 @@ export async function submitPayout(ref: PaymentRef): Promise<StepResult> {
 
   const provider = payoutProvider();
   const request = payoutRequest(tx);
-  let submission;
-  try {
-    submission = await provider.submit(request);
-  } catch (error) {
-    if (error instanceof ProviderUnavailable) {
-      if (tx.submitAttempts >= maxSubmitAttempts) {
-        return settle(tx, { to: 'FAILED', failure: 'payout_provider_unavailable', detail: `the payout provider did not answer ${tx.submitAttempts} attempts; nothing was sent`, legs: release(tx) });
-      }
-      return settle(tx, { to: 'PENDING_RETRY', detail: `payout provider unavailable (attempt ${tx.submitAttempts} of ${maxSubmitAttempts}); retrying` }, { waitSeconds: retryWaitSeconds });
-    }
-    if (!(error instanceof PayoutUnanswered)) throw error;
-    // The call may have landed. Ask once by reference; never submit blindly again.
-    const known = await provider.status(request.reference).catch(() => ({ status: 'unknown' as const }));
-    if (known.status === 'unknown') {
-      return settle(tx, { to: 'IN_DOUBT', detail: 'the payout provider did not answer; whether the payout was made is being reconciled' });
-    }
-    submission = { status: 'accepted' as const, providerPayoutId: request.reference };
-  }
-  if (submission.status === 'rejected') {
-    return settle(tx, { to: 'FAILED', failure: 'payout_rejected', detail: `payout refused by the rail: ${submission.reason}`, legs: release(tx) });
-  }
-  return settle(tx, { to: 'SETTLING', detail: 'payout accepted by the rail', set: { providerPayoutId: submission.providerPayoutId } });
+  return paymentProgress.callProvider(tx, {
+    call: () => provider.submit(request),
+    answered: (submission) => ({
+      transition: submission.status === 'rejected'
+        ? { to: 'FAILED', failure: 'payout_rejected', detail: `payout refused by the rail: ${submission.reason}`, legs: release(tx) }
+        : { to: 'SETTLING', detail: 'payout accepted by the rail', set: { providerPayoutId: submission.providerPayoutId } },
+    }),
+    unanswered: {
+      error: PayoutUnanswered,
+      askByReference: async () => ((await provider.status(request.reference)).status === 'unknown' ? undefined : { status: 'accepted' as const, providerPayoutId: request.reference }),
+      inDoubt: { to: 'IN_DOUBT', detail: 'the payout provider did not answer; whether the payout was made is being reconciled' },
+    },
+    unavailable: {
+      attempts: tx.submitAttempts,
+      maxAttempts: maxSubmitAttempts,
+      retry: { transition: { to: 'PENDING_RETRY', detail: `payout provider unavailable (attempt ${tx.submitAttempts} of ${maxSubmitAttempts}); retrying` }, waitSeconds: retryWaitSeconds },
+      gaveUp: { to: 'FAILED', failure: 'payout_provider_unavailable', detail: `the payout provider did not answer ${tx.submitAttempts} attempts; nothing was sent`, legs: release(tx) },
+    },
+  });
 }
 
 export async function pollPayout(ref: PaymentRef): Promise<StepResult> {
   return from(ref, ['SETTLING'], async (tx) => {
-    let report;
-    try {
-      report = await payoutProvider().status(payoutRequest(tx).reference);
-    } catch (error) {
-      if (error instanceof ProviderUnavailable) return { outcome: 'processing' };
-      throw error;
-    }
+    const report = await unlessUnavailable(() => payoutProvider().status(payoutRequest(tx).reference));
+    if (!report) return { outcome: 'processing' };
     switch (report.status) {
       case 'processing': {
-        const since = [...tx.timeline].reverse().find((entry) => entry.state === 'SETTLING')?.at ?? tx.updatedAt;
-        const settlingForMs = Date.now() - Date.parse(since);
-        if (settlingForMs > maxSettlingDays * 86_400_000) {
-          return settle(tx, { to: 'NEEDS_ATTENTION', detail: `no final answer from the payout provider in ${maxSettlingDays} days` });
-        }
-        return { outcome: 'processing', waitSeconds: pollWaitSeconds(settlingForMs) };
+        const next = nextPoll(payoutPoll, waitedIn(tx, 'SETTLING'));
+        if (next.overdue) return settle(tx, { to: 'NEEDS_ATTENTION', detail: `no final answer from the payout provider in ${maxSettlingDays} days` });
+        return { outcome: 'processing', waitSeconds: next.waitSeconds };
       }
       case 'paid': {
         const currency = tx.corridor.to;
@@ -173,30 +158,23 @@ export function outcomeOf(state: PaymentState): PaymentOutcome {
 }
 
 /**
- * One transition, with its ledger movement when it has one, in one DynamoDB transaction: the
- * payment as written, or undefined when it had moved on meanwhile (a second delivery won).
+ * One transition, with its ledger movement when it has one, in one DynamoDB transaction (the kit's
+ * ledger write): the payment as written, or undefined when it had moved on meanwhile (a second
+ * delivery won).
  */
 async function write(tx: TransactionRecord, { legs, ...transition }: PaymentMove): Promise<TransactionRecord | undefined> {
-  if (!legs) return applyTransition(tx, transition);
   const { items, next } = transitionItems(tx, transition);
-  try {
-    await applyMovement(
-      {
-        organizationId: tx.organizationId,
-        entryId: `payment:${tx.transactionId}:${transition.to === 'RECONCILED' ? 'capture' : 'release'}`,
-        operation: { kind: 'payment', id: tx.transactionId },
-        legs,
-        memo: `${transition.to.toLowerCase()} payment ${tx.transactionId}`,
-        now: transition.now,
-      },
-      items as never,
-    );
-    operationMoved('payment', transition.to);
-    return next;
-  } catch (error) {
-    if (error instanceof TransactionConflict || error instanceof MovementAlreadyApplied) return undefined;
-    throw error;
-  }
+  const ledger = legs && {
+    organizationId: tx.organizationId,
+    entryId: `payment:${tx.transactionId}:${transition.to === 'RECONCILED' ? 'capture' : 'release'}`,
+    operation: { kind: 'payment', id: tx.transactionId },
+    legs,
+    memo: `${transition.to.toLowerCase()} payment ${tx.transactionId}`,
+    now: transition.now,
+  };
+  if (!(await writeWithLedger(items as TransactItem[], ledger))) return undefined;
+  operationMoved('payment', transition.to);
+  return next;
 }
 
 /** The hold goes back to the balance: nothing was paid, no fee is realized. */

@@ -1,9 +1,9 @@
-import type { StepResult as KitStepResult } from '#operations/kit/progress.ts';
+import type { StepResult as KitStepResult, OperationRef } from '#operations/kit/progress.ts';
 import { storedOperationProgress } from '#operations/kit/storedOperation.ts';
-import { ChainSendUnanswered, chainSender, type ChainSendRequest, type ChainSendSubmission } from '#providers/chain.ts';
-import { ProviderUnavailable } from '#platform/providerErrors.ts';
+import { unlessUnavailable } from '#operations/kit/providerCall.ts';
+import { backoffSeconds, nextPoll, waitedIn, type PollPolicy } from '#operations/kit/poll.ts';
+import { ChainSendUnanswered, chainSender, type ChainSendRequest } from '#providers/chain.ts';
 import { InsufficientFunds, type LedgerLeg, type LedgerMovement } from '#store/ledger.ts';
-import { transitionOperation } from '#store/operations.ts';
 import type { WithdrawalState } from '#schemas/withdrawals.ts';
 import { screenWithdrawalDestination } from '#operations/compliance/holds.ts';
 import { formatDecimal } from '#domain/money.ts';
@@ -35,10 +35,7 @@ export type WithdrawalOutcome = 'pull' | 'held' | 'retry' | 'sending' | 'returni
 
 export type StepResult = KitStepResult<WithdrawalOutcome>;
 
-export interface WithdrawalRef {
-  organizationId: string;
-  withdrawalId: string;
-}
+export type WithdrawalRef = OperationRef<'withdrawalId'>;
 
 /** After this many unavailable answers the withdrawal fails, its hold released (nothing was ever sent). */
 export const maxSendAttempts = 5;
@@ -46,6 +43,8 @@ export const maxSendAttempts = 5;
 export const retryWaitSeconds = 10;
 /** A send unconfirmed this long is handed to a person, funds held. */
 export const maxPendingDays = 3;
+/** Polling the send (the kit's poll) backs off with its age: 5 s to 10 min. */
+export const confirmationPoll: PollPolicy = { leastSeconds: 5, mostSeconds: 600, maxAgeDays: maxPendingDays };
 
 /** The kit's step shape over the withdrawal's operation items (functions/store/operations.ts). */
 export const withdrawalProgress = storedOperationProgress<WithdrawalRef, WithdrawalRecord, WithdrawalOutcome>({
@@ -58,10 +57,7 @@ export const withdrawalProgress = storedOperationProgress<WithdrawalRef, Withdra
 
 const { from, load, move, settle } = withdrawalProgress;
 
-/** Polling backs off with the send's age (a tenth of it, 5 s to 10 min). */
-export function confirmationWaitSeconds(pendingForMs: number): number {
-  return Math.min(600, Math.max(5, Math.floor(pendingForMs / 10_000)));
-}
+export const confirmationWaitSeconds = (pendingForMs: number) => backoffSeconds(confirmationPoll, pendingForMs);
 
 /**
  * INITIATED → PULLING → HELD with the hold (available → held); FAILED `insufficient_funds` when it
@@ -70,7 +66,7 @@ export function confirmationWaitSeconds(pendingForMs: number): number {
 export async function pullFunds(ref: WithdrawalRef): Promise<StepResult> {
   let record = await load(ref);
   if (record.status === 'INITIATED') {
-    record = (await transitionOperation(record, { to: 'PULLING', detail: `holding ${usdc(record.amount)} from the balance` })) ?? (await load(ref));
+    record = await move(record, { to: 'PULLING', detail: `holding ${usdc(record.amount)} from the balance` });
   }
   if (record.status !== 'PULLING') return { outcome: outcomeOf(record.status) };
   // The blocked list may have changed since acceptance: screened again before any USDC moves (decision 078).
@@ -111,39 +107,31 @@ export async function sendWithdrawal(ref: WithdrawalRef): Promise<StepResult> {
 
   const sender = chainSender();
   const request = sendRequest(record);
-  let submission: ChainSendSubmission;
-  try {
-    // Re-sent only from SENDING with no transfer recorded: the custodian answers its first transfer for the reference.
-    submission = await sender.send(request);
-  } catch (error) {
-    if (error instanceof ProviderUnavailable) {
-      if (record.sendAttempts >= maxSendAttempts) {
-        return settle(record, {
-          to: 'FAILED',
-          failure: 'custodian_unavailable',
-          detail: `the custodian did not answer ${record.sendAttempts} sends; nothing was sent, the hold is released`,
-          ledger: release(record),
-        });
-      }
-      return settle(record, { to: 'PENDING_RETRY', detail: `custodian unavailable (send ${record.sendAttempts} of ${maxSendAttempts}); retrying` }, { waitSeconds: retryWaitSeconds });
-    }
-    if (!(error instanceof ChainSendUnanswered)) throw error;
-    // It may have been broadcast. Ask once by reference; never send blindly again.
-    const known = await sender.sendStatus(request.reference).catch(() => ({ status: 'unknown' as const }));
-    if (known.status === 'unknown') {
-      return settle(record, { to: 'IN_DOUBT', detail: 'the custodian did not answer the send; whether it was broadcast is being reconciled. It will not be sent again.' });
-    }
-    submission = { status: 'accepted', transferId: request.reference };
-  }
-  if (submission.status === 'refused') {
-    return settle(record, {
-      to: 'FAILED',
-      failure: 'destination_refused',
-      detail: `refused by the custodian before any USDC moved: ${submission.reason}`,
-      ledger: release(record),
-    });
-  }
-  return settle(record, { to: 'SENDING', silent: true, set: { transferId: submission.transferId } }, { waitSeconds: 0 });
+  // Re-sent only from SENDING with no transfer recorded: the custodian answers its first transfer for the reference.
+  return withdrawalProgress.callProvider(record, {
+    call: () => sender.send(request),
+    answered: (submission) =>
+      submission.status === 'refused'
+        ? { transition: { to: 'FAILED', failure: 'destination_refused', detail: `refused by the custodian before any USDC moved: ${submission.reason}`, ledger: release(record) } }
+        : { transition: { to: 'SENDING', silent: true, set: { transferId: submission.transferId } }, waitSeconds: 0 },
+    // It may have been broadcast: never sent blindly again.
+    unanswered: {
+      error: ChainSendUnanswered,
+      askByReference: async () => ((await sender.sendStatus(request.reference)).status === 'unknown' ? undefined : { status: 'accepted' as const, transferId: request.reference }),
+      inDoubt: { to: 'IN_DOUBT', detail: 'the custodian did not answer the send; whether it was broadcast is being reconciled. It will not be sent again.' },
+    },
+    unavailable: {
+      attempts: record.sendAttempts,
+      maxAttempts: maxSendAttempts,
+      retry: { transition: { to: 'PENDING_RETRY', detail: `custodian unavailable (send ${record.sendAttempts} of ${maxSendAttempts}); retrying` }, waitSeconds: retryWaitSeconds },
+      gaveUp: {
+        to: 'FAILED',
+        failure: 'custodian_unavailable',
+        detail: `the custodian did not answer ${record.sendAttempts} sends; nothing was sent, the hold is released`,
+        ledger: release(record),
+      },
+    },
+  });
 }
 
 /** SENDING: is the transfer confirmed on chain? SENT with its hash, RETURNING, NEEDS_ATTENTION or IN_DOUBT. */
@@ -154,21 +142,13 @@ export async function pollWithdrawal(ref: WithdrawalRef): Promise<StepResult> {
 async function confirm(record: WithdrawalRecord): Promise<StepResult> {
   // Not accepted as far as we recorded (a crash right after SENDING): send, which the custodian dedupes.
   if (!record.transferId) return { outcome: 'held' };
-  let report;
-  try {
-    report = await chainSender().sendStatus(sendReference(record));
-  } catch (error) {
-    if (error instanceof ProviderUnavailable) return { outcome: 'sending', waitSeconds: confirmationWaitSeconds(0) };
-    throw error;
-  }
+  const report = await unlessUnavailable(() => chainSender().sendStatus(sendReference(record)));
+  if (!report) return { outcome: 'sending', waitSeconds: confirmationWaitSeconds(0) };
   switch (report.status) {
     case 'pending': {
-      const since = [...record.timeline].reverse().find((entry) => entry.status === 'SENDING')?.at ?? record.updatedAt;
-      const pendingForMs = Date.now() - Date.parse(since);
-      if (pendingForMs > maxPendingDays * 86_400_000) {
-        return settle(record, { to: 'NEEDS_ATTENTION', detail: `not confirmed on chain in ${maxPendingDays} days; funds held for operations` });
-      }
-      return { outcome: 'sending', waitSeconds: confirmationWaitSeconds(pendingForMs) };
+      const next = nextPoll(confirmationPoll, waitedIn(record, 'SENDING'));
+      if (next.overdue) return settle(record, { to: 'NEEDS_ATTENTION', detail: `not confirmed on chain in ${maxPendingDays} days; funds held for operations` });
+      return { outcome: 'sending', waitSeconds: next.waitSeconds };
     }
     case 'confirmed':
       return settle(record, {
