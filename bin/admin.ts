@@ -48,6 +48,9 @@ if (stageAt > 1) process.argv.splice(stageAt, 2);
 }
 // Workflows this process runs locally wait at most a second, as under npm start (never set in AWS).
 if (process.env.DYNAMODB_ENDPOINT) process.env.WAIT_MAX_SECONDS ??= '1';
+// Against the local stack this process runs workflow steps and ports itself, as the simulated stage
+// does: its simulators are registered (decision 121; they answer only where the environment is `simulated`).
+await import('#simulators/install.ts');
 
 const { parseArgs } = await import('node:util');
 const { z } = await import('zod');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { eventually, until } from '../support/eventually.ts';
@@ -13,6 +13,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#store/keys.ts';
 import { getExecution } from '#store/executions.ts';
 import { deliveryExecutionName, deliveryWorkflow } from '#operations/webhook/delivery.ts';
+import { reloadConfig } from '#platform/config.ts';
 
 /**
  * Webhooks end to end: a real receiver on 127.0.0.1, real payments through HTTP, the delivery
@@ -83,14 +84,12 @@ async function register(apiKey: string, body: Record<string, unknown>) {
 
 beforeAll(async () => {
   useTemporaryOutbox();
-  process.env.WEBHOOK_DISABLE_AFTER_SECONDS = '2';
   service = await startTestService();
   org = await fundedOrganization('Webhook Org');
   receiver = await startReceiver();
 });
 
 afterAll(async () => {
-  delete process.env.WEBHOOK_DISABLE_AFTER_SECONDS;
   await receiver?.close();
   await service?.stop();
 });
@@ -314,6 +313,14 @@ describe('stopping', () => {
   });
 
   it('an endpoint whose every attempt fails for the disable window is disabled', async () => {
+    // A window of 2 s (5 days in AWS) for this test alone: the others' ten quick failures must not
+    // outlast it on a busy machine, or the endpoint is disabled before the tenth attempt.
+    process.env.WEBHOOK_DISABLE_AFTER_SECONDS = '2';
+    reloadConfig();
+    onTestFinished(() => {
+      delete process.env.WEBHOOK_DISABLE_AFTER_SECONDS;
+      reloadConfig();
+    });
     await register(org.apiKey, { url: `${receiver.url}/down` });
     receiver.respond = (delivery) => ({ status: delivery.path === '/down' ? 503 : 200 });
     const transactionId = await reconciledPayment(org.apiKey);
