@@ -5,7 +5,8 @@ import { cryptoDepositQuoteSize, depositNetworksOf } from '#domain/cryptoDeposit
 import { money } from '#domain/money.ts';
 import { isAddressOn } from '#domain/networks.ts';
 import { homeWalletOf } from '#operations/wallet/homeWallet.ts';
-import { custodyProvider, type CustodyWallet } from '#providers/custody.ts';
+import { custodyProvider } from '#providers/custody.ts';
+import { custodyWalletOf } from '#operations/wallet/custody.ts';
 import type { CryptoDepositAddresses } from '#schemas/deposits.ts';
 
 const currency = 'USDC';
@@ -32,14 +33,7 @@ export async function cryptoDepositAddresses(organizationId: string): Promise<Cr
   if (!planned) throw new Error(`home wallet ${home.id} is on ${home.chain}, a network of unknown address format`);
 
   const custody = custodyProvider();
-  const wallet: CustodyWallet = {
-    organizationId: home.organizationId,
-    walletId: home.id,
-    externalId: home.externalId,
-    chain: home.chain,
-    currencies: home.currencies,
-    home: true,
-  };
+  const wallet = custodyWalletOf(home, home.externalId);
   // A partial list would read as "not supported"; a provider that does not answer is "retry" (503).
   const depositAddress = (network: string) => providerRead(`${network} deposit address`, () => custody.depositAddress(wallet, network));
   const networks = await Promise.all(

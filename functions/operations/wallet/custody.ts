@@ -1,16 +1,16 @@
 import { ApiError, notFound, validationError } from '#platform/errors.ts';
 import { providerRead } from '#platform/providerRead.ts';
 import { parseDecimal, scaleOf } from '#domain/money.ts';
-import { custodyProvider, ProviderNotConfigured } from '#providers/custody.ts';
+import { custodyProvider, ProviderNotConfigured, type CustodyWallet } from '#providers/custody.ts';
 import { findWallet, type WalletRecord } from '#store/wallets.ts';
 import type { EurcTopUp } from '#schemas/sandbox.ts';
 import type { WalletBalances } from '#schemas/wallets.ts';
 
 /** What the custody port knows of a wallet, beside the ledger: its own report of balances, and the sandbox faucet. */
 
-/** The custody account of a wallet, as the port names it. */
-function custodyAccount(organizationId: string, wallet: WalletRecord, externalId: string) {
-  return { organizationId, walletId: wallet.id, externalId, chain: wallet.chain, currencies: wallet.currencies, home: wallet.home };
+/** A wallet opened at the custody provider (it has the provider's handle), as the port names it. */
+export function custodyWalletOf(wallet: WalletRecord, externalId: string): CustodyWallet {
+  return { organizationId: wallet.organizationId, walletId: wallet.id, externalId, chain: wallet.chain, currencies: wallet.currencies, home: wallet.home };
 }
 
 /**
@@ -29,7 +29,7 @@ export async function reportedBalances(organizationId: string, walletId: string)
   if (wallet.provider !== custody.name) {
     throw new ProviderNotConfigured(`The wallet is held at ${wallet.provider}, which is not wired on this environment.`);
   }
-  const reported = await providerRead('wallet balances', () => custody.balances(custodyAccount(organizationId, wallet, wallet.externalId!)));
+  const reported = await providerRead('wallet balances', () => custody.balances(custodyWalletOf(wallet, wallet.externalId!)));
   return {
     walletId: wallet.id,
     balances: reported.map(({ asset, amount, scale, chain }) => ({ asset, amount: amount.toString(), scale, chain })),
@@ -59,6 +59,6 @@ export async function topUpEurc(organizationId: string, walletId: string, decima
   if (wallet.provider !== custody.name || !custody.sandboxTopUp) {
     throw new ProviderNotConfigured(`The custody provider of this wallet (${wallet.provider}) has no sandbox faucet wired here.`);
   }
-  const position = await custody.sandboxTopUp(custodyAccount(organizationId, wallet, wallet.externalId), faucetAsset, amount);
+  const position = await custody.sandboxTopUp(custodyWalletOf(wallet, wallet.externalId), faucetAsset, amount);
   return { walletId: wallet.id, balance: { asset: faucetAsset, amount: position.amount.toString(), scale: 6 } };
 }
