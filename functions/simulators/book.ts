@@ -1,7 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
-import { dynamo, tableName } from '#store/client.ts';
+import { dynamo, putIfAbsent, tableName } from '#store/client.ts';
 
 /**
  * The simulators' books. A simulator keeps its own record in the service's table, as a real
@@ -25,15 +24,10 @@ export async function readEntry<S extends z.ZodType>(key: BookKey, schema: S): P
  * the first (a repeat, or a concurrent first that won). Never a second.
  */
 export async function firstEntry<S extends z.ZodType>(key: BookKey, entry: z.infer<S>, schema: S): Promise<z.infer<S>> {
-  try {
-    await dynamo().send(new PutCommand({ TableName: tableName(), Item: { ...key, ...(entry as object) }, ConditionExpression: 'attribute_not_exists(pk)' }));
-    return entry;
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    const winner = await readEntry(key, schema);
-    if (!winner) throw error;
-    return winner;
-  }
+  if (await putIfAbsent({ ...key, ...(entry as object) })) return entry;
+  const winner = await readEntry(key, schema);
+  if (!winner) throw new Error(`${key.pk} was refused as taken but holds no entry`);
+  return winner;
 }
 
 /** Counts one more attempt at `key` (a band that is unavailable a few times first); answers the count including it. */

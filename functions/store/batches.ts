@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, batchPutAll, conditionally, dynamo, queryPrefix, tableName, type TransactItem } from './client.ts';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll, batchPutAll, dynamo, putIfAbsent, queryPrefix, tableName, type TransactItem } from './client.ts';
 import { keys, listSortKey, startingIndex } from './keys.ts';
 import { decodeCursor, encodeCursor, readPage } from './cursors.ts';
 import { applyMovement, type LedgerMovement } from './ledger.ts';
@@ -120,7 +120,7 @@ export async function commitBatch(batch: BatchRecord, hold: LedgerMovement): Pro
 
 /** A batch refused as a whole (nothing held): stored so the same batchId answers the same. False when one already exists. */
 export async function putRejectedBatch(batch: BatchRecord): Promise<boolean> {
-  return conditionally(dynamo().send(new PutCommand({ TableName: tableName(), Item: batchItem(batch), ConditionExpression: 'attribute_not_exists(pk)' })));
+  return putIfAbsent(batchItem(batch));
 }
 
 /**

@@ -217,7 +217,7 @@ export async function conditionally(write: Promise<unknown>): Promise<boolean> {
  * Writes an item that must be new (its key not yet taken): true when written, false when the key
  * was already there (a repeated delivery, a replay), and nothing of the stored item changed.
  */
-export function putIfAbsent(item: Record<string, unknown> & { pk: string; sk: string }): Promise<boolean> {
+export function putIfAbsent<I extends { pk: string; sk: string }>(item: I): Promise<boolean> {
   return conditionally(dynamo().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' })));
 }
 

@@ -1,10 +1,10 @@
-import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ulid } from 'ulid';
 import { issueApiKey, type IssuedApiKey, type KeyEnvironment } from '#domain/apiKeys.ts';
 import { buckets, type BucketLimit, type BucketName } from '#domain/rateLimit.ts';
 import type { Role } from '#domain/permissions.ts';
-import { cancellationReasons, conditionally, dynamo, queryPrefix, tableName, type TransactItem, transactWrite } from './client.ts';
+import { cancellationReasons, conditionally, dynamo, putIfAbsent, queryPrefix, tableName, type TransactItem, transactWrite } from './client.ts';
 import { keys } from './keys.ts';
 import { newWalletId, walletItem } from './wallets.ts';
 
@@ -277,11 +277,7 @@ export async function moveLegacyKeys(organizationId: string): Promise<number> {
   if (!legacy) return 0;
   for (const [keyId, entry] of Object.entries(legacy)) {
     const item: ApiKeyItem = { ...keys.apiKey(organizationId, keyId), entity: apiKeyEntity, organizationId, keyId, ...entry };
-    try {
-      await dynamo().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    await putIfAbsent(item);
   }
   await dynamo().send(
     new UpdateCommand({ TableName: tableName(), Key: keys.organization(organizationId), UpdateExpression: 'REMOVE #keys', ExpressionAttributeNames: { '#keys': 'keys' } }),

@@ -1,6 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, ScanCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, queryAll, setFields, tableName } from './client.ts';
+import { GetCommand, QueryCommand, ScanCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, putIfAbsent, queryAll, setFields, tableName } from './client.ts';
 import { keys, listSortKey, startingIndex } from './keys.ts';
 import type { StoredPrice } from './quotes.ts';
 import { readPage } from './cursors.ts';
@@ -298,12 +297,7 @@ export async function backfillFeeLines(): Promise<{ lines: number }> {
       new ScanCommand({ TableName: tableName(), FilterExpression: 'entity = :transaction', ExpressionAttributeValues: { ':transaction': transactionEntity }, ExclusiveStartKey: startKey }),
     );
     for (const item of page.Items ?? []) {
-      try {
-        await dynamo().send(new PutCommand({ ...feeLinePut(fromItem(item)).Put, ConditionExpression: 'attribute_not_exists(pk)' }));
-        lines += 1;
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
+      if (await putIfAbsent(feeLinePut(fromItem(item)).Put.Item)) lines += 1;
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
@@ -323,11 +317,7 @@ export type HeldOperation = 'payment' | 'beneficiary' | 'offramp' | 'withdrawal'
 
 /** Written once: a concurrent identical request may have written it first, and the record stands either way. */
 export async function putComplianceRecord(item: ReturnType<typeof complianceRecordItem>): Promise<void> {
-  await dynamo()
-    .send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }))
-    .catch((error: unknown) => {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    });
+  await putIfAbsent(item);
 }
 
 /** The hold of an operation other than a payment (a payment's is read with the payment, getTransactionAndHold). */
