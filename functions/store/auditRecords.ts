@@ -1,15 +1,19 @@
+import { z } from 'zod';
 import { putIfAbsent } from './client.ts';
 import { keys } from './keys.ts';
-import type { OutboxEvent } from './outbox.ts';
+import { outboxEventSchema } from './outbox.ts';
 
 export const auditRecordEntity = 'auditRecord';
 
-/** The bus's envelope around a service event, as the audit trail keeps it. */
-export interface BusDelivery {
-  id: string;
-  source: string;
-  detail: OutboxEvent;
-}
+/** The bus's envelope around a service event, as the audit trail's queue hands it over. */
+export const busDeliverySchema = z.object({
+  id: z.string().min(1),
+  source: z.string().min(1),
+  'detail-type': z.string().min(1),
+  time: z.string().min(1),
+  detail: outboxEventSchema,
+});
+export type BusDelivery = z.infer<typeof busDeliverySchema>;
 
 /**
  * Keeps a service event as an audit record of its organization, for support and reconciliation.
