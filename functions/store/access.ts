@@ -234,7 +234,7 @@ async function charge(organizationId: string, bucket: BucketName, now: number, c
   const attribute = tatAttribute[bucket];
   const cacheKey = `${organizationId}#${bucket}`;
   let known: number | undefined = lastSeenTat.get(cacheKey);
-  let limit: BucketLimit = lastSeenLimit.get(cacheKey) ?? defaultLimits[bucket];
+  let limit: BucketLimit = defaultLimits[bucket];
 
   let conflicts = 0;
   for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
