@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Corridor, CorridorInput, DecimalAmount, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery, plainText } from './common.ts';
 import { Beneficiary, Originator, PaymentState } from './transactions.ts';
 

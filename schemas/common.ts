@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isWithinLargestAmount, largestAmountMessage, largestWholeUnits } from '#domain/money.ts';
 import { isPlainText, plainTextMessage } from '#domain/plainText.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DecimalAmount, DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, amountString, pageQuery } from './common.ts';
 
 /** The PIX amount pattern: BRL with at most two decimals; bounded like every decimal string (docs/decisions/007, 072). */

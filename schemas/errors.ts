@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Money } from './common.ts';
 
 /** Every error body is `{error, message, ...}`; clients branch on `error`. */

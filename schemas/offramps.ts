@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery, plainText } from './common.ts';
 
 // ---- Beneficiaries (off-ramp payees) ------------------------------------------------------

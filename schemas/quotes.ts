@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CorridorInput, DecimalAmount, IdempotencyKey, Money, Rate, Timestamp } from './common.ts';
 
 /** POST /quotes: unknown fields are ignored (stripped), as the contract says for this body. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CountryCode, PathId, Timestamp, plainText } from './common.ts';
 
 export const RecipientType = z.enum(['wallet', 'bank']).meta({ id: 'RecipientType', description: 'Cannot change after creation.' });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CountryCode, DecimalAmount, DecimalString, Money, PathId, amountString } from './common.ts';
 import { CreateBeneficiaryBody } from './offramps.ts';
 import { Beneficiary } from './transactions.ts';

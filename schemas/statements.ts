@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Corridor, Money, Timestamp } from './common.ts';
 
 /** Query times carry an offset (any offset, not only Z); the echoed period is in UTC. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PathId, Timestamp, plainText } from './common.ts';
 
 export const Role = z.enum(['owner', 'admin', 'member', 'viewer']).meta({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PathId, Timestamp } from './common.ts';
 
 /** An integer amount in units of 10^-scale, as in money objects, without the currency beside it. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PageFields, PathId, Timestamp, pageQuery } from './common.ts';
 import { OffRampStatus } from './offramps.ts';
 import { OnRampStatus } from './deposits.ts';

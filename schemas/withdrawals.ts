@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery } from './common.ts';
 
 /** A network name as the crypto deposit list gives it. */

@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
-import { z } from 'zod';
+import * as z from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Feature } from './features.ts';
 import { bucketOf, notImplementedHandler, routes, takesNoBody, type RouteDefinition } from './routes.ts';

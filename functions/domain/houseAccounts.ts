@@ -11,7 +11,7 @@
  * account number, an IBAN whose check digits fail, a malformed BIC.
  */
 import { ibanChecksumValid } from '#domain/iban.ts';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const houseAccountCurrencies = ['USD', 'EUR'] as const;
 export type HouseAccountCurrency = (typeof houseAccountCurrencies)[number];

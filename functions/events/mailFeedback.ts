@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { logger } from '#platform/logger.ts';
 import { queueConsumer } from '#platform/queueConsumer.ts';
 import { recordSuppression } from '#store/mailSuppressions.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { workflows, type OperationWorkflowName } from '#contract/workflows.ts';
 import { startOperation } from '#operations/kit/start.ts';
 import { queueConsumer } from '#platform/queueConsumer.ts';

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError, validationError, type ValidationIssue } from './errors.ts';
 
 /**

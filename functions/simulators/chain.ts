@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
-import { z } from 'zod';
+import * as z from 'zod';
 import { addressFormatOf, isEvmAddress } from '#domain/networks.ts';
 import { centsOf, withdrawalBands as band } from '#contract/outcomeBands.ts';
 import { ProviderUnavailable } from '#platform/providerErrors.ts';

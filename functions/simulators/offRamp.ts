@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ibanChecksumValid } from '#domain/iban.ts';
 import { convertFloor, fraction, scaleOf } from '#domain/money.ts';
 import { payoutRailOf } from '#domain/offRampPricing.ts';

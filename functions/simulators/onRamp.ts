@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildBrCode } from '#domain/brCode.ts';
 import { isAddressOn } from '#domain/networks.ts';
 import { pixMaximum, pixMinimum } from '#domain/pixLimits.ts';

@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import { z } from 'zod';
+import * as z from 'zod';
 import { beneficiaryProblems, findCorridor } from '#domain/corridors.ts';
 import { scaleOf } from '#domain/money.ts';
 import { centsOf, outcomeBands } from '#contract/outcomeBands.ts';

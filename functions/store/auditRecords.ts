@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { putIfAbsent } from './client.ts';
 import { keys } from './keys.ts';
 import { outboxEventSchema } from './outbox.ts';

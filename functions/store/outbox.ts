@@ -1,5 +1,5 @@
 import { monotonicFactory } from 'ulid';
-import { z } from 'zod';
+import * as z from 'zod';
 import { keys } from './keys.ts';
 import { tableName } from './client.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { workflows, type OperationWorkflowName } from '#contract/workflows.ts';
 import { logger } from '#platform/logger.ts';
 import { workflowWait } from '#platform/workflow.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { activateWallet } from '#operations/wallet/provisioning.ts';
 
 /** walletProvisioning / ActivateWallet (functions/operations/wallet/provisioning.ts). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { openWallet } from '#operations/wallet/provisioning.ts';
 import { workflowWait } from '#platform/workflow.ts';
 
