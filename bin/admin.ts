@@ -51,6 +51,7 @@ if (process.env.DYNAMODB_ENDPOINT) process.env.WAIT_MAX_SECONDS ??= '1';
 // Against the local stack this process runs workflow steps and ports itself, as the simulated stage
 // does: its simulators are registered (decision 121; they answer only where the environment is `simulated`).
 await import('#simulators/install.ts');
+await import('../lib/local/mailOutbox.ts');
 
 const { parseArgs } = await import('node:util');
 const { z } = await import('zod');
@@ -206,7 +207,7 @@ try {
     console.log(JSON.stringify(await moveAllLegacyKeys()));
   } else if (group === 'mail' && command === 'latest') {
     const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });
-    const { outboxDirectory } = await import('#providers/mail.ts');
+    const { outboxDirectory } = await import('../lib/local/mailOutbox.ts');
     const { invitationTokenOf, latestMessageTo, readOutbox } = await import('../lib/ops/outbox.ts');
     const directory = outboxDirectory();
     const message = values.to ? await latestMessageTo(directory, values.to) : (await readOutbox(directory)).at(-1);

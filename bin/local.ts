@@ -21,7 +21,8 @@ const { runMigrationOnce } = await import('#store/migrations.ts');
 const { sealClearUnsubscribeKeys } = await import('#store/unsubscribeKeys.ts');
 const { parseApiKey } = await import('#domain/apiKeys.ts');
 const { config } = await import('#platform/config.ts');
-const { mailTransportName, outboxDirectory } = await import('#providers/mail.ts');
+const { mailTransportName } = await import('#providers/mail.ts');
+const { outboxDirectory } = await import('../lib/local/mailOutbox.ts');
 
 const started = Date.now();
 const port = Number(process.env.PORT ?? 3000);

@@ -1,21 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
-import nodemailer from 'nodemailer';
 import { config } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
-import { standingInFor } from '#platform/awsStandIns.ts';
 import type { MailableAddress } from '#domain/notifications.ts';
 
 /**
- * The mail port: one message to one address. Two adapters, both building the RFC 5322 message
- * with nodemailer:
- * - `outbox` (default in `simulated`): the message is written as an `.eml` file into
- *   MAIL_OUTBOX_DIR (default `.local/outbox/` in the project root), where a person opens it with
- *   any mail client and the ops CLI and the tests read it (lib/ops/outbox.ts);
- * - `ses` (default elsewhere, and on every AWS stage): Amazon SES v2 SendEmail with the raw
- *   message.
+ * The mail port: one message to one address. Two adapters:
+ * - `outbox` (default in `simulated` on this machine): the local stand-in for SES, which writes each
+ *   message as an `.eml` file (lib/local/mailOutbox.ts). It is installed by the local wiring only, so
+ *   no Lambda bundle carries it or the MIME composer it needs (docs/decisions/126);
+ * - `ses` (every AWS stage with a sender identity): Amazon SES v2 SendEmail with simple content; SES
+ *   builds the MIME message itself.
  * `delivered` is true only when the adapter accepted the message (the file is in the folder, SES
  * answered with a message id); a failure is reported, never thrown, so the caller can say so.
  * Addresses and bodies are never logged: a body can carry a credential (an invitation link).
@@ -39,36 +33,6 @@ export interface MailTransport {
   send(message: MailMessage & { from: string }): Promise<{ messageId: string }>;
 }
 
-const projectRoot = path.resolve(import.meta.dirname, '../..');
-
-export function outboxDirectory(): string {
-  return path.resolve(config().MAIL_OUTBOX_DIR ?? path.join(projectRoot, '.local', 'outbox'));
-}
-
-/** Writes each message as `<time>-<random>.eml`; written under a temporary name and renamed, so a reader never sees half a file. */
-export class OutboxMailTransport implements MailTransport {
-  readonly name = 'outbox';
-  private readonly composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
-
-  constructor(private readonly directory: () => string = outboxDirectory) {}
-
-  async send(message: MailMessage & { from: string }): Promise<{ messageId: string }> {
-    // The outbox stands in for SES: the sending function must be one AWS would let send.
-    return standingInFor({ action: 'ses:SendEmail', resourceVariable: 'MAIL_FROM' }, () => this.write(message));
-  }
-
-  private async write(message: MailMessage & { from: string }): Promise<{ messageId: string }> {
-    const info = await this.composer.sendMail(message);
-    const directory = this.directory();
-    await mkdir(directory, { recursive: true });
-    const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`;
-    const temporary = path.join(directory, `.${name}.tmp`);
-    await writeFile(temporary, info.message as Buffer, { mode: 0o600 });
-    await rename(temporary, path.join(directory, name));
-    return { messageId: info.messageId };
-  }
-}
-
 /**
  * Each message names its stage's configuration set (MAIL_CONFIGURATION_SET): the identity is the
  * account's, shared by the stages in it (docs/decisions/105), so no default set on it can say
@@ -76,20 +40,36 @@ export class OutboxMailTransport implements MailTransport {
  */
 export class SesMailTransport implements MailTransport {
   readonly name = 'ses';
-  private readonly sender: ReturnType<typeof nodemailer.createTransport>;
 
-  constructor(sesClient: SESv2Client = new SESv2Client({ region: config().AWS_REGION })) {
-    this.sender = nodemailer.createTransport({ SES: { sesClient, SendEmailCommand } });
-  }
+  constructor(private readonly sesClient: SESv2Client = new SESv2Client({ region: config().AWS_REGION })) {}
 
   async send(message: MailMessage & { from: string }): Promise<{ messageId: string }> {
     const configurationSet = config().MAIL_CONFIGURATION_SET;
-    const info = await this.sender.sendMail({ ...message, ...(configurationSet ? { ses: { ConfigurationSetName: configurationSet } } : {}) });
-    return { messageId: info.messageId };
+    const utf8 = (Data: string) => ({ Data, Charset: 'UTF-8' });
+    const sent = await this.sesClient.send(new SendEmailCommand({
+      FromEmailAddress: message.from,
+      Destination: { ToAddresses: [message.to] },
+      Content: {
+        Simple: {
+          Subject: utf8(message.subject),
+          Body: { Text: utf8(message.text), ...(message.html ? { Html: utf8(message.html) } : {}) },
+          ...(message.headers ? { Headers: Object.entries(message.headers).map(([Name, Value]) => ({ Name, Value })) } : {}),
+        },
+      },
+      ...(configurationSet ? { ConfigurationSetName: configurationSet } : {}),
+    }));
+    if (!sent.MessageId) throw new Error('SES answered without a message id');
+    return { messageId: sent.MessageId };
   }
 }
 
 let installed: MailTransport | undefined;
+let localOutbox: (() => MailTransport) | undefined;
+
+/** The local wiring's stand-in for SES (lib/local/mailOutbox.ts): what `outbox` names. */
+export function provideMailOutbox(outbox: () => MailTransport): void {
+  localOutbox = outbox;
+}
 
 /** Tests and wiring may install a transport; undefined goes back to the configured one. */
 export function useMailTransport(transport: MailTransport | undefined): void {
@@ -109,17 +89,19 @@ export function mailConfigured(): boolean {
 /** Where no transport is configured: every message is refused, and the caller says so. */
 class NoMailTransport implements MailTransport {
   readonly name = 'none';
+  constructor(private readonly reason = 'No mail transport is configured on this environment (no sender identity).') {}
   async send(): Promise<{ messageId: string }> {
-    throw new Error('No mail transport is configured on this environment (no sender identity).');
+    throw new Error(this.reason);
   }
 }
 
 function transport(): MailTransport {
   if (installed) return installed;
   if (mailTransportName() === 'none') return new NoMailTransport();
+  if (mailTransportName() === 'ses') return (installed = new SesMailTransport());
   // The outbox adapter reads MAIL_OUTBOX_DIR on every message, so a reloaded configuration is obeyed.
-  installed = mailTransportName() === 'ses' ? new SesMailTransport() : new OutboxMailTransport();
-  return installed;
+  if (localOutbox) return (installed = localOutbox());
+  return new NoMailTransport('The mail outbox is the local stand-in for SES; it is not installed in this process.');
 }
 
 export async function sendMail(message: MailMessage): Promise<MailResult> {

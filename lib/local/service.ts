@@ -16,6 +16,8 @@ import { installGrants, invokeAs, localGrants } from './grants/enforcement.ts';
 import { loadDeployedGrants, type DeployedGrants } from './grants/synthesizedGrants.ts';
 // The local runtime is the simulated stage: its providers are the simulators (docs/decisions/121).
 import '#simulators/install.ts';
+// SES's local stand-in: e-mail becomes .eml files in the outbox (docs/decisions/126).
+import './mailOutbox.ts';
 
 /**
  * The whole service in one process: DynamoDB Local (unless DYNAMODB_ENDPOINT points elsewhere),

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { simpleParser, type AddressObject } from 'mailparser';
 
 /**
- * Reading the local mail outbox (functions/providers/mail.ts writes one `.eml` file per message)
+ * Reading the local mail outbox (lib/local/mailOutbox.ts writes one `.eml` file per message)
  * the way a person reads the e-mail: the MIME message is parsed and decoded like a mail client
  * does, the links are taken from the plain-text body, and an invitation token is the `token`
  * query parameter of the accept link. The ops CLI (`admin -- mail latest`) and the tests use it.

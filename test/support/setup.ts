@@ -3,6 +3,7 @@ import { afterAll, inject } from 'vitest';
 // Tests run the `simulated` stage, as `npm start` does: its wiring registers the simulators behind the
 // ports (decision 121), so a test that drives an operation without the service meets them too.
 import '#simulators/install.ts';
+import '../../lib/local/mailOutbox.ts';
 
 // Every test file talks to the run's DynamoDB Local; test/support/table.ts gives it a table of its own.
 process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');

@@ -6,7 +6,7 @@ import { SesMailTransport } from '#providers/mail.ts';
 import type { MailableAddress } from '#store/mailSuppressions.ts';
 
 /**
- * The SES adapter as it talks to SES v2: the real SDK and nodemailer, with the HTTP request it would
+ * The SES adapter as it talks to SES v2: the real SDK, with the HTTP request it would
  * send read back instead of sent (the SDK's own request-handler seam; nothing of ours is replaced).
  */
 function recordingClient(requests: { path: string; body: Record<string, any> }[]): SESv2Client {
@@ -39,8 +39,23 @@ describe('SES mail transport', () => {
     expect(sent.messageId).toBeTruthy();
     expect(requests).toHaveLength(1);
     expect(requests[0]!.path).toBe('/v2/email/outbound-emails');
-    expect(requests[0]!.body).toMatchObject({ ConfigurationSetName: 'payments-sandbox', Content: { Raw: { Data: expect.any(String) } } });
-    expect(Buffer.from(requests[0]!.body.Content.Raw.Data, 'base64').toString('utf8')).toContain('Subject: Verify your address');
+    expect(requests[0]!.body).toMatchObject({
+      ConfigurationSetName: 'payments-sandbox',
+      FromEmailAddress: message.from,
+      Destination: { ToAddresses: ['ana@example.com'] },
+      Content: { Simple: { Subject: { Data: 'Verify your address', Charset: 'UTF-8' }, Body: { Text: { Data: 'Open the link.', Charset: 'UTF-8' } } } },
+    });
+    expect(requests[0]!.body.Content.Simple.Body).not.toHaveProperty('Html');
+  });
+
+  it('sends the HTML part and the extra header lines (List-Unsubscribe) as SES message headers', async () => {
+    const requests: { path: string; body: Record<string, any> }[] = [];
+    const unsubscribe = '<https://payments.example.com/notifications/unsubscribe?token=t>';
+    await new SesMailTransport(recordingClient(requests)).send({ ...message, html: '<p>Open the link.</p>', headers: { 'List-Unsubscribe': unsubscribe, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } });
+    expect(requests[0]!.body.Content.Simple).toMatchObject({
+      Body: { Html: { Data: '<p>Open the link.</p>', Charset: 'UTF-8' } },
+      Headers: [{ Name: 'List-Unsubscribe', Value: unsubscribe }, { Name: 'List-Unsubscribe-Post', Value: 'List-Unsubscribe=One-Click' }],
+    });
   });
 
   it('names none where the stage has none', async () => {
