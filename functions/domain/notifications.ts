@@ -3,7 +3,7 @@ import { EventType } from '#schemas/webhooks.ts';
 import { escapeHtml } from './html.ts';
 import { formatMoney } from './money.ts';
 import { oneLine, quoted } from './plainText.ts';
-import { maskAccount } from './screening.ts';
+import { maskAccount } from './accountMask.ts';
 
 /**
  * E-mail notifications (contract: Email notifications, Events; docs/decisions/094): the event types a

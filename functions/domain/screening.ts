@@ -1,4 +1,15 @@
-import unhomoglyph from 'unhomoglyph';
+// unhomoglyph's table (Unicode TR39 confusables), without its module: that one builds a regular
+// expression of 6,000 alternatives when loaded, and a CommonJS module's load is kept in every bundle
+// that imports this file, though most never screen. Here the table is read, and the expression
+// built, at the first name screened.
+import confusables from 'unhomoglyph/data.json' with { type: 'json' };
+
+let confusable: RegExp | undefined;
+
+function unhomoglyph(text: string): string {
+  confusable ??= new RegExp(Object.keys(confusables).map((glyph) => glyph.replace(/[.?*+^$[\]\\(){}|-]/g, '\\$&')).join('|'), 'g');
+  return text.replace(confusable, (glyph) => (confusables as Record<string, string>)[glyph]!);
+}
 
 /**
  * Compliance screening of every party money can reach, before any value moves: a payment's (and a
@@ -66,10 +77,13 @@ export function screenAddress(address: string): ScreeningHit | undefined {
   return entry ? { party: 'destinationAddress', entry } : undefined;
 }
 
-const foldedList = screeningList.map((entry) => ({ entry, words: ` ${foldedWords(entry)} ` }));
+// Folded at first use, not at load: a module-level call would keep the look-alike table in every
+// bundle that imports anything of this file, even one that never screens.
+let foldedList: { entry: string; words: string }[] | undefined;
 
 function listedName(text: string): string | undefined {
   const words = ` ${foldedWords(text)} `;
+  foldedList ??= screeningList.map((entry) => ({ entry, words: ` ${foldedWords(entry)} ` }));
   return foldedList.find((listed) => words.includes(listed.words))?.entry;
 }
 
@@ -111,10 +125,4 @@ function foldedChar(ch: string): string {
 function plain(text: string): string {
   const withoutMarks = (t: string) => t.normalize('NFKD').replace(/[\p{Mn}\p{Me}\p{Cf}]+/gu, '');
   return withoutMarks(withoutMarks(text).toLowerCase());
-}
-
-/** What the compliance record keeps of an account: the last four characters of a long one, nothing of a short one. */
-export function maskAccount(account: string): string {
-  const visible = account.length >= 8 ? account.slice(-4) : '';
-  return `${'*'.repeat(Math.max(4, account.length - visible.length))}${visible}`;
 }

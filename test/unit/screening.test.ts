@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import unhomoglyph from 'unhomoglyph';
 import confusables from 'unhomoglyph/data.json' with { type: 'json' };
-import { blockedAddresses, maskAccount, screen, screenAddress, screenBeneficiary, screeningList, type ScreenedParty } from '#domain/screening.ts';
+import { maskAccount } from '#domain/accountMask.ts';
+import { blockedAddresses, screen, screenAddress, screenBeneficiary, screeningList, type ScreenedParty } from '#domain/screening.ts';
 
 const parties: ScreenedParty[] = ['originator', 'beneficiary', 'recipientReference'];
 

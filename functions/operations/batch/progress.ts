@@ -12,7 +12,8 @@ import {
 } from '#store/batches.ts';
 import { formatDecimal } from '#domain/money.ts';
 import { needsPersonStates } from '#domain/paymentStates.ts';
-import { maskAccount, screen } from '#domain/screening.ts';
+import { maskAccount } from '#domain/accountMask.ts';
+import { screen } from '#domain/screening.ts';
 import type { Price, PricingRefusal } from '#domain/pricing.ts';
 import { findCorridor } from '#domain/corridors.ts';
 import { operationProgress, type StepResult as KitStepResult, type OperationRef } from '#operations/kit/progress.ts';

@@ -1,7 +1,8 @@
 import { ApiError } from '#platform/errors.ts';
 import { complianceRecordItem, getComplianceHold, putComplianceRecord, type HeldOperation } from '#store/transactions.ts';
 import type { BeneficiaryView } from '#schemas/offramps.ts';
-import { maskAccount, screen, screenAddress, screenBeneficiary } from '#domain/screening.ts';
+import { maskAccount } from '#domain/accountMask.ts';
+import { screen, screenAddress, screenBeneficiary } from '#domain/screening.ts';
 
 /**
  * What a screening hit (functions/domain/screening.ts) does wherever money could reach a listed

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { putOffRampBeneficiary, type OffRampBeneficiaryRecord } from '#store/offRampBeneficiaries.ts';
 import type { BeneficiaryView, CreateBeneficiaryBody } from '#schemas/offramps.ts';
 import { holdForCompliance } from '#operations/compliance/holds.ts';
-import { maskAccount, screenBeneficiary } from '#domain/screening.ts';
+import { maskAccount } from '#domain/accountMask.ts';
+import { screenBeneficiary } from '#domain/screening.ts';
 
 /**
  * Off-ramp beneficiaries (payees of POST /treasury/offramp), apart from the payment beneficiaries
