@@ -3,40 +3,59 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleLambdas } from '../lib/build/lambdaBundles.ts';
+import { lambdaEntries } from '../lib/aws/handlers.ts';
 
 /**
  * Minified bundle size and cold import time of every Lambda entry point: the bundles the CDK
- * deploys to sandbox and production (no simulator, docs/decisions/121), built into a scratch folder, each imported by a fresh `node` process (the median of
- * a few) the way a Lambda cold start loads it, with the environment a Lambda would have.
+ * deploys to sandbox and production (no simulator, docs/decisions/121), built into a scratch folder,
+ * each imported by a fresh `node` process the way a Lambda cold start loads it, with the environment a
+ * Lambda would have. Beside them the baseline, a bundle holding only a DynamoDB GetItem
+ * (bench/baselines/getItemOnly.ts), built and timed in the same run: the goals are ratios to it.
+ * Imports are interleaved (each round imports every bundle once) so that machine noise falls on all
+ * of them alike; each figure is the median of its rounds.
  */
-const imports = 5;
+const rounds = 5;
+export const getItemOnlyEntry = 'bench/baselines/getItemOnly.ts';
+
+function coldImportMs(file: string): number {
+  const script = `const t=performance.now();await import(${JSON.stringify(file)});console.log(performance.now()-t)`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, TABLE_NAME: 'payments', SERVICE_ENVIRONMENT: 'simulated', AWS_REGION: 'us-east-1', LOG_LEVEL: 'SILENT' },
+  });
+  if (run.status !== 0) throw new Error(`importing ${file} failed: ${run.stderr}`);
+  return Number(run.stdout.trim());
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const round1 = (value: number) => Number(value.toFixed(1));
 
 export async function lambdaBundleFigures() {
   const outRoot = mkdtempSync(join(tmpdir(), 'bundles-'));
   try {
-    const bundles = bundleLambdas(undefined, { outRoot });
-    return bundles
-      .map((bundle) => {
-        const samples: number[] = [];
-        for (let i = 0; i < imports; i += 1) {
-          const script = `const t=performance.now();await import(${JSON.stringify(join(bundle.outdir, 'index.mjs'))});console.log(performance.now()-t)`;
-          const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-            encoding: 'utf8',
-            env: {
-              PATH: process.env.PATH,
-              TABLE_NAME: 'payments',
-              SERVICE_ENVIRONMENT: 'simulated',
-              AWS_REGION: 'us-east-1',
-              LOG_LEVEL: 'SILENT',
-            },
-          });
-          if (run.status !== 0) throw new Error(`importing ${bundle.name} failed: ${run.stderr}`);
-          samples.push(Number(run.stdout.trim()));
-        }
-        samples.sort((a, b) => a - b);
-        return { entry: bundle.entry, bytes: bundle.bytes, coldImportMsMedian: Number(samples[Math.floor(imports / 2)]!.toFixed(1)) };
-      })
-      .sort((a, b) => b.bytes - a.bytes);
+    const built = bundleLambdas([...lambdaEntries(), getItemOnlyEntry], { outRoot });
+    const samples = new Map(built.map((bundle) => [bundle.entry, [] as number[]]));
+    for (let i = 0; i < rounds; i += 1) {
+      for (const bundle of built) samples.get(bundle.entry)!.push(coldImportMs(join(bundle.outdir, 'index.mjs')));
+    }
+    const measured = built.map((bundle) => ({ entry: bundle.entry, bytes: bundle.bytes, coldImportMsMedian: round1(median(samples.get(bundle.entry)!)) }));
+    const baseline = measured.find((bundle) => bundle.entry === getItemOnlyEntry)!;
+    const bundles = measured.filter((bundle) => bundle !== baseline).sort((a, b) => b.bytes - a.bytes);
+    const slowest = bundles.reduce((worst, bundle) => (bundle.coldImportMsMedian > worst.coldImportMsMedian ? bundle : worst));
+    return {
+      getItemOnly: { bytes: baseline.bytes, coldImportMsMedian: baseline.coldImportMsMedian },
+      summary: {
+        count: bundles.length,
+        medianBytes: median(bundles.map((bundle) => bundle.bytes)),
+        maxBytes: bundles[0]!.bytes,
+        maxBytesEntry: bundles[0]!.entry,
+        coldImportMsMedian: round1(median(bundles.map((bundle) => bundle.coldImportMsMedian))),
+        coldImportMsMax: slowest.coldImportMsMedian,
+        coldImportMaxEntry: slowest.entry,
+        coldImportMaxOverGetItemOnly: Number((slowest.coldImportMsMedian / baseline.coldImportMsMedian).toFixed(2)),
+      },
+      bundles,
+    };
   } finally {
     rmSync(outRoot, { recursive: true, force: true });
   }

@@ -27,6 +27,16 @@ export const defaultBundleRoot = join(projectRoot, 'cdk.out', '.bundles');
 export const simulatorsWiring = 'functions/simulators/install.ts';
 const simulatorsFolder = 'functions/simulators/';
 
+/**
+ * What a Lambda bundle may weigh (issue 28; docs/decisions/126): the larger a bundle, the longer its cold
+ * start parses. Deployed bundles at most 770 KB each, 600 KB at the median; the simulated stage's carry
+ * the provider simulators on top. cdk.test fails when one grows past these, and the bench reads them.
+ */
+export const bundleBudgets: Record<BundleFlavor, { maxBytes: number; medianBytes: number }> = {
+  deployed: { maxBytes: 770_000, medianBytes: 600_000 },
+  simulated: { maxBytes: 870_000, medianBytes: 700_000 },
+};
+
 /** Which bundles: `simulated` for the simulated stage, `deployed` (no simulator) for sandbox and production. */
 export type BundleFlavor = 'simulated' | 'deployed';
 

@@ -10,8 +10,8 @@ import type { ApiStack } from '../../lib/aws/apiStack.ts';
 import { serviceEnvironments } from '../../lib/aws/environment.ts';
 import { sweeperHandler } from '../../lib/aws/sweeperSchedule.ts';
 import { lambdaEntries, outboxForwarderHandler, unmatchedHandler } from '../../lib/aws/handlers.ts';
-import { bundleLambdas, projectRoot, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
-import { getHealth, inviteMember, resendInvitation, routeKey, sendEmailVerification, routeNeeds, routes, type RouteDefinition } from '#contract/routes.ts';
+import { bundleBudgets, bundleLambdas, projectRoot, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
+import { createTransaction, getHealth, getMe, inviteMember, listTransactions, resendInvitation, routeKey, sendEmailVerification, routeNeeds, routes, type RouteDefinition } from '#contract/routes.ts';
 import { workflows } from '#contract/workflows.ts';
 import { workflowDefinition } from '#contract/taskRetryPolicy.ts';
 import { eventRules, mailFeedbackRule } from '#contract/events.ts';
@@ -207,6 +207,26 @@ describe('bundles', () => {
     const holdsSimulators = (bundle: LambdaBundle) => simulatorCode.test(readFileSync(join(bundle.outdir, 'index.mjs'), 'utf8'));
     expect(bundles.filter(holdsSimulators).map((bundle) => bundle.entry)).toEqual([]);
     expect(simulatedBundles.filter((bundle) => !holdsSimulators(bundle)).map((bundle) => bundle.entry)).toEqual([]);
+  });
+
+  it('keeps every bundle within its budget: each under the maximum, the median under its own', () => {
+    for (const [flavor, built] of [['deployed', bundles], ['simulated', simulatedBundles]] as const) {
+      const budget = bundleBudgets[flavor];
+      const sizes = built.map((bundle) => bundle.bytes).sort((a, b) => a - b);
+      expect(built.filter((bundle) => bundle.bytes > budget.maxBytes).map((bundle) => `${bundle.entry} ${bundle.bytes} B`), flavor).toEqual([]);
+      expect(sizes[Math.floor(sizes.length / 2)], `${flavor} median`).toBeLessThanOrEqual(budget.medianBytes);
+    }
+  });
+
+  it('carries no MIME composer and no look-alike table where they are not used', () => {
+    const code = (bundle: LambdaBundle) => readFileSync(join(bundle.outdir, 'index.mjs'), 'utf8');
+    // SES composes the message (docs/decisions/126): nodemailer is the local outbox's only.
+    expect([...bundles, ...simulatedBundles].filter((bundle) => code(bundle).includes('nodemailer.com')).map((bundle) => bundle.entry)).toEqual([]);
+    // The confusables table (a Cyrillic "а" → "a" among its entries) only where a name is screened.
+    const screens = bundles.filter((bundle) => code(bundle).includes('\\u0430:"a"')).map((bundle) => bundle.entry);
+    expect(screens).toContain(createTransaction.handler);
+    expect(screens).not.toContain(getMe.handler);
+    expect(screens).not.toContain(listTransactions.handler);
   });
 
   it('refuses an entry whose module does not exist, naming it', () => {
