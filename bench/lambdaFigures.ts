@@ -14,7 +14,7 @@ import { lambdaEntries } from '../lib/aws/handlers.ts';
  * Imports are interleaved (each round imports every bundle once) so that machine noise falls on all
  * of them alike; each figure is the median of its rounds.
  */
-const rounds = 5;
+const rounds = 7;
 export const getItemOnlyEntry = 'bench/baselines/getItemOnly.ts';
 
 function coldImportMs(file: string): number {

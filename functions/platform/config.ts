@@ -1,6 +1,11 @@
 import * as z from 'zod';
 import { HouseAccountsVariable } from '#domain/houseAccounts.ts';
 
+// zod compiles each object schema to a function at its first parse: worth it in a long loop, a cost on
+// a cold start, where every schema is parsed for the first time (the configuration at import, then
+// the request's). Functions here parse a few small inputs per invocation (docs/decisions/126).
+z.config({ jitless: true });
+
 /**
  * Everything the service reads from its environment, parsed once.
  * The same variables are set by the CDK stacks on each Lambda and by `npm start` locally.
