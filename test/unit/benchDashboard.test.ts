@@ -36,6 +36,11 @@ describe('the bench dashboard', () => {
     expect(withBaseline.find((row) => row.figure.startsWith('Cold import'))).toMatchObject({ value: 1.5, met: true });
   });
 
+  it('reads calls per request to a tenth: background calls of the local runtime do not fail it', () => {
+    expect(dashboardRows({ dynamoCallsPerRequest: { me: 2.01 } }).find((row) => row.figure === 'DynamoDB calls per GET /me')).toMatchObject({ value: 2, met: true });
+    expect(dashboardRows({ dynamoCallsPerRequest: { me: 3 } }).find((row) => row.figure === 'DynamoDB calls per GET /me')).toMatchObject({ met: false });
+  });
+
   it('takes the worst of the statement runs, and none when one is missing', () => {
     const statements = { json: { p99: 900 }, csv: { p99: 2100 }, jsonWithMorePaymentsOutside: { p99: 950 } };
     expect(dashboardRows({ statements }).find((row) => row.section === 'statements')).toMatchObject({ value: 2100, met: false });
