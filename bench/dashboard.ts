@@ -132,7 +132,7 @@ export function dashboardText(rows: DashboardRow[]): string {
   const cells = rows.map((item) => [
     item.figure,
     item.goal,
-    item.value === null ? 'not measured' : `${item.value} ${item.unit}`,
+    item.value === null ? 'not measured' : item.unit === '$' ? `$${item.value}` : `${item.value} ${item.unit}`,
     item.ratio === null ? '' : `${item.ratio}`,
     item.met === null ? '-' : item.met ? 'met' : 'NOT MET',
   ]);
