@@ -20,9 +20,16 @@
  * - webhooks (bench/webhooks.ts): event committed → first attempt received (p50, p99), and
  *   WEBHOOK_BENCH_PAYMENTS payments (default 1,000) whose receiver fails every event's first two
  *   attempts: all delivered, none lost, transitions, calls and cost per delivered event.
+ * - pages (bench/pages.ts): GET /transactions at depth 100,000 rows against the first page;
+ * - contention (bench/contention.ts): one organization's balance item under rising concurrency,
+ *   conflicts and retries per payment (docs/capacity.md reads them).
  * BENCH_SECONDS (default 5) sets each autocannon run's duration. BENCH_ONLY (a comma-separated list
- * of sections: http, teamSize, payments, treasury, batches, statements, webhooks, lambdas) runs only those, for a figure
+ * of sections: http, teamSize, payments, treasury, batches, statements, webhooks, pages, contention, lambdas) runs only those, for a figure
  * re-measured on its own; the whole bench is the default.
+ *
+ * It ends with the dashboard (bench/dashboard.ts): every goal figure of issue 28 and those met
+ * before, goal, value, ratio and met or not. In the JSON as `dashboard`; as a text table on stderr,
+ * after the JSON is written, so stdout stays one JSON document. Sections not run show as not measured.
  */
 import { exitUnlessNodeRuntime } from '../lib/local/nodeRuntime.ts';
 
@@ -49,6 +56,9 @@ const { batchFigures } = await import('./batches.ts');
 const { statementFigures } = await import('./statements.ts');
 const { teamSizeFigures } = await import('./teamSize.ts');
 const { webhookFigures } = await import('./webhooks.ts');
+const { pageFigures } = await import('./pages.ts');
+const { contentionFigures } = await import('./contention.ts');
+const { dashboardRows, dashboardText } = await import('./dashboard.ts');
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim()).filter(Boolean);
@@ -216,6 +226,8 @@ try {
   const batches = await section('batches', () => batchFigures({ service, log }));
   const statements = await section('statements', () => statementFigures({ service, log }));
   const webhooks = await section('webhooks', () => webhookFigures({ service, log }));
+  const pages = await section('pages', () => pageFigures({ service, log }));
+  const contention = await section('contention', () => contentionFigures({ service, log }));
 
   const lambdas = await section('lambdas', () => {
     log('bundling Lambda entry points and timing cold imports');
@@ -236,8 +248,12 @@ try {
     batches,
     statements,
     webhooks,
+    pages,
+    contention,
   };
-  process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
+  const dashboard = dashboardRows(figures);
+  process.stdout.write(`${JSON.stringify({ ...figures, dashboard }, null, 2)}\n`);
+  process.stderr.write(`\n${dashboardText(dashboard)}\n`);
 } finally {
   await service.stop();
 }

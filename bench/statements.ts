@@ -27,7 +27,7 @@ const day = { from: '2026-06-01T00:00:00.000Z', to: '2026-06-02T00:00:00.000Z' }
 const dayMs = 24 * 3600 * 1000;
 
 /** `count` payments cloned from `template`, stamped evenly over [start, start + spanMs); one in ten failed (no fee). */
-function payments(template: TransactionRecord, label: string, count: number, start: string, spanMs: number): Record<string, unknown>[] {
+export function payments(template: TransactionRecord, label: string, count: number, start: string, spanMs: number, withLines = true): Record<string, unknown>[] {
   const startMs = Date.parse(start);
   return Array.from({ length: count }, (_, index) => {
     const createdAt = new Date(startMs + Math.floor((index * spanMs) / count)).toISOString();
@@ -41,8 +41,30 @@ function payments(template: TransactionRecord, label: string, count: number, sta
     };
     // The payment and its statement line, not its outbox event, which would start a workflow.
     const [payment, line] = createTransactionItems(record);
-    return [payment!.Put.Item, line!.Put.Item];
+    return withLines ? [payment!.Put.Item, line!.Put.Item] : [payment!.Put.Item];
   }).flat();
+}
+
+/** One real payment of the organization, paid through the API and waited on until RECONCILED: the template seeded items are cloned from. */
+export async function reconciledTemplate(service: LocalService, organizationId: string, headers: Record<string, string>): Promise<TransactionRecord> {
+  const corridor = findCorridor('USDC', 'MXN', 'MX')!;
+  const accepted = await fetch(`${service.url}/transactions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      idempotencyKey: `bench-template-${Date.now().toString(36)}`, corridor: { to: 'MXN', destinationCountry: 'MX' },
+      sendAmount: { amount: '250.00', currency: 'USDC' }, recipientReference: 'template', beneficiary: sampleBeneficiary(corridor),
+    }),
+  });
+  if (accepted.status !== 202) throw new Error(`POST /transactions answered ${accepted.status}: ${await accepted.text()}`);
+  const { transactionId } = (await accepted.json()) as { transactionId: string };
+  let template: TransactionRecord | undefined;
+  for (let waited = 0; template?.state !== 'RECONCILED'; waited += 100) {
+    if (waited > 60_000) throw new Error(`the template payment did not reconcile: ${template?.state}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    template = await getTransaction(organizationId, transactionId);
+  }
+  return template;
 }
 
 export async function statementFigures({ service, log }: StatementBenchOptions) {
@@ -56,23 +78,7 @@ export async function statementFigures({ service, log }: StatementBenchOptions) 
   try {
     log('statements: onboarding an organization and paying one real payment as the template');
     const { organizationId, headers } = await benchOrganization(service, 'Bench Statements Org');
-    const corridor = findCorridor('USDC', 'MXN', 'MX')!;
-    const accepted = await fetch(`${service.url}/transactions`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        idempotencyKey: `bench-template-${Date.now().toString(36)}`, corridor: { to: 'MXN', destinationCountry: 'MX' },
-        sendAmount: { amount: '250.00', currency: 'USDC' }, recipientReference: 'template', beneficiary: sampleBeneficiary(corridor),
-      }),
-    });
-    if (accepted.status !== 202) throw new Error(`POST /transactions answered ${accepted.status}: ${await accepted.text()}`);
-    const { transactionId } = (await accepted.json()) as { transactionId: string };
-    let template: TransactionRecord | undefined;
-    for (let waited = 0; template?.state !== 'RECONCILED'; waited += 100) {
-      if (waited > 60_000) throw new Error(`the template payment did not reconcile: ${template?.state}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      template = await getTransaction(organizationId, transactionId);
-    }
+    const template = await reconciledTemplate(service, organizationId, headers);
     const [paymentItem, lineItem] = createTransactionItems(template);
     const itemBytes = { payment: Buffer.byteLength(JSON.stringify(paymentItem!.Put.Item)), statementLine: Buffer.byteLength(JSON.stringify(lineItem!.Put.Item)) };
 

@@ -19,11 +19,14 @@ export const queueBatchSize = 10;
  * target's schema and handled on its own. A message that cannot be parsed or handled is reported
  * back (partial batch response), so the queue redelivers it and finally dead-letters it; the
  * others of the batch are not held back by it. Handlers are idempotent: delivery is at least once.
+ * `inParallel`: the messages of a batch are handled side by side rather than one after another
+ * (what they read in common is still read once: the first read's promise answers the others).
  */
 export function queueConsumer<S extends z.ZodType>(
   failure: string,
   schema: S,
   handle: (message: z.infer<S>, record: SQSRecord, reads: BatchReads) => Promise<void>,
+  { inParallel = false }: { inParallel?: boolean } = {},
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   return async (event) => {
     const shared = new Map<string, Promise<unknown>>();
@@ -45,9 +48,9 @@ export function queueConsumer<S extends z.ZodType>(
       }
     };
     // A processor per batch: it keeps the batch's failures, and the local runtime may hand one
-    // module two batches at once. One message after another, as before: the first of a batch
-    // reads what the others then share. A batch that failed whole is answered, not thrown: the
+    // module two batches at once. By default one message after another: a mail or an audit
+    // record waits for the one before it. A batch that failed whole is answered, not thrown: the
     // queue redelivers the same messages either way.
-    return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { processInParallel: false, throwOnFullBatchFailure: false });
+    return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { processInParallel: inParallel, throwOnFullBatchFailure: false });
   };
 }

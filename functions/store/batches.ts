@@ -156,7 +156,6 @@ export async function listBatches(organizationId: string, page: { limit?: number
       scope: { list: 'batches', organizationId },
       index: 'gsi1',
       partition: listKey(organizationId),
-      rowKey: (batchId) => keys.batch(organizationId, batchId),
     },
     page,
   );

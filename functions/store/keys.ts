@@ -115,8 +115,6 @@ export type ItemKey = { pk: string; sk: string };
  * its id. A page ends on one, and a cursor carries only it (functions/store/cursors.ts).
  */
 export const listSortKey = (createdAt: string, id: string) => `${createdAt}#${id}`;
-/** The id a list sort key ends with: an ISO timestamp holds no `#`. */
-export const idOfListSortKey = (sortKey: string) => sortKey.slice(sortKey.indexOf('#') + 1);
 /**
  * gsi2 partition of operations committed but whose workflow has not yet moved them (a payment
  * FUNDED, a withdrawal INITIATED), sort key `<createdAt>#<kind>#<organizationId>#<id>`: set with the

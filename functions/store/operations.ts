@@ -241,7 +241,6 @@ export async function listOperations<R extends OperationBase>(
       scope: { list: subset?.list ?? kind, organizationId },
       index: subset ? 'gsi2' : 'gsi1',
       partition: subset ? subset.gsi2pk : listKey(organizationId, kind),
-      rowKey: (id) => keys.operation(organizationId, kind, id),
     },
     page,
   );

@@ -222,7 +222,6 @@ export async function listTransactions(
       scope: { list: 'transactions', organizationId },
       index: 'gsi1',
       partition: listKey(organizationId),
-      rowKey: (transactionId) => keys.transaction(organizationId, transactionId),
     },
     page,
     'transactionId, corridor, send, recipientReference, createdAt',

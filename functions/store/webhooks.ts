@@ -235,7 +235,6 @@ export async function listEvents(
       scope: { list: type ? `webhookEvents:${type}` : 'webhookEvents', organizationId },
       index: type ? 'gsi2' : 'gsi1',
       partition: type ? eventListOfType(organizationId, type) : eventList(organizationId),
-      rowKey: (eventId) => keys.webhookEvent(organizationId, eventId),
     },
     paging,
   );

@@ -53,6 +53,29 @@ export function invocationPayloadBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? 'null');
 }
 
+/**
+ * More than an event's JSON can hold besides its base64 body: node refuses a request line and headers
+ * past 16 KB, the event carries the path and query a few times over (raw, in requestContext, parsed),
+ * and JSON spends at most 6 bytes on a character (`\u001f`); the rest is a few fixed fields.
+ */
+const eventBytesBesidesBody = 1024 * 1024;
+
+/**
+ * Whether an event surely fits Lambda's request limit without measuring it: its base64 body plus
+ * what the rest can hold. Only a body of megabytes is measured exactly (a GET is not serialized just
+ * to be weighed).
+ */
+function eventSurelyFits(bodyBytes: number): boolean {
+  return Math.ceil(bodyBytes / 3) * 4 + eventBytesBesidesBody < lambdaMaxRequestBytes;
+}
+
+/** The same for a handler's result: a string body of n characters is at most 6n bytes of JSON; the headers are measured. */
+function resultSurelyFits(result: Awaited<ReturnType<LambdaHandler>>): boolean {
+  if (typeof result !== 'object' || result === null) return false;
+  const bodyLength = typeof result.body === 'string' ? result.body.length : 0;
+  return 6 * bodyLength + invocationPayloadBytes(result.headers ?? {}) + invocationPayloadBytes(result.cookies ?? []) + 1024 < lambdaMaxResponseBytes;
+}
+
 async function loadHandler(modulePath: string): Promise<LambdaHandler> {
   const module = (await import(pathToFileURL(path.join(projectRoot, modulePath)).href)) as { handler?: LambdaHandler };
   if (typeof module.handler !== 'function') throw new Error(`${modulePath} does not export a handler`);
@@ -114,8 +137,8 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
  * One invocation as HTTP API makes it: the request limit, the handler run as its deployed function
  * (`entry`: its grants and timeout, lib/local/grants), the integration timeout and the response limit.
  */
-async function invoke(handler: LambdaHandler, entry: string | undefined, event: APIGatewayProxyEventV2, context: Context, integrationTimeoutMs: number): Promise<APIGatewayProxyStructuredResultV2 | string | undefined> {
-  const requestBytes = invocationPayloadBytes(event);
+async function invoke(handler: LambdaHandler, entry: string | undefined, event: APIGatewayProxyEventV2, context: Context, integrationTimeoutMs: number, bodyBytes: number): Promise<APIGatewayProxyStructuredResultV2 | string | undefined> {
+  const requestBytes = eventSurelyFits(bodyBytes) ? 0 : invocationPayloadBytes(event);
   if (requestBytes > lambdaMaxRequestBytes) {
     logger.warn('local http adapter: event past Lambda\'s request limit', { routeKey: event.routeKey, bytes: requestBytes, limit: lambdaMaxRequestBytes });
     return httpApiAnswers.requestTooLong;
@@ -139,7 +162,7 @@ async function invoke(handler: LambdaHandler, entry: string | undefined, event: 
     logger.warn('local http adapter: no answer within HTTP API\'s integration timeout', { routeKey: event.routeKey, timeoutMs: integrationTimeoutMs });
     return httpApiAnswers.serviceUnavailable;
   }
-  const responseBytes = invocationPayloadBytes(result);
+  const responseBytes = resultSurelyFits(result) ? 0 : invocationPayloadBytes(result);
   if (responseBytes > lambdaMaxResponseBytes) {
     logger.error('local http adapter: result past Lambda\'s response limit', { routeKey: event.routeKey, bytes: responseBytes, limit: lambdaMaxResponseBytes });
     return httpApiAnswers.internalServerError;
@@ -241,10 +264,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<{ ser
         const event = toEvent(request, url, body, routeKey(match.definition), match.names.length ? pathParameters : undefined);
         // A route a test mounts is no deployed function: it runs unchecked.
         const entry = options.routes ? undefined : match.definition.handler;
-        result = await invoke(match.handler, entry, event, lambdaContext(entry ?? match.definition.handler, event.requestContext.requestId), integrationTimeoutMs);
+        result = await invoke(match.handler, entry, event, lambdaContext(entry ?? match.definition.handler, event.requestContext.requestId), integrationTimeoutMs, body.length);
       } else {
         const event = toEvent(request, url, body, '$default');
-        result = await invoke(fallback, unmatchedHandler, event, lambdaContext(unmatchedHandler, event.requestContext.requestId), integrationTimeoutMs);
+        result = await invoke(fallback, unmatchedHandler, event, lambdaContext(unmatchedHandler, event.requestContext.requestId), integrationTimeoutMs, body.length);
       }
       const structured = typeof result === 'object' && result ? result : { statusCode: 200, body: result ?? '' };
       response.writeHead(structured.statusCode ?? 200, structured.headers as Record<string, string>);

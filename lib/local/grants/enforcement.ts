@@ -18,7 +18,7 @@ import { appendFileSync } from 'node:fs';
 import { DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { config } from '#platform/config.ts';
 import { useStandInCheck, type StandInCall, type StandInCheck } from '#platform/awsStandIns.ts';
-import { evaluate, type AccessRequest, type PolicyStatement } from './policy.ts';
+import { evaluate, type AccessRequest, type Decision, type PolicyStatement } from './policy.ts';
 import type { DeployedFunction, DeployedGrants } from './synthesizedGrants.ts';
 
 /** The error AWS answers a call the caller's policies do not allow (an SDK exception of the `client` fault). */
@@ -258,8 +258,25 @@ function audit(who: string, request: AccessRequest, refused: boolean): void {
   appendFileSync(auditFile!, `${line}\n`);
 }
 
+/**
+ * Decisions taken, per role's statements (installed once, never changed in place: a test that plants
+ * a missing grant installs new ones): every further DynamoDB call of a function on the same action
+ * and resource is a lookup, not an evaluation. Requests with a context or principal are evaluated each time.
+ */
+const decided = new WeakMap<PolicyStatement[], Map<string, Decision>>();
+
+function decisionOf(statements: PolicyStatement[], request: AccessRequest): Decision {
+  if (request.context || request.principal) return evaluate(statements, request);
+  let byRequest = decided.get(statements);
+  if (!byRequest) decided.set(statements, (byRequest = new Map()));
+  const key = `${request.action}\n${request.resource}`;
+  let decision = byRequest.get(key);
+  if (!decision) byRequest.set(key, (decision = evaluate(statements, request)));
+  return decision;
+}
+
 function requireAllowed(statements: PolicyStatement[], request: AccessRequest, who: string): void {
-  const decision = evaluate(statements, request);
+  const decision = decisionOf(statements, request);
   if (auditFile) audit(who, request, decision !== 'allowed');
   if (decision === 'allowed') return;
   const why = decision === 'explicitDeny' ? 'with an explicit deny in a policy' : `because no policy allows the ${request.action} action`;
