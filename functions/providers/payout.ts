@@ -22,7 +22,11 @@ export interface PayoutRequest {
   beneficiary: Beneficiary;
 }
 
-export type PayoutSubmission = { status: 'accepted'; providerPayoutId: string } | { status: 'rejected'; reason: string };
+/**
+ * A rail that pays at once answers `paidAmount` (destination minor units paid) with the acceptance:
+ * the payment then needs no status poll.
+ */
+export type PayoutSubmission = { status: 'accepted'; providerPayoutId: string; paidAmount?: bigint } | { status: 'rejected'; reason: string };
 
 export type PayoutState =
   | { status: 'processing' }

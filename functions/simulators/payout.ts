@@ -100,7 +100,7 @@ export class SimulatedPayouts extends Simulator implements PayoutProvider {
     const plainAcceptance = !refused && scale !== undefined && band !== outcomeBands.rejected && band !== outcomeBands.unanswered && band !== outcomeBands.unavailableTwice;
     if (!plainAcceptance) {
       const first = await this.read(request.reference);
-      if (first) return { status: 'accepted', providerPayoutId: first.providerPayoutId };
+      if (first) return this.acceptance(first);
     }
 
     if (refused) return { status: 'rejected', reason: refused };
@@ -129,12 +129,23 @@ export class SimulatedPayouts extends Simulator implements PayoutProvider {
     };
     // The reference booked before (a repeat) or by a concurrent submit: answer that payout, never make a second.
     const booked = await firstEntry(keys.simulatedPayout(request.reference), item, bookItemSchema);
-    return { status: 'accepted', providerPayoutId: booked.providerPayoutId };
+    return this.acceptance(booked);
   }
 
   async status(reference: string): Promise<PayoutState> {
     const item = await this.read(reference);
-    if (!item) return { status: 'unknown' };
+    return item ? this.stateOf(item) : { status: 'unknown' };
+  }
+
+  /** Accepted; paid at once when the payout is already paid (PAYOUT_SETTLE_SECONDS 0), as an instant rail answers. */
+  private acceptance(item: BookItem): PayoutSubmission {
+    const state = this.stateOf(item);
+    return state.status === 'paid'
+      ? { status: 'accepted', providerPayoutId: item.providerPayoutId, paidAmount: state.paidAmount }
+      : { status: 'accepted', providerPayoutId: item.providerPayoutId };
+  }
+
+  private stateOf(item: BookItem): PayoutState {
     const settledAt = Date.parse(item.acceptedAt) + settleSeconds() * 1000;
     if (this.now().getTime() < settledAt) return { status: 'processing' };
     const { outcome } = item;

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException, TransactionConflictException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput, type TransactWriteCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import { config } from '#platform/config.ts';
 
 /**
@@ -244,6 +244,25 @@ export async function transactWrite(items: TransactItem[], maxAttempts = 8): Pro
       const codes = cancellationReasons(error)?.map((reason) => reason.Code);
       const transient = codes?.every((code) => code === undefined || code === 'None' || transientCancellations.has(code));
       if (!transient || attempt >= maxAttempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 10 * 2 ** attempt)));
+    }
+  }
+}
+
+/**
+ * One conditional write sent as itself, not as a TransactWriteItems of one item: the same all or
+ * nothing on one item, at half the write units (a transaction bills each item twice). True when
+ * written, false when its condition did not hold. A write that met a transaction in progress on
+ * the item (TransactionConflictException) wrote nothing and is tried again, as transactWrite does.
+ */
+export async function writeOne(item: TransactItem, maxAttempts = 8): Promise<boolean> {
+  const command = item.Update ? new UpdateCommand(item.Update) : item.Put ? new PutCommand(item.Put) : item.Delete ? new DeleteCommand(item.Delete) : undefined;
+  if (!command) throw new Error('writeOne takes an Update, a Put or a Delete');
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await conditionally(dynamo().send(command as UpdateCommand));
+    } catch (error) {
+      if (!(error instanceof TransactionConflictException) || attempt >= maxAttempts) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 10 * 2 ** attempt)));
     }
   }

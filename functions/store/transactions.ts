@@ -165,6 +165,12 @@ export interface Transition {
   failure?: string;
   /** Further attributes to set with the state (e.g. `paid`, `providerPayoutId`). */
   set?: Partial<Pick<TransactionRecord, 'paid' | 'providerPayoutId' | 'submitAttempts'>>;
+  /**
+   * States passed on the way to `to` within this one write, in order (a payout paid at once:
+   * SETTLING and PAID_OUT on the way to RECONCILED): each gets its timeline entry, and its event
+   * when announced, as if it had been written on its own.
+   */
+  via?: { state: PaymentState; detail?: string }[];
   now?: Date;
 }
 
@@ -174,19 +180,21 @@ export interface Transition {
  */
 export function transitionItems(tx: TransactionRecord, transition: Transition) {
   const now = transition.now ?? new Date();
-  const entry: TimelineEntry = { state: transition.to, at: now.toISOString() };
-  if (transition.detail) entry.detail = transition.detail;
+  const at = now.toISOString();
+  const entries: TimelineEntry[] = [...(transition.via ?? []), { state: transition.to, detail: transition.detail }].map(({ state, detail }) =>
+    detail ? { state, detail, at } : { state, at },
+  );
   const next: TransactionRecord = {
     ...tx,
     ...transition.set,
     state: transition.to,
-    timeline: [...tx.timeline, entry],
-    updatedAt: now.toISOString(),
+    timeline: [...tx.timeline, ...entries],
+    updatedAt: at,
   };
   if (transition.failure) next.failure = transition.failure;
 
   const names: Record<string, string> = { '#state': 'state' };
-  const values: Record<string, unknown> = { ':from': tx.state, ':to': transition.to, ':entry': [entry], ':now': next.updatedAt };
+  const values: Record<string, unknown> = { ':from': tx.state, ':to': transition.to, ':entry': entries, ':now': next.updatedAt };
   const sets = ['#state = :to', 'timeline = list_append(timeline, :entry)', 'updatedAt = :now'];
   const extra: Record<string, unknown> = { ...transition.set };
   if (transition.failure) extra.failure = transition.failure;
@@ -208,8 +216,12 @@ export function transitionItems(tx: TransactionRecord, transition: Transition) {
   if (tx.batchId !== undefined && tx.batchShard !== undefined) items.push(batchCountMove(tx.organizationId, tx.batchId, tx.batchShard, tx.state, transition.to));
   // The fee is realized with the capture this transition travels with (functions/operations/payment/progress.ts).
   if (transition.to === 'RECONCILED') items.push(feeLinePut(next));
-  const eventType = announcedStates[transition.to];
-  if (eventType) items.push(outboxPut(newOutboxEvent(eventType, tx.organizationId, statusView(next), now)));
+  // Each announced state passed gets its event, carrying the status as GET would have shown it there.
+  entries.forEach((entry, index) => {
+    const eventType = announcedStates[entry.state];
+    const then: TransactionRecord = { ...next, state: entry.state, timeline: next.timeline.slice(0, tx.timeline.length + index + 1) };
+    if (eventType) items.push(outboxPut(newOutboxEvent(eventType, tx.organizationId, statusView(then), now)));
+  });
   return { items, next };
 }
 

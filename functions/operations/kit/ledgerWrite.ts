@@ -1,4 +1,4 @@
-import { cancellationReasons, transactWrite, type TransactItem } from '#store/client.ts';
+import { cancellationReasons, transactWrite, writeOne, type TransactItem } from '#store/client.ts';
 import { applyMovement, MovementAlreadyApplied, TransactionConflict, type LedgerMovement } from '#store/ledger.ts';
 
 /**
@@ -11,6 +11,8 @@ import { applyMovement, MovementAlreadyApplied, TransactionConflict, type Ledger
  * its codes), a cancellation without a ledger movement whose first item held.
  */
 export async function writeWithLedger(items: TransactItem[], ledger?: LedgerMovement): Promise<boolean> {
+  // A move that writes its status alone (no money, no event, no count) needs no transaction.
+  if (!ledger && items.length === 1) return writeOne(items[0]!);
   try {
     if (ledger) await applyMovement(ledger, items);
     else await transactWrite(items);

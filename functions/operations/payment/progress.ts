@@ -20,10 +20,10 @@ import { writeWithLedger } from '#operations/kit/ledgerWrite.ts';
  * realized) in the same transaction as RECONCILED.
  *
  * Outcomes drive the workflow's Choice states:
- *   settling   the provider accepted the payout; poll it
+ *   settling   the provider accepted the payout; poll it (one paid at once is reconciled in the same step: done)
  *   retry      the provider was unavailable and nothing was created; wait and submit again
  *   processing the payout is not final yet; wait and poll again
- *   paid       paid out; reconcile
+ *   paid       paid out (by an operator's resolution); reconcile. A step that sees the payout paid reconciles it in the same write
  *   returned   the payout came back; refund
  *   done       the payment reached a terminal state or needs a person; the workflow ends
  */
@@ -79,7 +79,10 @@ export async function submitPayout(ref: PaymentRef): Promise<StepResult> {
     answered: (submission) => ({
       transition: submission.status === 'rejected'
         ? { to: 'FAILED', failure: 'payout_rejected', detail: `payout refused by the rail: ${submission.reason}`, legs: release(tx) }
-        : { to: 'SETTLING', detail: 'payout accepted by the rail', set: { providerPayoutId: submission.providerPayoutId } },
+        : submission.paidAmount === undefined
+          ? { to: 'SETTLING', detail: accepted, set: { providerPayoutId: submission.providerPayoutId } }
+          // Paid at once: nothing left to poll, so settled here through SETTLING and PAID_OUT in one write.
+          : paidAndReconciled(tx, submission.paidAmount, { via: [{ state: 'SETTLING', detail: accepted }], set: { providerPayoutId: submission.providerPayoutId } }),
     }),
     unanswered: {
       error: PayoutUnanswered,
@@ -105,11 +108,8 @@ export async function pollPayout(ref: PaymentRef): Promise<StepResult> {
         if (next.overdue) return settle(tx, { to: 'NEEDS_ATTENTION', detail: `no final answer from the payout provider in ${maxSettlingDays} days` });
         return { outcome: 'processing', waitSeconds: next.waitSeconds };
       }
-      case 'paid': {
-        const currency = tx.corridor.to;
-        const paid = `${formatDecimal(report.paidAmount, scaleOf(currency)!)} ${currency} paid to the beneficiary`;
-        return settle(tx, { to: 'PAID_OUT', detail: paid, set: { paid: report.paidAmount.toString() } });
-      }
+      case 'paid':
+        return settle(tx, paidAndReconciled(tx, report.paidAmount));
       case 'returned':
         return settle(tx, { to: 'REFUNDING', detail: `payout returned: ${report.reason}` });
       case 'failed':
@@ -127,7 +127,29 @@ export async function refundPayment(ref: PaymentRef): Promise<StepResult> {
 }
 
 export async function reconcilePayment(ref: PaymentRef): Promise<StepResult> {
-  return from(ref, ['PAID_OUT'], (tx) => settle(tx, { to: 'RECONCILED', detail: `fee of ${formatDecimal(BigInt(tx.fee), 6)} USDC realized`, legs: capture(tx) }));
+  return from(ref, ['PAID_OUT'], (tx) => settle(tx, reconciled(tx)));
+}
+
+const accepted = 'payout accepted by the rail';
+
+/** RECONCILED: the hold captured, the fee realized (from PAID_OUT, or passing it). */
+function reconciled(tx: TransactionRecord): PaymentMove {
+  return { to: 'RECONCILED', detail: `fee of ${formatDecimal(BigInt(tx.fee), 6)} USDC realized`, legs: capture(tx) };
+}
+
+/**
+ * Paid out, and reconciled in the same write: PAID_OUT is passed (its timeline entry and its
+ * event), and the capture nothing else waits for is made with it. Run again, the write finds the
+ * state moved and the journal entry there, and changes nothing.
+ */
+function paidAndReconciled(tx: TransactionRecord, paidAmount: bigint, before: Pick<PaymentMove, 'via' | 'set'> = {}): PaymentMove {
+  const currency = tx.corridor.to;
+  const paid = `${formatDecimal(paidAmount, scaleOf(currency)!)} ${currency} paid to the beneficiary`;
+  return {
+    ...reconciled(tx),
+    via: [...(before.via ?? []), { state: 'PAID_OUT', detail: paid }],
+    set: { ...before.set, paid: paidAmount.toString() },
+  };
 }
 
 /** Anything the workflow did not expect: park the payment for a person, funds held, never guessed. */
