@@ -3,6 +3,7 @@ import {
   ProvisionedThroughputExceededException,
   RequestLimitExceeded,
   ThrottlingException,
+  TransactionCanceledException,
   TransactionConflictException,
 } from '@aws-sdk/client-dynamodb';
 import { errorCodeStatus } from '#schemas/errors.ts';
@@ -63,7 +64,20 @@ export class DeadlineReached extends Error {
 /** DynamoDB's answers that say "not now" after the SDK's own retries: busy, throttled, contended. */
 const storeBusy = [InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException, TransactionConflictException];
 
-/** A dependency that did not answer in time or was too busy: 503 `unavailable`, retry with backoff. */
+/** Cancellation codes of a TransactWriteItems caused by contention alone: it wrote nothing and is worth another try. */
+const contentionCodes = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+
+/** A cancelled transaction that no condition refused, only contention (transactWrite retries these). */
+export function isContentionCancellation(error: unknown): boolean {
+  const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
+  return reasons !== undefined && reasons.some((reason) => reason.Code && contentionCodes.has(reason.Code))
+    && reasons.every((reason) => !reason.Code || reason.Code === 'None' || contentionCodes.has(reason.Code));
+}
+
+/**
+ * A dependency that did not answer in time or was too busy: 503 `unavailable`, retry with backoff.
+ * A transaction still cancelled by contention after transactWrite's retries is one: it wrote nothing.
+ */
 export function isDependencyUnavailable(error: unknown): boolean {
-  return error instanceof DeadlineReached || storeBusy.some((type) => error instanceof type);
+  return error instanceof DeadlineReached || storeBusy.some((type) => error instanceof type) || isContentionCancellation(error);
 }

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException, TransactionConflictException, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput, type TransactWriteCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import { config } from '#platform/config.ts';
+import { isContentionCancellation } from '#platform/errors.ts';
 
 /**
  * One DynamoDB connection pool per process (per Lambda container), built on first use so that
@@ -199,9 +200,6 @@ export function setFields(fields: Record<string, unknown>, expression: { names: 
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** Cancellations caused by contention alone wrote nothing and are worth another try. */
-const transientCancellations = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
-
 /** A conditional write: true when it was written, false when its condition did not hold; anything else is thrown. */
 export async function conditionally(write: Promise<unknown>): Promise<boolean> {
   try {
@@ -241,9 +239,7 @@ export async function transactWrite(items: TransactItem[], maxAttempts = 8): Pro
       await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
       return;
     } catch (error) {
-      const codes = cancellationReasons(error)?.map((reason) => reason.Code);
-      const transient = codes?.every((code) => code === undefined || code === 'None' || transientCancellations.has(code));
-      if (!transient || attempt >= maxAttempts) throw error;
+      if (!isContentionCancellation(error) || attempt >= maxAttempts) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 10 * 2 ** attempt)));
     }
   }
