@@ -1,9 +1,5 @@
 import { DeleteTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { afterAll, inject } from 'vitest';
-// Tests run the `simulated` stage, as `npm start` does: its wiring registers the simulators behind the
-// ports (decision 121), so a test that drives an operation without the service meets them too.
-import '#simulators/install.ts';
-import '../../lib/local/mailOutbox.ts';
 
 // Every test file talks to the run's DynamoDB Local; test/support/table.ts gives it a table of its own.
 process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
@@ -15,6 +11,13 @@ process.env.LOG_LEVEL ??= 'SILENT';
 process.env.WAIT_MAX_SECONDS ??= '0';
 // EMF metric lines off, except in the test that reads them (test/integration/metrics.test.ts).
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+
+// Tests run the `simulated` stage, as `npm start` does: its wiring registers the simulators behind the
+// ports (decision 121), so a test that drives an operation without the service meets them too, and
+// SES's local stand-in, the outbox (decision 126). Imported after the environment above is set: the
+// outbox's module loads the logger, which reads LOG_LEVEL once.
+await import('#simulators/install.ts');
+await import('../../lib/local/mailOutbox.ts');
 
 // DynamoDB Local slows down as the run's tables fill (measured: the files after a large one up to
 // twice as slow), so each file drops the table it worked in once its own hooks are done (after
