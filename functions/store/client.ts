@@ -229,20 +229,27 @@ export function cancellationReasons(error: unknown): CancellationReason[] | unde
 }
 
 /**
+ * `write` again while `contended` says its failure wrote nothing (another writer held the item), with
+ * full-jitter backoff, at most `maxAttempts` times; anything else is thrown at once.
+ */
+async function whileContended<T>(write: () => Promise<T>, contended: (error: unknown) => boolean, maxAttempts: number): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!contended(error) || attempt >= maxAttempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 10 * 2 ** attempt)));
+    }
+  }
+}
+
+/**
  * TransactWriteItems, all or nothing. A cancellation caused only by contention (many writers on one
  * item; real DynamoDB cancels them, DynamoDB Local serializes) is retried with full-jitter backoff;
  * anything else, a failed condition first of all, is thrown for the caller to read.
  */
 export async function transactWrite(items: TransactItem[], maxAttempts = 8): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
-      return;
-    } catch (error) {
-      if (!isContentionCancellation(error) || attempt >= maxAttempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 10 * 2 ** attempt)));
-    }
-  }
+  await whileContended(() => dynamo().send(new TransactWriteCommand({ TransactItems: items })), isContentionCancellation, maxAttempts);
 }
 
 /**
@@ -254,14 +261,7 @@ export async function transactWrite(items: TransactItem[], maxAttempts = 8): Pro
 export async function writeOne(item: TransactItem, maxAttempts = 8): Promise<boolean> {
   const command = item.Update ? new UpdateCommand(item.Update) : item.Put ? new PutCommand(item.Put) : item.Delete ? new DeleteCommand(item.Delete) : undefined;
   if (!command) throw new Error('writeOne takes an Update, a Put or a Delete');
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await conditionally(dynamo().send(command as UpdateCommand));
-    } catch (error) {
-      if (!(error instanceof TransactionConflictException) || attempt >= maxAttempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 10 * 2 ** attempt)));
-    }
-  }
+  return whileContended(() => conditionally(dynamo().send(command as UpdateCommand)), (error) => error instanceof TransactionConflictException, maxAttempts);
 }
 
 /**
