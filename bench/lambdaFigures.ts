@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleLambdas } from '../lib/build/lambdaBundles.ts';
 import { lambdaEntries } from '../lib/aws/handlers.ts';
+import { percentiles } from './payments.ts';
 
 /**
  * Minified bundle size and cold import time of every Lambda entry point: the bundles the CDK
@@ -27,8 +28,7 @@ function coldImportMs(file: string): number {
   return Number(run.stdout.trim());
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const round1 = (value: number) => Number(value.toFixed(1));
+const median = (values: number[]) => percentiles(values).p50;
 
 export async function lambdaBundleFigures() {
   const outRoot = mkdtempSync(join(tmpdir(), 'bundles-'));
@@ -38,7 +38,7 @@ export async function lambdaBundleFigures() {
     for (let i = 0; i < rounds; i += 1) {
       for (const bundle of built) samples.get(bundle.entry)!.push(coldImportMs(join(bundle.outdir, 'index.mjs')));
     }
-    const measured = built.map((bundle) => ({ entry: bundle.entry, bytes: bundle.bytes, coldImportMsMedian: round1(median(samples.get(bundle.entry)!)) }));
+    const measured = built.map((bundle) => ({ entry: bundle.entry, bytes: bundle.bytes, coldImportMsMedian: median(samples.get(bundle.entry)!) }));
     const baseline = measured.find((bundle) => bundle.entry === getItemOnlyEntry)!;
     const bundles = measured.filter((bundle) => bundle !== baseline).sort((a, b) => b.bytes - a.bytes);
     const slowest = bundles.reduce((worst, bundle) => (bundle.coldImportMsMedian > worst.coldImportMsMedian ? bundle : worst));
@@ -49,7 +49,7 @@ export async function lambdaBundleFigures() {
         medianBytes: median(bundles.map((bundle) => bundle.bytes)),
         maxBytes: bundles[0]!.bytes,
         maxBytesEntry: bundles[0]!.entry,
-        coldImportMsMedian: round1(median(bundles.map((bundle) => bundle.coldImportMsMedian))),
+        coldImportMsMedian: median(bundles.map((bundle) => bundle.coldImportMsMedian)),
         coldImportMsMax: slowest.coldImportMsMedian,
         coldImportMaxEntry: slowest.entry,
         coldImportMaxOverGetItemOnly: Number((slowest.coldImportMsMedian / baseline.coldImportMsMedian).toFixed(2)),
