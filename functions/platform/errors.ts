@@ -61,6 +61,17 @@ export class DeadlineReached extends Error {
   }
 }
 
+/**
+ * Conditional writes of one item that kept losing races to concurrent requests, each of which
+ * would have succeeded alone: nothing was written, and a retry is safe.
+ */
+export class StoreContended extends Error {
+  constructor(what: string) {
+    super(`Concurrent requests kept changing ${what}; nothing was written.`);
+    this.name = 'StoreContended';
+  }
+}
+
 /** DynamoDB's answers that say "not now" after the SDK's own retries: busy, throttled, contended. */
 const storeBusy = [InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException, TransactionConflictException];
 
@@ -79,5 +90,5 @@ export function isContentionCancellation(error: unknown): boolean {
  * A transaction still cancelled by contention after transactWrite's retries is one: it wrote nothing.
  */
 export function isDependencyUnavailable(error: unknown): boolean {
-  return error instanceof DeadlineReached || storeBusy.some((type) => error instanceof type) || isContentionCancellation(error);
+  return error instanceof DeadlineReached || error instanceof StoreContended || storeBusy.some((type) => error instanceof type) || isContentionCancellation(error);
 }

@@ -4,6 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { sameHash, type ParsedApiKey } from '#domain/apiKeys.ts';
 import { bucketSpan, decide, defaultLimits, headersAfter, type BucketLimit, type BucketName, type RateHeaders } from '#domain/rateLimit.ts';
 import type { Role } from '#domain/permissions.ts';
+import { StoreContended } from '#platform/errors.ts';
 import { dynamo, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import { getApiKey, getOrganization, type ApiKeyItem, type OrganizationItem } from './organizations.ts';
@@ -81,10 +82,11 @@ function remember(cacheKey: string, tat: number): void {
 }
 
 /**
- * Attempts before giving up with a 429. Each failed attempt returns the item, so the next one
- * uses the right form; only a bucket crossing between idle and busy meanwhile needs a third.
+ * Attempts before giving up. Each failed attempt returns the item, so the next one uses the right
+ * form; only a bucket crossing between idle and busy meanwhile needs a third. Past the last one, a
+ * full bucket is a 429 and a bucket with room a 503 (lost races, StoreContended).
  */
-const maxAttempts = 4;
+const maxAttempts = 6;
 /** Transaction conflicts waited out (docs/decisions/051): they say nothing about the key or the bucket. */
 const maxConflicts = 5;
 
@@ -321,9 +323,15 @@ async function charge(organizationId: string, bucket: BucketName, now: number, c
       if (known === undefined) lastSeenTat.delete(cacheKey);
       else lastSeenTat.set(cacheKey, known);
       lastSeenAt.set(cacheKey, Date.now());
+      // Requests that lost a race to each other wait apart before their next try.
+      if (attempt >= 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
     }
   }
-  return { outcome: 'rate_limited', retryAfterSeconds: 1, rate: decide(known, now, limit, cost).headers };
+  const last = decide(known, now, limit, cost);
+  // Room in the bucket, but every attempt lost its race (concurrent requests of the organization moving
+  // the bucket between its idle and busy forms): not a rate limit. Nothing was taken; 503, retry.
+  if (last.allowed) throw new StoreContended('the rate bucket of the organization');
+  return { outcome: 'rate_limited', retryAfterSeconds: last.retryAfterSeconds, rate: last.headers };
 }
 
 /**
