@@ -32,6 +32,7 @@ import { keys } from '#store/keys.ts';
 import { workflows as registry, type WorkflowDefinition } from '#contract/workflows.ts';
 import { workflowDefinition } from '#contract/taskRetryPolicy.ts';
 import { invokeAs, localGrants } from './grants/enforcement.ts';
+import { stateMachineOf } from './validatedDefinitions.ts';
 import { checkExecutionInput, historyEventsLimit, historyLimitReached, measurePayload, TerminalStateError, utf8Bytes } from './stepFunctionsLimits.ts';
 
 /**
@@ -515,7 +516,7 @@ export class LocalWorkflowRunner implements WorkflowEngine {
         overrides.retryIntervalOverrides![stateName] = this.options.retryIntervalOverrideMs;
       }
     }
-    return { machine: new StateMachine(definition), overrides };
+    return { machine: stateMachineOf(definition), overrides };
   }
 
   private async taskHandler(entry: WorkflowDefinition, stateName: string, state: { Resource?: unknown; Parameters?: unknown }) {
