@@ -13,7 +13,6 @@
  * - the AWS list-price cost per 1,000 batch items, beside bench/payments.ts's per 1,000 payments.
  * Everything runs in this process, so the client's own counters see every call.
  */
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { LocalService } from '../lib/local/service.ts';
 import { dynamoCallCount, observeConsumedCapacity, queryAll, tableName } from '#store/client.ts';
@@ -22,20 +21,8 @@ import { getExecution } from '#store/executions.ts';
 import { operationExecutionName } from '#operations/kit/start.ts';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import {
-  add, benchOrganization, countBusEvents, emptyTally, lambdaAssumedMs, lambdaMemoryGb, outsideTheService, pause, perItem, prices, round, sqsRequestsPerMessage, usd, type Tally,
+  add, benchOrganization, countBusEvents, cpuMsPer, dynamoCpuMs, emptyTally, lambdaAssumedMs, lambdaMemoryGb, outsideTheService, pause, perItem, prices, round, sqsRequestsPerMessage, usd, type Tally,
 } from './payments.ts';
-
-/** CPU time (user + system, ms) of a process, from /proc (Linux); undefined elsewhere or without a pid. */
-function dynamoCpuMs(pid: number | undefined): number | undefined {
-  if (!pid) return undefined;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // utime and stime (fields 14 and 15 of proc(5)), in clock ticks of 10 ms.
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
 
 export interface BatchBenchOptions {
   service: LocalService;
@@ -180,9 +167,8 @@ export async function batchFigures({ service, log }: BatchBenchOptions) {
         note: 'the first 1,000-item batch of the section, before the one above: in BENCH_ONLY=batches the first work of a just-started DynamoDB Local and of this process (JIT compilation shares the two cores); in the whole bench it follows the other sections',
       },
       cpuMsPerItem: {
-        dynamodbLocal: cpuBefore.dynamodbLocal === undefined || dynamoCpuAfter === undefined ? null : round((dynamoCpuAfter - cpuBefore.dynamodbLocal) / itemCount, 2),
-        service: round((serviceCpu.user + serviceCpu.system) / 1000 / itemCount, 2),
-        note: 'from the POST until the batch workflow saw COMPLETED; the machine has 2 cores, so their sum over 2 bounds the items per second',
+        ...cpuMsPer(cpuBefore.dynamodbLocal, dynamoCpuAfter, serviceCpu, itemCount),
+        note: 'from the POST until the batch workflow saw COMPLETED; perSecondAtMost: the cores over the sum, the items a second this CPU per item allows with every core busy',
       },
       finalCounts: counts,
       batchWorkflow: { historyEvents: batchEvents, taskCalls: batchTasks, stateTransitions: batchTransitions, limit: 'Step Functions keeps at most 25,000 history events per execution' },

@@ -13,6 +13,7 @@
  */
 import { operationExecutionName } from '#operations/kit/start.ts';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import type { LocalService } from '../lib/local/service.ts';
@@ -131,6 +132,34 @@ function attributeBytes(value: unknown): number {
 const itemBytes = (item: unknown) =>
   Object.entries((item ?? {}) as Record<string, unknown>).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + attributeBytes(value), 0);
 const writeUnitsOf = (item: unknown) => Math.max(1, Math.ceil(itemBytes(item) / 1024));
+
+/** CPU time (user + system, ms) of a process, from /proc (Linux); undefined elsewhere or without a pid. */
+export function dynamoCpuMs(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime (fields 14 and 15 of proc(5)), in clock ticks of 10 ms.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU per operation of DynamoDB Local's JVM and of this process (the service, its runner, bus and
+ * poller, and the bench's own client), and what their sum allows on this machine's cores at best.
+ */
+export function cpuMsPer(dynamoBefore: number | undefined, dynamoAfter: number | undefined, serviceCpu: NodeJS.CpuUsage, count: number) {
+  const dynamodbLocal = dynamoBefore === undefined || dynamoAfter === undefined ? null : round((dynamoAfter - dynamoBefore) / count, 2);
+  const service = round((serviceCpu.user + serviceCpu.system) / 1000 / count, 2);
+  const cores = availableParallelism();
+  return {
+    dynamodbLocal,
+    service,
+    cores,
+    perSecondAtMost: dynamodbLocal === null ? null : round((cores * 1000) / (dynamodbLocal + service), 1),
+  };
+}
 
 /** The least AWS would bill for the call: what it asked for, at 1 KB per written item, 4 KB per read one. */
 function awsFloor(record: CapacityRecord): { read: number; write: number } {
@@ -471,6 +500,7 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
     const transitionsBefore = runner.stateTransitions;
     const eventsBefore = events.published;
     phase = 'throughput';
+    const cpuBefore = { dynamodbLocal: dynamoCpuMs(service.dynamoPid), service: process.cpuUsage() };
     const started = performance.now();
     let lastAccepted = started;
     let lastDone = started;
@@ -492,6 +522,8 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
     }));
     await Promise.all(inFlight);
     const elapsedSeconds = (lastDone - started) / 1000;
+    const serviceCpu = process.cpuUsage(cpuBefore.service);
+    const dynamoCpuAfter = dynamoCpuMs(service.dynamoPid);
     const drainSeconds = await quiesce();
     phase = 'idle';
     const underLoad = perItem(tallyOf('throughput'), throughputPayments);
@@ -504,6 +536,7 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
       acceptedToFinishedMs: percentiles(perPayment),
       // Includes the 0.4 s of quiet that ends the wait.
       eventsSettledAfterLastReconciledSeconds: drainSeconds,
+      cpuMsPerPayment: { ...cpuMsPer(cpuBefore.dynamodbLocal, dynamoCpuAfter, serviceCpu, throughputPayments), note: 'from the first POST to the last RECONCILED; perSecondAtMost: the cores over the sum, the rate this CPU per payment allows with every core busy' },
       perPaymentUnderLoad: {
         dynamoCallsAll: round((dynamoCallCount() - callsBefore) / throughputPayments, 2),
         dynamoCalls: underLoad.calls,
