@@ -107,6 +107,7 @@ export async function receiveEvent(event: OutboxEvent, reads: BatchReads = (_key
   if (!record.registrationId) return;
   const ref: DeliveryRef = { organizationId, eventId, redelivery: 0, registrationId: record.registrationId };
   let first = firstAttemptOf(record);
+  // `stopped` with no attempt: an earlier try found the endpoint replaced or disabled.
   if (!first && record.deliveryStatus !== 'stopped') {
     const made = await attempt(ref, record, endpoint, { secrets, keep: (kept, status) => keepFirstAttempt(organizationId, eventId, kept, status) });
     if (!made.attempt) return;
