@@ -31,7 +31,7 @@ export interface EventRule {
   sendsMail?: true;
   /** The target deletes items (releases a claim): DeleteItem is granted only to the targets that say so. */
   deletes?: true;
-  /** Opens sealed signing secrets (members' unsubscribe keys, to sign links): granted kms:Decrypt on the secrets key (decision 110). */
+  /** Opens sealed signing secrets (members' unsubscribe keys, to sign links; webhook secrets, to sign a first attempt): granted kms:Decrypt on the secrets key (decisions 110, 132). */
   opensSecrets?: true;
 }
 
@@ -64,6 +64,8 @@ export const eventRules: EventRule[] = [
     pattern: { source: [eventSource], 'detail-type': [...eventTypes] },
     target: 'functions/events/webhookStarter.ts',
     starts: ['webhookDelivery'],
+    // It makes each event's first attempt itself, signed with the endpoint's secrets (docs/decisions/132).
+    opensSecrets: true,
   },
 ];
 

@@ -120,8 +120,9 @@ export const workflows = {
   /**
    * One delivery of one event to the organization's webhook endpoint (docs/decisions/091): not a
    * money-moving operation, so no intake and no sweeper; started by the webhook event rule
-   * (functions/events/webhookStarter.ts) and by POST /events/{eventId}/redeliver. Each attempt is a
-   * Task of the history support staff read; the retry schedule's waits are its Wait states.
+   * (functions/events/webhookStarter.ts) only when the first attempt, which the starter makes
+   * itself, failed (docs/decisions/132), and by POST /events/{eventId}/redeliver. Each later attempt
+   * is a Task of the history support staff read; the retry schedule's waits are its Wait states.
    */
   webhookDelivery: {
     name: 'webhookDelivery',

@@ -7,10 +7,10 @@ import { generatedKey } from './settings.ts';
 /**
  * Envelope encryption of the service's signing secrets: webhook secrets (docs/decisions/092) and
  * members' unsubscribe keys (110); the names below say webhook for the first of them, kept so sealed
- * data and deployed keys stay valid. In AWS each secret is sealed
- * with AES-256-GCM under a fresh KMS data key (GenerateDataKey), and the data key is kept encrypted
- * beside it: only a function granted kms:Decrypt on the key (the delivery task) can open it. Locally
- * one AES-256 key, made once and kept in the table, stands in for KMS. The organization's id is
+ * data and deployed keys stay valid. In AWS each secret is sealed with AES-256-GCM under a fresh KMS
+ * data key (GenerateDataKey), and the data key is kept encrypted beside it: only a function granted
+ * kms:Decrypt on the key (the webhook starter and delivery task, the notification mailer) can open
+ * it. Locally one AES-256 key, made once and kept in the table, stands in for KMS. The organization's id is
  * bound into the seal (GCM's additional data, KMS's encryption context): a sealed secret copied to
  * another organization's item does not open.
  */

@@ -10,9 +10,10 @@ import type { Sealed } from './secretBox.ts';
  * The webhook endpoint and the events an organization receives (docs/decisions/091, 093).
  *
  * The endpoint is one item beside the organization's, never in it: the organization item is read
- * by every request, the sealed secrets only by the endpoint handler and the delivery task. A
- * registration has an id that a PUT keeps and a DELETE ends: a delivery carries the id it started
- * under and stops at its next attempt when the endpoint it finds is another one, or none.
+ * by every request, the sealed secrets only by the endpoint handler and the deliveries (the webhook
+ * starter's first attempt, the task's later ones). A registration has an id that a PUT keeps and a
+ * DELETE ends: a delivery carries the id it started under and stops at its next attempt when the
+ * endpoint it finds is another one, or none.
  *
  * Each event of the seven types is kept 30 days per organization with the exact body every attempt
  * signs and its attempts (10 scheduled at most, plus at most 40 redeliveries: the list stays small).
@@ -54,6 +55,11 @@ export interface EventRecord {
   registrationId: string | null;
   attempts: DeliveryAttempt[];
   redeliveries: number;
+  /**
+   * When the scheduled delivery's first attempt was kept: the webhook starter keeps one only while
+   * this is absent, so of two starters of the same event only one decides what follows it.
+   */
+  firstAttemptAt?: string;
   ttl: number;
 }
 
@@ -176,6 +182,24 @@ export async function appendAttempt(organizationId: string, eventId: string, att
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':attempt': [attempt], ':status': deliveryStatus },
     }),
+  );
+}
+
+/**
+ * Keeps the scheduled delivery's first attempt, unless one was kept already (a duplicate of the
+ * event, handled side by side): false then, and nothing changed.
+ */
+export async function keepFirstAttempt(organizationId: string, eventId: string, attempt: DeliveryAttempt, deliveryStatus: DeliveryStatus): Promise<boolean> {
+  return conditionally(
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhookEvent(organizationId, eventId),
+        UpdateExpression: 'SET attempts = list_append(attempts, :attempt), deliveryStatus = :status, firstAttemptAt = :at',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(firstAttemptAt)',
+        ExpressionAttributeValues: { ':attempt': [attempt], ':status': deliveryStatus, ':at': attempt.attemptedAt },
+      }),
+    ),
   );
 }
 

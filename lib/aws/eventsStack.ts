@@ -24,7 +24,13 @@ export interface EventsStackProps extends StackProps {
   publicBaseUrl: string;
 }
 
-/** How long a queue consumer may run; the queue hides a message six times that (AWS's advice for Lambda consumers). */
+/**
+ * How long a queue consumer may run; the queue hides a message six times that (AWS's advice for
+ * Lambda consumers). The webhook starter's worst batch is its ten events' first attempts side by
+ * side (docs/decisions/132): one receiver's timeout (attemptTimeoutMs, 10 s) after the address
+ * lookup, with the store, KMS and Step Functions calls around it; the delivery task has the same
+ * 30 s for the same attempt (test/unit/cdk.test.ts holds the one to the other).
+ */
 const consumerTimeout = Duration.seconds(30);
 
 /**
@@ -57,7 +63,10 @@ export class EventsStack extends Stack {
     forwarder.function.addEventSource(new DynamoEventSource(table, {
       startingPosition: StartingPosition.TRIM_HORIZON,
       batchSize: 100,
-      maxBatchingWindow: Duration.seconds(1),
+      // No batching window (docs/decisions/132): with one, Lambda holds what a poll found until the
+      // window ends, so at light traffic every event waited up to that long before the bus. Without
+      // it, each poll's records (four polls a second per shard) are handed over at once, as the
+      // local poller does; busy shards still fill batches of up to 100.
       // The forwarder answers batchItemFailures: only the records after the first refused one are retried.
       reportBatchItemFailures: true,
       bisectBatchOnError: true,

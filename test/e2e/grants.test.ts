@@ -101,7 +101,7 @@ describe('a planted missing grant', () => {
     try {
       const sealed = { by: 'local' as const, iv: '', tag: '', ciphertext: '' };
       await expect(local.invoke('functions/tasks/webhookDelivery/deliveryStep.ts', () => open(sealed, 'org_x'))).rejects.toThrow(/kms:Decrypt on resource: arn:aws:kms:/);
-      // The endpoint that seals may not open: only the delivery task is granted Decrypt (docs/decisions/092).
+      // The endpoint that seals may not open: only the deliveries are granted Decrypt (docs/decisions/092, 132).
       await expect(local.invoke('functions/api/webhooks/putWebhookEndpoint.ts', () => open(sealed, 'org_x'))).rejects.toThrow(AccessDeniedException);
       await expect(local.invoke(getMe, () => seal('whsec_x', 'org_x'))).rejects.toThrow(/kms:GenerateDataKey/);
     } finally {

@@ -7,9 +7,11 @@ import { startReceiver, verify, type Receiver } from '../support/webhookReceiver
 
 /**
  * At least once across a crash: `npm start` is SIGKILLed while its receiver holds the first attempt
- * of each event unanswered (the POST was sent, no answer recorded); started again on the same
- * store, the delivery's execution is re-driven and the event arrives again with the same
- * `webhook-id`, signed with the same secret, and ends delivered.
+ * of each event unanswered (the webhook starter sent the POST and kept nothing of it: decision
+ * 132); started again on the same store, the event reaches the starter again (here the restarted
+ * stream poller reads the stream from its start; in AWS the queue hands the message over again
+ * after its visibility timeout), and it arrives again with the same `webhook-id`, signed with the
+ * same secret, and ends delivered.
  */
 const service = crashableService('hookcrash', {});
 let receiver: Receiver | undefined;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { eventually, until } from '../support/eventually.ts';
@@ -14,6 +14,9 @@ import { keys } from '#store/keys.ts';
 import { getExecution } from '#store/executions.ts';
 import { deliveryExecutionName, deliveryWorkflow } from '#operations/webhook/delivery.ts';
 import { reloadConfig } from '#platform/config.ts';
+import { useWorkflowEngine, workflowEngine } from '#platform/workflow.ts';
+import { newOutboxEvent } from '#store/outbox.ts';
+import { eventSource } from '#contract/events.ts';
 
 /**
  * Webhooks end to end: a real receiver on 127.0.0.1, real payments through HTTP, the delivery
@@ -246,6 +249,111 @@ describe('delivery', () => {
     expect(verify(receiver.of(delivered.id).at(-1)!, secret).type).toBe('transaction.reconciled');
     // Takes no body (decision 074).
     expect((await call(service, 'POST', `/events/${delivered.id}/redeliver`, { apiKey: org.apiKey, body: { now: true } })).status).toBe(400);
+  });
+});
+
+/**
+ * The first attempt is the webhook starter's (docs/decisions/132): its crash windows. A starter that
+ * fails is handed the same message again, as its queue would (here after the local bus's pause).
+ */
+describe('the first attempt, made by the starter', () => {
+  let starterOrg: TestOrganization;
+  let secret: string;
+
+  beforeAll(async () => {
+    starterOrg = await fundedOrganization('Webhook Starter Org');
+    secret = (await register(starterOrg.apiKey, { url: `${receiver.url}/starter`, events: ['transaction.paid_out'] })).body.secret;
+  });
+
+  afterEach(() => {
+    receiver.respond = () => ({ status: 200 });
+  });
+
+  /** The paid_out event of a new payment of the starter's organization, once its delivery has ended. */
+  async function deliveredPaidOut(): Promise<any> {
+    const transactionId = await reconciledPayment(starterOrg.apiKey);
+    const event = await eventOf(starterOrg.apiKey, transactionId, 'transaction.paid_out');
+    return settledEvent(starterOrg.apiKey, event.id);
+  }
+
+  const executionOf = (eventId: string) => getExecution(deliveryExecutionName({ organizationId: starterOrg.organizationId, eventId, redelivery: 0 }), deliveryWorkflow);
+
+  it('a success starts no workflow', async () => {
+    const detail = await deliveredPaidOut();
+    expect(detail.deliveryStatus).toBe('delivered');
+    expect(detail.attempts).toEqual([expect.objectContaining({ attempt: 1, redelivery: 0, httpStatus: 200, nextAttemptAt: null })]);
+    expect(await executionOf(detail.id)).toBeUndefined();
+  });
+
+  it('dying after the POST, before keeping the attempt: sent again with the same webhook-id, one attempt kept, no workflow', async () => {
+    let failedFor: string | undefined;
+    dynamo().middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { UpdateExpression?: string; Key?: { pk?: string } };
+        if (!failedFor && input.UpdateExpression?.includes('firstAttemptAt') && input.Key?.pk === `ORG#${starterOrg.organizationId}`) {
+          failedFor = input.Key?.pk;
+          throw new Error('injected: the starter died after its POST');
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'starter-dies-after-post' },
+    );
+    onTestFinished(() => void dynamo().middlewareStack.remove('starter-dies-after-post'));
+    const detail = await deliveredPaidOut();
+    expect(failedFor).toBeDefined();
+    expect(detail.deliveryStatus).toBe('delivered');
+    const deliveries = receiver.of(detail.id);
+    expect(deliveries).toHaveLength(2);
+    expect(deliveries[1]!.body).toBe(deliveries[0]!.body);
+    for (const delivery of deliveries) expect(verify(delivery, secret).type).toBe('transaction.paid_out');
+    expect(detail.attempts).toEqual([expect.objectContaining({ attempt: 1, httpStatus: 200 })]);
+    expect(await executionOf(detail.id)).toBeUndefined();
+  });
+
+  it('dying after keeping a failed attempt, before starting the retries: they start once, and the event is delivered', async () => {
+    receiver.respond = (delivery) => ({ status: delivery.path === '/starter' && delivery.seen === 1 ? 503 : 200 });
+    const engine = await workflowEngine();
+    const starts: string[] = [];
+    useWorkflowEngine({
+      ...engine,
+      reachable: () => engine.reachable(),
+      history: (workflow, name) => engine.history(workflow, name),
+      start: async (workflow, name, input) => {
+        if (workflow !== deliveryWorkflow || input.organizationId !== starterOrg.organizationId) return engine.start(workflow, name, input);
+        starts.push(name);
+        if (starts.length === 1) throw new Error('injected: the starter died before StartExecution');
+        return engine.start(workflow, name, input);
+      },
+    });
+    onTestFinished(() => useWorkflowEngine(engine));
+    const detail = await deliveredPaidOut();
+    expect(detail.deliveryStatus).toBe('delivered');
+    expect(detail.attempts.map((attempt: any) => [attempt.attempt, attempt.httpStatus])).toEqual([[1, 503], [2, 200]]);
+    expect(receiver.of(detail.id)).toHaveLength(2);
+    const name = deliveryExecutionName({ organizationId: starterOrg.organizationId, eventId: detail.id, redelivery: 0 });
+    expect(starts).toEqual([name, name]);
+    expect(await service.runner.waitFor(name, 30_000, deliveryWorkflow)).toMatchObject({ status: 'SUCCEEDED' });
+  });
+
+  it('two starters of one event side by side: both POST, one attempt is kept, one workflow retries it', async () => {
+    // The first POST is held until the duplicate's arrives, so both are sent before either is kept.
+    let releaseFirst: (answer: { status: number }) => void = () => undefined;
+    const first = new Promise<{ status: number }>((resolve) => (releaseFirst = resolve));
+    const event = newOutboxEvent('transaction.paid_out', starterOrg.organizationId, { transactionId: 'tx_duplicate', state: 'PAID_OUT' });
+    receiver.respond = (delivery) => {
+      if (delivery.id !== event.id) return { status: 200 };
+      if (delivery.seen === 1) return first;
+      if (delivery.seen === 2) releaseFirst({ status: 503 });
+      return { status: delivery.seen === 2 ? 503 : 200 };
+    };
+    const entry = { Source: eventSource, DetailType: event.type, Detail: JSON.stringify(event) };
+    // EventBridge and SQS deliver at least once: the same event twice, handed to the starter in one batch.
+    expect((await service.bus.publish([entry, entry])).failed).toEqual([]);
+    const detail = await settledEvent(starterOrg.apiKey, event.id, (body) => body.deliveryStatus === 'delivered');
+    expect(detail.attempts.map((attempt: any) => [attempt.attempt, attempt.httpStatus])).toEqual([[1, 503], [2, 200]]);
+    expect(receiver.of(event.id).map((delivery) => delivery.seen)).toEqual([1, 2, 3]);
+    const execution = deliveryExecutionName({ organizationId: starterOrg.organizationId, eventId: event.id, redelivery: 0 });
+    expect(await service.runner.waitFor(execution, 30_000, deliveryWorkflow)).toMatchObject({ status: 'SUCCEEDED' });
   });
 });
 

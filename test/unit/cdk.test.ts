@@ -17,6 +17,8 @@ import { workflowDefinition } from '#contract/taskRetryPolicy.ts';
 import { eventRules, mailFeedbackRule } from '#contract/events.ts';
 import { localOnlyMetrics, metricDimensions, parkableOperations, parkedStatuses, sweptOperations } from '#contract/metrics.ts';
 import { tableActions } from '../../lib/aws/serviceFunction.ts';
+import { taskFunctionTimeoutSeconds } from '../../lib/aws/workflowStack.ts';
+import { attemptTimeoutMs } from '#domain/webhookRetries.ts';
 import { table as tableDefinition } from '#contract/table.ts';
 
 /**
@@ -440,11 +442,11 @@ describe('api stack', () => {
         .filter((statement) => statement.actions.includes('states:StartExecution')).flatMap((statement) => statement.resources);
       expect(started.length, rule.target).toBe(rule.starts?.length ?? 0);
       for (const workflow of rule.starts ?? []) expect(started.some((arn) => arn.endsWith(`:stateMachine:payments-production-${workflow}`))).toBe(true);
-      // Only the notification mailer opens sealed secrets (members' unsubscribe keys, to sign the links it mails).
+      // Only the notification mailer (members' unsubscribe keys, to sign the links it mails) and the webhook starter (the first attempt's signatures) open sealed secrets.
       const kms = statementsOf(events, functions.get(rule.target)!).flatMap((statement) => statement.actions).filter((action) => action.startsWith('kms:'));
       expect(kms, rule.target).toEqual(rule.opensSecrets ? ['kms:Decrypt'] : []);
     }
-    expect(eventRules.filter((rule) => rule.opensSecrets).map((rule) => rule.target)).toEqual(['functions/events/notificationMailer.ts']);
+    expect(eventRules.filter((rule) => rule.opensSecrets).map((rule) => rule.target)).toEqual(['functions/events/notificationMailer.ts', 'functions/events/webhookStarter.ts']);
   });
 
   it('lets workflow tasks start only the workflows their registry row names (a batch its payments)', () => {
@@ -584,6 +586,15 @@ describe('events stack', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'], EventSourceArn: Match.objectLike({ 'Fn::GetAtt': Match.anyValue() }) });
   });
 
+  it("gives the webhook starter the delivery task's time for a batch of first attempts side by side, its queue hiding a message six times that", () => {
+    const template = simulated.templates.events;
+    const starter = functionsByEntry(template).get('functions/events/webhookStarter.ts')!;
+    expect(starter.Properties.Timeout).toBeGreaterThanOrEqual(taskFunctionTimeoutSeconds);
+    // The receiver's 10 s, and as much again for the address lookup and the calls around the POST.
+    expect(starter.Properties.Timeout * 1000).toBeGreaterThanOrEqual(2 * attemptTimeoutMs);
+    template.hasResourceProperties('AWS::SQS::Queue', { QueueName: 'payments-simulated-webhookDelivery', VisibilityTimeout: starter.Properties.Timeout * 6 });
+  });
+
   it('subscribes the outbox forwarder to new outbox items only, with retries and an on-failure queue', () => {
     const template = simulated.templates.events;
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -593,6 +604,8 @@ describe('events stack', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
       StartingPosition: 'TRIM_HORIZON',
+      // No batching window: an event goes on at the poll that finds it (docs/decisions/132).
+      MaximumBatchingWindowInSeconds: Match.absent(),
     });
     const forwarder = functionsByEntry(template).get(outboxForwarderHandler)!;
     expect(forwarder.Properties.Environment.Variables.EVENT_BUS_NAME).toBeDefined();
