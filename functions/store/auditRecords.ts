@@ -18,7 +18,9 @@ export type BusDelivery = z.infer<typeof busDeliverySchema>;
 /**
  * Keeps a service event as an audit record of its organization, for support and reconciliation.
  * Delivery is at least once, so the record is keyed by the event id and written only if absent: a
- * repeated delivery is a no-op.
+ * repeated delivery is a no-op. An organization's trail, oldest to newest, is its `AUDIT#` key range:
+ * an event id is `evt_<ulid>` issued at the event's time, so the keys sort as the events happened (to
+ * the millisecond the ulid carries), and the record needs no index entry of its own (decision 128).
  */
 export async function keepAuditRecord({ id: busEventId, source, detail }: BusDelivery): Promise<void> {
   await putIfAbsent({
@@ -32,8 +34,5 @@ export async function keepAuditRecord({ id: busEventId, source, detail }: BusDel
     busEventId,
     receivedAt: new Date().toISOString(),
     data: detail.data,
-    // An organization's trail, oldest to newest by event time.
-    gsi1pk: `ORG#${detail.organizationId}#audit`,
-    gsi1sk: `${detail.createdAt}#${detail.id}`,
   });
 }

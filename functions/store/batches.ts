@@ -154,10 +154,11 @@ export async function listBatches(organizationId: string, page: { limit?: number
   const { items, nextCursor } = await readPage(
     {
       scope: { list: 'batches', organizationId },
-      index: 'gsi1',
+      index: 'gsi1v2',
       partition: listKey(organizationId),
     },
     page,
+    'whole items',
   );
   return { batches: items.map((item) => stripKeys<BatchRecord>(item)), nextCursor };
 }

@@ -4,7 +4,8 @@ import { ApiError } from '#platform/errors.ts';
 import { config } from '#platform/config.ts';
 import { standingInFor } from '#platform/awsStandIns.ts';
 import { CursorMaxLength } from '#schemas/common.ts';
-import { dynamo, tableName } from './client.ts';
+import { tableIndex, type IndexName } from '#contract/table.ts';
+import { batchGetAll, dynamo, tableName } from './client.ts';
 import { generatedKey } from './settings.ts';
 
 /**
@@ -84,10 +85,16 @@ export async function decodeCursor(scope: CursorScope, cursor: string): Promise<
 /** A list the service pages through, newest first: one partition of an index sorted by `listSortKey`. */
 export interface PagedList {
   scope: CursorScope;
-  index: 'gsi1' | 'gsi2';
+  index: IndexName;
   /** The index partition holding the list's rows. */
   partition: string;
 }
+
+/**
+ * What a page's rows hold: attributes the index projects (its keys, the table's, `projects`), or
+ * the whole items, read from the table by key after the index names them (decision 127).
+ */
+export type PageRows = { attributes: readonly string[] } | 'whole items';
 
 /**
  * One page of a list, and the cursor of the next one (null only when DynamoDB saw no more rows).
@@ -100,24 +107,37 @@ export interface PagedList {
 export async function readPage(
   list: PagedList,
   page: { limit?: number; cursor?: string },
-  projection?: string,
+  rows: PageRows,
 ): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
-  const partitionName = `${list.index}pk`;
-  const sortName = `${list.index}sk`;
+  const index = tableIndex(list.index);
+  const attributes = rows === 'whole items' ? ['pk', 'sk'] : rows.attributes;
+  // An attribute the index does not project would come back absent, not as an error: a bug, said as one.
+  const unprojected = attributes.filter((name) => !['pk', 'sk', index.partitionKey, index.sortKey, ...index.projects].includes(name));
+  if (unprojected.length > 0) throw new Error(`list ${list.scope.list} asks ${list.index} for ${unprojected.join(', ')}, which it does not project`);
   const after = page.cursor ? await decodeCursor(list.scope, page.cursor) : undefined;
+  const names = Object.fromEntries(attributes.map((name, at) => [`#a${at}`, name]));
   const { Items, LastEvaluatedKey } = await dynamo().send(
     new QueryCommand({
       TableName: tableName(),
-      IndexName: list.index,
+      IndexName: index.name,
       KeyConditionExpression: after === undefined ? '#partition = :partition' : '#partition = :partition AND #sort < :after',
-      ExpressionAttributeNames: { '#partition': partitionName, ...(after === undefined ? {} : { '#sort': sortName }) },
+      ExpressionAttributeNames: { '#partition': index.partitionKey, ...(after === undefined ? {} : { '#sort': index.sortKey }), ...names },
       ExpressionAttributeValues: { ':partition': list.partition, ...(after === undefined ? {} : { ':after': after }) },
-      ...(projection ? { ProjectionExpression: projection } : {}),
+      ProjectionExpression: Object.keys(names).join(', '),
       ScanIndexForward: false,
       Limit: page.limit ?? 50,
     }),
   );
-  return { items: Items ?? [], nextCursor: LastEvaluatedKey ? await encodeCursor(list.scope, String(LastEvaluatedKey[sortName])) : null };
+  const nextCursor = LastEvaluatedKey ? await encodeCursor(list.scope, String(LastEvaluatedKey[index.sortKey])) : null;
+  if (rows !== 'whole items') return { items: Items ?? [], nextCursor };
+  return { items: await inPageOrder((Items ?? []) as { pk: string; sk: string }[]), nextCursor };
+}
+
+/** The whole items of a page's keys, in the page's order (a batch read answers in any order). */
+async function inPageOrder(rows: { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {
+  const found = new Map<string, Record<string, unknown>>((await batchGetAll(rows.map(({ pk, sk }) => ({ pk, sk })))).map((item) => [`${String(item.pk)}\n${String(item.sk)}`, item]));
+  // An item the index still named but the table no longer holds is left out, as a later page read would.
+  return rows.flatMap<Record<string, unknown>>(({ pk, sk }) => found.get(`${pk}\n${sk}`) ?? []);
 }
 
 /** Tests change tables between files; the secret lives in the table, so forget it. */

@@ -154,7 +154,7 @@ export async function getExecution(name: string, workflow?: string): Promise<Exe
 export async function listRunningExecutions(): Promise<{ name: string; workflow: string }[]> {
   const items = await queryAll({
     TableName: tableName(),
-    IndexName: 'gsi2',
+    IndexName: 'gsi2v2',
     KeyConditionExpression: 'gsi2pk = :running',
     ExpressionAttributeValues: { ':running': runningExecutionsKey },
     ProjectionExpression: '#name, workflow',

@@ -226,9 +226,8 @@ export function ledgerItems(movement: LedgerMovement): { items: TransactItem[]; 
         legs: movement.legs.map(({ account, amount }) => ({ account, amount: amount.toString() })),
         memo: movement.memo,
         createdAt: now,
-        // Time-ordered per organization, for statements and audits that read the journal by period.
-        gsi1pk: `ORG#${movement.organizationId}#journal`,
-        gsi1sk: `${now}#${movement.entryId}`,
+        // No index entry: the invariant reads the organization's JOURNAL# keys, statements their fee
+        // lines (decision 096); nothing reads the journal by period (decision 128).
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     },

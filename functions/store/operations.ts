@@ -69,7 +69,7 @@ export async function listStartingOperations(before: string, limit = 100): Promi
   const { Items } = await dynamo().send(
     new QueryCommand({
       TableName: tableName(),
-      IndexName: 'gsi2',
+      IndexName: 'gsi2v2',
       KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
       ExpressionAttributeValues: { ':pk': startingIndex.pk, ':before': before },
       ProjectionExpression: 'gsi2sk',
@@ -239,10 +239,11 @@ export async function listOperations<R extends OperationBase>(
   const { items, nextCursor } = await readPage(
     {
       scope: { list: subset?.list ?? kind, organizationId },
-      index: subset ? 'gsi2' : 'gsi1',
+      index: subset ? 'gsi2v2' : 'gsi1v2',
       partition: subset ? subset.gsi2pk : listKey(organizationId, kind),
     },
     page,
+    'whole items',
   );
   return { rows: items.map((item) => fromItem<R>(item)), nextCursor };
 }

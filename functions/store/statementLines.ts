@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, sortKeyPrefix, tableName, type TransactItem } from './client.ts';
+import { batchGetAll, dynamo, sortKeyPrefix, tableName, type TransactItem } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -82,18 +82,20 @@ export async function parkStatementLine(line: StatementLineRecord): Promise<Stat
   }
 }
 
-/** The manual reconciliation queue, oldest first (ops and tests). */
+/** The manual reconciliation queue, oldest first (ops and tests): the index names the lines, the table holds them. */
 export async function listParkedStatementLines(limit = 100): Promise<StatementLineRecord[]> {
   const { Items } = await dynamo().send(
     new QueryCommand({
       TableName: tableName(),
-      IndexName: 'gsi1',
+      IndexName: 'gsi1v2',
       KeyConditionExpression: 'gsi1pk = :pk',
       ExpressionAttributeValues: { ':pk': parkedList },
+      ProjectionExpression: 'pk, sk',
       Limit: limit,
     }),
   );
-  return (Items ?? []).map(recordOf);
+  const lines = new Map<unknown, Record<string, unknown>>((await batchGetAll((Items ?? []) as { pk: string; sk: string }[])).map((item) => [item.pk, item]));
+  return (Items ?? []).flatMap<Record<string, unknown>>((key) => lines.get(key.pk) ?? []).map(recordOf);
 }
 
 function recordOf(item: Record<string, unknown>): StatementLineRecord {

@@ -232,11 +232,11 @@ export async function listTransactions(
   const { items, nextCursor } = await readPage(
     {
       scope: { list: 'transactions', organizationId },
-      index: 'gsi1',
+      index: 'gsi1v2',
       partition: listKey(organizationId),
     },
     page,
-    'transactionId, corridor, send, recipientReference, createdAt',
+    { attributes: ['transactionId', 'corridor', 'send', 'recipientReference', 'createdAt'] },
   );
   return { rows: items.map((item) => listItemView(item as unknown as TransactionRecord)), nextCursor };
 }

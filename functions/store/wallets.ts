@@ -108,18 +108,22 @@ export async function getWallet(organizationId: string, walletId: string): Promi
   return Item ? fromItem(Item) : undefined;
 }
 
-/** By the provider's handle, within one organization (another organization's wallet is not found). */
+/**
+ * By the provider's handle, within one organization (another organization's wallet is not found):
+ * the index names the wallet, the table holds it (decision 127).
+ */
 export async function getWalletByExternalId(organizationId: string, externalId: string): Promise<WalletRecord | undefined> {
   const { Items } = await dynamo().send(
     new QueryCommand({
       TableName: tableName(),
-      IndexName: 'gsi2',
+      IndexName: 'gsi2v2',
       KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk = :sk',
       ExpressionAttributeValues: { ':pk': walletExternalKey(externalId), ':sk': `ORG#${organizationId}` },
+      ProjectionExpression: 'id',
     }),
   );
   const item = Items?.[0];
-  return item ? fromItem(item) : undefined;
+  return item ? getWallet(organizationId, String(item.id)) : undefined;
 }
 
 /**
@@ -130,9 +134,10 @@ export async function walletOfExternalId(externalId: string): Promise<WalletReco
   const { Items } = await dynamo().send(
     new QueryCommand({
       TableName: tableName(),
-      IndexName: 'gsi2',
+      IndexName: 'gsi2v2',
       KeyConditionExpression: 'gsi2pk = :pk',
       ExpressionAttributeValues: { ':pk': walletExternalKey(externalId) },
+      ProjectionExpression: 'organizationId, id',
     }),
   );
   const item = Items?.[0];

@@ -257,10 +257,11 @@ export async function listEvents(
     {
       // One cursor scope per filter: a cursor of the whole list does not page the filtered one.
       scope: { list: type ? `webhookEvents:${type}` : 'webhookEvents', organizationId },
-      index: type ? 'gsi2' : 'gsi1',
+      index: type ? 'gsi2v2' : 'gsi1v2',
       partition: type ? eventListOfType(organizationId, type) : eventList(organizationId),
     },
     paging,
+    { attributes: ['id', 'type', 'createdAt', 'deliveryStatus'] },
   );
   return { rows: items.map((item) => eventSummary(item as unknown as EventRecord)), nextCursor };
 }

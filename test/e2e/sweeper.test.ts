@@ -28,7 +28,7 @@ const toAddress = '0x52908400098527886e0f7030069857d2e4169ee7';
 
 async function startingItems(): Promise<string[]> {
   const { Items } = await dynamo().send(new QueryCommand({
-    TableName: process.env.TABLE_NAME, IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': startingIndex.pk },
+    TableName: process.env.TABLE_NAME, IndexName: 'gsi2v2', KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': startingIndex.pk },
   }));
   return (Items ?? []).map((item) => String(item.gsi2sk));
 }

@@ -74,7 +74,7 @@ describe('creating an operation', () => {
     const record = sample(newOrg());
     await createOperation(record, { event: { type: 'test.created', data: { id: record.id } } });
     const { Items } = await dynamo().send(
-      new QueryCommand({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `ORG#${record.organizationId}#withdrawal` } }),
+      new QueryCommand({ TableName: tableName(), IndexName: 'gsi1v2', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `ORG#${record.organizationId}#withdrawal` } }),
     );
     expect(Items).toHaveLength(1);
   });

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPaymentsApp, type PaymentsStacks } from '../../lib/aws/app.ts';
 import { apiAreaOf, apiAreas, stackResourceBudget } from '../../lib/aws/apiAreas.ts';
 import type { ApiStack } from '../../lib/aws/apiStack.ts';
-import { serviceEnvironments } from '../../lib/aws/environment.ts';
+import { serviceEnvironments, stageSettings } from '../../lib/aws/environment.ts';
+import { DataStack } from '../../lib/aws/dataStack.ts';
 import { sweeperHandler } from '../../lib/aws/sweeperSchedule.ts';
 import { lambdaEntries, outboxForwarderHandler, unmatchedHandler } from '../../lib/aws/handlers.ts';
 import { bundleBudgets, bundleLambdas, projectRoot, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
@@ -294,7 +295,7 @@ describe('data stack', () => {
       GlobalSecondaryIndexes: tableDefinition.globalIndexes.map((index) => Match.objectLike({
         IndexName: index.name,
         KeySchema: [{ AttributeName: index.partitionKey, KeyType: 'HASH' }, { AttributeName: index.sortKey, KeyType: 'RANGE' }],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projects] },
       })),
       StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
       TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
@@ -312,6 +313,19 @@ describe('data stack', () => {
       DeletionPolicy: 'Delete',
       Properties: Match.objectLike({ DeletionProtectionEnabled: false }),
     });
+  });
+
+  it('holds the indexes `tableIndexes` names while a deployed table moves to new ones (decision 127), and refuses a name it does not know', () => {
+    const dataStackWith = (tableIndexes: string) => {
+      const app = new App({ context: { tableIndexes } });
+      return new DataStack(app, 'Data', { settings: stageSettings('production') });
+    };
+    const indexes = Template.fromStack(dataStackWith('gsi1,gsi2,gsi1v2')).findResources('AWS::DynamoDB::Table');
+    const [tableResource] = Object.values(indexes) as { Properties: { GlobalSecondaryIndexes: { IndexName: string; Projection: { ProjectionType: string } }[] } }[];
+    expect(tableResource!.Properties.GlobalSecondaryIndexes.map((index) => [index.IndexName, index.Projection.ProjectionType])).toEqual([
+      ['gsi1', 'ALL'], ['gsi2', 'ALL'], ['gsi1v2', 'INCLUDE'],
+    ]);
+    expect(() => dataStackWith('gsi1,gsi3')).toThrow(/tableIndexes names gsi3/);
   });
 
   it('generates the cursor HMAC key in Secrets Manager', () => {
