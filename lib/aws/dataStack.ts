@@ -66,7 +66,8 @@ export class DataStack extends Stack {
     });
 
     // Webhook signing secrets are sealed under data keys of this key (functions/store/secretBox.ts):
-    // only the endpoint handler may make data keys and only the delivery task may open them.
+    // only the endpoint handler may make data keys, and only what attempts deliveries may open them
+    // (the webhook starter's first attempt and the delivery task: docs/decisions/132).
     this.webhookSecretKey = new Key(this, 'WebhookSecretsKey', {
       description: 'Seals webhook signing secrets (envelope encryption, one data key per secret)',
       enableKeyRotation: true,
