@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { Corridor, CorridorInput, DecimalAmount, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery, plainText } from './common.ts';
 import { Beneficiary, Originator, PaymentState } from './transactions.ts';
 
-export const BatchItemInput = z
+export const BatchItemInput = /* @__PURE__ */ z
   .object({
     itemRef: z
       .string()
@@ -29,7 +29,7 @@ export const BatchItemInput = z
 export type BatchItemInput = z.infer<typeof BatchItemInput>;
 
 /** POST /batches: unknown fields are ignored (stripped). Accepted or refused as a whole. */
-export const CreateBatchBody = z
+export const CreateBatchBody = /* @__PURE__ */ z
   .object({
     batchId: IdempotencyKey.meta({ description: 'Becomes the batch id; resubmitting the same batch is safe.' }),
     corridor: CorridorInput.meta({ description: 'Shared by all items.' }),
@@ -47,7 +47,7 @@ export type CreateBatchBody = z.infer<typeof CreateBatchBody>;
  * COMPLETED (every item reached an end state, whatever it was), REJECTED (refused as a whole when the
  * balance could not cover it; `rejectedReason` says why, nothing was held).
  */
-export const BatchState = z.enum(['ACCEPTED', 'PROCESSING', 'COMPLETED', 'REJECTED']).meta({
+export const BatchState = /* @__PURE__ */ z.enum(['ACCEPTED', 'PROCESSING', 'COMPLETED', 'REJECTED']).meta({
   id: 'BatchState',
   description:
     'Batch states are not shown by the contract; these values are our choice (docs/decisions/090). ACCEPTED: funded in one transfer, no item started yet. COMPLETED means every item reached an end state, not that every item was paid. REJECTED: the balance did not cover the batch; nothing was held (`rejectedReason`).',
@@ -58,13 +58,13 @@ export type BatchState = z.infer<typeof BatchState>;
  * An item is a payment with id `<batchId>:<itemRef>`, so its state is a payment state (our choice),
  * plus QUEUED: funded by the batch's transfer, its payment not started yet.
  */
-export const BatchItemState = z.enum(['QUEUED', ...PaymentState.options]).meta({
+export const BatchItemState = /* @__PURE__ */ z.enum(['QUEUED', ...PaymentState.options]).meta({
   id: 'BatchItemState',
   description: 'QUEUED (funded by the batch, its payment not started yet), then the states of the item\'s payment (GET /transactions/{transactionId}).',
 });
 export type BatchItemState = z.infer<typeof BatchItemState>;
 
-export const BatchAccepted = z
+export const BatchAccepted = /* @__PURE__ */ z
   .object({
     batchId: z.string(),
     state: BatchState,
@@ -74,9 +74,9 @@ export const BatchAccepted = z
   .meta({ id: 'BatchAccepted' });
 export type BatchAccepted = z.infer<typeof BatchAccepted>;
 
-const BatchTotal = Money.meta({ description: 'Sum of the items; `scale` may be omitted.' });
+const BatchTotal = /* @__PURE__ */ Money.meta({ description: 'Sum of the items; `scale` may be omitted.' });
 
-export const BatchSummary = z
+export const BatchSummary = /* @__PURE__ */ z
   .object({
     batchId: z.string(),
     state: BatchState,
@@ -89,13 +89,13 @@ export const BatchSummary = z
   .meta({ id: 'BatchSummary' });
 export type BatchSummary = z.infer<typeof BatchSummary>;
 
-export const ListBatchesQuery = pageQuery(500);
+export const ListBatchesQuery = /* @__PURE__ */ pageQuery(500);
 export type ListBatchesQuery = z.infer<typeof ListBatchesQuery>;
 
-export const BatchList = z.object({ batches: z.array(BatchSummary), ...PageFields }).meta({ id: 'BatchList' });
+export const BatchList = /* @__PURE__ */ z.object({ batches: z.array(BatchSummary), ...PageFields }).meta({ id: 'BatchList' });
 export type BatchList = z.infer<typeof BatchList>;
 
-export const BatchItem = z
+export const BatchItem = /* @__PURE__ */ z
   .object({
     itemRef: z.string(),
     transactionId: z.string().meta({ description: '`<batchId>:<itemRef>`; readable with GET /transactions/{transactionId}.' }),
@@ -107,7 +107,7 @@ export const BatchItem = z
   .meta({ id: 'BatchItem' });
 export type BatchItem = z.infer<typeof BatchItem>;
 
-export const BatchDetail = z
+export const BatchDetail = /* @__PURE__ */ z
   .object({
     batchId: z.string(),
     state: BatchState,
@@ -132,8 +132,8 @@ export const BatchDetail = z
 export type BatchDetail = z.infer<typeof BatchDetail>;
 
 /** The page query of GET /batches/{batchId} applies to the items page. */
-export const GetBatchQuery = pageQuery(500);
+export const GetBatchQuery = /* @__PURE__ */ pageQuery(500);
 export type GetBatchQuery = z.infer<typeof GetBatchQuery>;
 
-export const BatchParams = z.object({ batchId: PathId });
+export const BatchParams = /* @__PURE__ */ z.object({ batchId: PathId });
 export type BatchParams = z.infer<typeof BatchParams>;

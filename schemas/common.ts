@@ -4,7 +4,7 @@ import { isPlainText, plainTextMessage } from '#domain/plainText.ts';
 
 /** Shapes shared by many endpoints. Names follow the contract (service-interface.md, "Resources"). */
 
-export const Timestamp = z.string().datetime({ precision: 3 }).meta({
+export const Timestamp = /* @__PURE__ */ z.string().datetime({ precision: 3 }).meta({
   id: 'Timestamp',
   description: 'ISO 8601 in UTC with millisecond precision and a Z offset.',
   example: '2026-11-23T09:30:00.000Z',
@@ -19,7 +19,7 @@ export function amountString(pattern: RegExp, patternMessage: string) {
   return z.string().regex(pattern, patternMessage).max(40).refine(isWithinLargestAmount, largestAmountMessage);
 }
 
-export const DecimalString = amountString(/^\d+(\.\d+)?$/, 'must be a decimal string such as "12.50"').meta({
+export const DecimalString = /* @__PURE__ */ amountString(/^\d+(\.\d+)?$/, 'must be a decimal string such as "12.50"').meta({
   id: 'DecimalString',
   description: `An amount as a decimal string; more decimals than the currency allows is refused, and so is more than ${largestWholeUnits} whole units.`,
 });
@@ -34,14 +34,14 @@ export function plainText(max: number, min = 1) {
   return z.string().min(min).max(max).refine(isPlainText, plainTextMessage);
 }
 
-export const IdempotencyKey = z
+export const IdempotencyKey = /* @__PURE__ */ z
   .string()
   .regex(/^[A-Za-z0-9_.:-]{8,200}$/, 'must be 8 to 200 characters from letters, digits and _ . : -')
   .meta({ id: 'IdempotencyKey', description: 'Becomes the id of the operation.' });
 
-export const CurrencyCode = z.string().min(1).max(10);
+export const CurrencyCode = /* @__PURE__ */ z.string().min(1).max(10);
 
-export const Money = z
+export const Money = /* @__PURE__ */ z
   .object({
     amount: z.string().regex(/^-?\d+$/).meta({ description: 'Integer in units of 10^-scale' }),
     currency: z.string(),
@@ -49,7 +49,7 @@ export const Money = z
   })
   .meta({ id: 'Money', description: 'MoneyJSON: an exact amount in minor units.' });
 
-export const Rate = z
+export const Rate = /* @__PURE__ */ z
   .object({
     from: z.string(),
     to: z.string(),
@@ -58,7 +58,7 @@ export const Rate = z
   })
   .meta({ id: 'Rate', description: 'One whole unit of `from` buys numerator/denominator whole units of `to`.' });
 
-export const Corridor = z
+export const Corridor = /* @__PURE__ */ z
   .object({ from: z.string(), to: z.string(), destinationCountry: z.string().length(2) })
   .meta({ id: 'Corridor' });
 
@@ -80,20 +80,20 @@ export const PageFields = {
 };
 
 /** Two-letter country code; the contract bounds it by length only (ISO 3166-1 alpha-2 by intent). */
-export const CountryCode = z.string().length(2);
+export const CountryCode = /* @__PURE__ */ z.string().length(2);
 
 /**
  * `{amount, currency}` as sent in requests (`sendAmount`, `amount`): the amount is a decimal string,
  * never a number, so no client float ever reaches the ledger. Unknown fields are stripped here, as in
  * the lenient bodies that carry it; strict bodies use `.strict()` on a copy.
  */
-export const DecimalAmount = z
+export const DecimalAmount = /* @__PURE__ */ z
   .object({ amount: DecimalString, currency: z.string().min(1).max(16) })
   .meta({ id: 'DecimalAmount', description: 'An amount to send: a decimal string and a currency code.' });
 export type DecimalAmount = z.infer<typeof DecimalAmount>;
 
 /** The corridor as a request names it: the source is always the stablecoin sent, so only `to` is given. */
-export const CorridorInput = z
+export const CorridorInput = /* @__PURE__ */ z
   .object({
     to: z.string().min(1).max(16).meta({ description: 'Destination currency.' }),
     destinationCountry: CountryCode.meta({ description: 'ISO 3166-1 alpha-2.' }),
@@ -105,7 +105,7 @@ export type CorridorInput = z.infer<typeof CorridorInput>;
  * A path segment naming one resource. Ids are at most 265 characters (a batch item's
  * transaction id is `<batchId up to 200>:<itemRef up to 64>`); anything longer names nothing.
  */
-export const PathId = z
+export const PathId = /* @__PURE__ */ z
   .string()
   .min(1)
   .max(265)

@@ -2,14 +2,14 @@ import * as z from 'zod';
 import { DecimalAmount, DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, amountString, pageQuery } from './common.ts';
 
 /** The PIX amount pattern: BRL with at most two decimals; bounded like every decimal string (docs/decisions/007, 072). */
-const BrlAmount = amountString(/^\d+(\.\d{1,2})?$/, 'must be a BRL amount with at most two decimals');
+const BrlAmount = /* @__PURE__ */ amountString(/^\d+(\.\d{1,2})?$/, 'must be a BRL amount with at most two decimals');
 
 // ---- Bank deposit instructions ------------------------------------------------------------
 
 /** A field of a house account: present only when held, so never empty. */
-const HeldField = z.string().min(1);
+const HeldField = /* @__PURE__ */ z.string().min(1);
 
-export const DepositInstructions = z
+export const DepositInstructions = /* @__PURE__ */ z
   .object({
     reference: z
       .string()
@@ -43,13 +43,13 @@ export type DepositInstructions = z.infer<typeof DepositInstructions>;
 
 // ---- Wire on-ramp -------------------------------------------------------------------------
 
-export const OnRampQuoteQuery = z.object({
+export const OnRampQuoteQuery = /* @__PURE__ */ z.object({
   amount: DecimalString,
   currency: z.string().min(1).max(16).meta({ description: 'The fiat wired.' }),
 });
 export type OnRampQuoteQuery = z.infer<typeof OnRampQuoteQuery>;
 
-export const OnRampQuote = z
+export const OnRampQuote = /* @__PURE__ */ z
   .object({
     atPar: z.boolean(),
     sent: Money,
@@ -69,7 +69,7 @@ export const OnRampQuote = z
 export type OnRampQuote = z.infer<typeof OnRampQuote>;
 
 /** POST /treasury/onramp: unknown fields are ignored (stripped). */
-export const CreateOnRampBody = z
+export const CreateOnRampBody = /* @__PURE__ */ z
   .object({
     idempotencyKey: IdempotencyKey.meta({ description: 'Becomes the on-ramp id.' }),
     amount: DecimalAmount.meta({ description: 'At least the quoted minimum; below it gives 400 `validation`.' }),
@@ -81,13 +81,13 @@ export const CreateOnRampBody = z
   .meta({ id: 'CreateOnRampRequest' });
 export type CreateOnRampBody = z.infer<typeof CreateOnRampBody>;
 
-export const OnRampState = z.enum(['FAILED', 'IN_DOUBT', 'REFUNDED', 'DELIVERED', 'EXPIRED']).meta({
+export const OnRampState = /* @__PURE__ */ z.enum(['FAILED', 'IN_DOUBT', 'REFUNDED', 'DELIVERED', 'EXPIRED']).meta({
   id: 'OnRampState',
   description: 'How a deposit ended.',
 });
 export type OnRampState = z.infer<typeof OnRampState>;
 
-export const OnRampStage = z
+export const OnRampStage = /* @__PURE__ */ z
   .enum([
     'OPENING_COLLECTION',
     'AWAITING_PAYMENT',
@@ -104,7 +104,7 @@ export const OnRampStage = z
   .meta({ id: 'OnRampStage', description: 'Where a deposit is now: an in-flight stage or one of the end states.' });
 export type OnRampStage = z.infer<typeof OnRampStage>;
 
-export const WireOnRampInstructions = z
+export const WireOnRampInstructions = /* @__PURE__ */ z
   .object({
     reference: z.string(),
     accountName: z.string(),
@@ -114,7 +114,7 @@ export const WireOnRampInstructions = z
   })
   .meta({ id: 'WireOnRampInstructions', description: 'Only fields actually held are present.' });
 
-export const PixOnRampInstructions = z
+export const PixOnRampInstructions = /* @__PURE__ */ z
   .object({
     reference: z.string(),
     brCode: z.string().meta({ description: 'Show as a QR code.' }),
@@ -124,14 +124,14 @@ export const PixOnRampInstructions = z
   })
   .meta({ id: 'PixOnRampInstructions' });
 
-export const OnRampInstructions = z.union([WireOnRampInstructions, PixOnRampInstructions]).meta({ id: 'OnRampInstructions' });
+export const OnRampInstructions = /* @__PURE__ */ z.union([WireOnRampInstructions, PixOnRampInstructions]).meta({ id: 'OnRampInstructions' });
 export type OnRampInstructions = z.infer<typeof OnRampInstructions>;
 
 /**
  * 202 of POST /treasury/onramp and /treasury/onramp/pix. `status` is named without its values by the
  * contract: we answer the deposit's stage at that moment.
  */
-export const OnRampAccepted = z
+export const OnRampAccepted = /* @__PURE__ */ z
   .object({
     onRampId: z.string(),
     status: OnRampStage,
@@ -140,17 +140,17 @@ export const OnRampAccepted = z
   .meta({ id: 'OnRampAccepted', description: '`status` is the deposit\'s stage when answered (our choice of values).' });
 export type OnRampAccepted = z.infer<typeof OnRampAccepted>;
 
-export const OnRampOrigin = z.enum(['api', 'deposit', 'pix']).meta({
+export const OnRampOrigin = /* @__PURE__ */ z.enum(['api', 'deposit', 'pix']).meta({
   id: 'OnRampOrigin',
   description:
     '`api`: started by POST /treasury/onramp; `deposit`: a wire that arrived quoting the reference (id prefix `dep-`); `pix`: started by POST /treasury/onramp/pix.',
 });
 
-export const ListOnRampsQuery = pageQuery(500).extend({ origin: OnRampOrigin.optional() });
+export const ListOnRampsQuery = /* @__PURE__ */ pageQuery(500).extend({ origin: OnRampOrigin.optional() });
 export type ListOnRampsQuery = z.infer<typeof ListOnRampsQuery>;
 
 /** Rows of GET /treasury/onramps are not shown by the contract; ours mirror payment rows (no state). */
-export const OnRampListItem = z
+export const OnRampListItem = /* @__PURE__ */ z
   .object({
     onRampId: z.string(),
     origin: OnRampOrigin,
@@ -164,10 +164,10 @@ export const OnRampListItem = z
   });
 export type OnRampListItem = z.infer<typeof OnRampListItem>;
 
-export const OnRampList = z.object({ onramps: z.array(OnRampListItem), ...PageFields }).meta({ id: 'OnRampList' });
+export const OnRampList = /* @__PURE__ */ z.object({ onramps: z.array(OnRampListItem), ...PageFields }).meta({ id: 'OnRampList' });
 export type OnRampList = z.infer<typeof OnRampList>;
 
-export const OnRampStatus = z
+export const OnRampStatus = /* @__PURE__ */ z
   .object({
     onRampId: z.string(),
     running: z.boolean(),
@@ -187,18 +187,18 @@ export const OnRampStatus = z
   .meta({ id: 'OnRampStatus' });
 export type OnRampStatus = z.infer<typeof OnRampStatus>;
 
-export const OnRampParams = z.object({ onRampId: PathId });
+export const OnRampParams = /* @__PURE__ */ z.object({ onRampId: PathId });
 export type OnRampParams = z.infer<typeof OnRampParams>;
 
 // ---- PIX on-ramp --------------------------------------------------------------------------
 
-export const PixOnRampQuoteQuery = z.object({
+export const PixOnRampQuoteQuery = /* @__PURE__ */ z.object({
   amount: BrlAmount,
   currency: z.literal('BRL').default('BRL'),
 });
 export type PixOnRampQuoteQuery = z.infer<typeof PixOnRampQuoteQuery>;
 
-export const PixOnRampQuote = z
+export const PixOnRampQuote = /* @__PURE__ */ z
   .object({
     sent: Money,
     targetStablecoin: z.string(),
@@ -224,7 +224,7 @@ export const PixOnRampQuote = z
 export type PixOnRampQuote = z.infer<typeof PixOnRampQuote>;
 
 /** POST /treasury/onramp/pix: strict, nested amount included (an unknown field anywhere gives 400). */
-export const CreatePixOnRampBody = z
+export const CreatePixOnRampBody = /* @__PURE__ */ z
   .object({
     idempotencyKey: IdempotencyKey.meta({ description: 'Becomes the on-ramp id; a retry returns the same code.' }),
     amount: z
@@ -238,7 +238,7 @@ export const CreatePixOnRampBody = z
   .meta({ id: 'CreatePixOnRampRequest' });
 export type CreatePixOnRampBody = z.infer<typeof CreatePixOnRampBody>;
 
-export const PixOnRampAccepted = z
+export const PixOnRampAccepted = /* @__PURE__ */ z
   .object({
     onRampId: z.string(),
     status: OnRampStage,
@@ -249,7 +249,7 @@ export type PixOnRampAccepted = z.infer<typeof PixOnRampAccepted>;
 
 // ---- Crypto deposits ----------------------------------------------------------------------
 
-export const CryptoDepositAddresses = z
+export const CryptoDepositAddresses = /* @__PURE__ */ z
   .object({
     currency: z.string().meta({ description: 'USDC.' }),
     address: z.string().min(1).optional().meta({ description: 'Present when all networks share one address.' }),

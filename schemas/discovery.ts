@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
 
-export const Health = z
+export const Health = /* @__PURE__ */ z
   .object({
     status: z.enum(['ok', 'degraded']),
     version: z.string(),
@@ -11,9 +11,9 @@ export const Health = z
   })
   .meta({ id: 'Health' });
 
-export const FeatureStatus = z.enum(['live', 'partial', 'simulated', 'planned']);
+export const FeatureStatus = /* @__PURE__ */ z.enum(['live', 'partial', 'simulated', 'planned']);
 
-export const Capabilities = z
+export const Capabilities = /* @__PURE__ */ z
   .object({
     version: z.string(),
     environment: z.enum(['simulated', 'sandbox', 'production']),
@@ -37,7 +37,7 @@ export const Capabilities = z
   })
   .meta({ id: 'Capabilities' });
 
-export const Me = z
+export const Me = /* @__PURE__ */ z
   .object({
     id: z.string().meta({ description: 'Organization id' }),
     name: z.string().meta({ description: 'Organization name' }),

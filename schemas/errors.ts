@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { Money } from './common.ts';
 
 /** Every error body is `{error, message, ...}`; clients branch on `error`. */
-export const ErrorBody = z
+export const ErrorBody = /* @__PURE__ */ z
   .object({
     error: z.string().meta({ description: 'Machine-readable code; branch on this, never on message.' }),
     message: z.string(),
@@ -10,7 +10,7 @@ export const ErrorBody = z
   .catchall(z.unknown())
   .meta({ id: 'Error' });
 
-export const ValidationErrorBody = z
+export const ValidationErrorBody = /* @__PURE__ */ z
   .object({
     error: z.literal('validation'),
     message: z.string(),
@@ -18,7 +18,7 @@ export const ValidationErrorBody = z
   })
   .meta({ id: 'ValidationError' });
 
-export const RateLimitedBody = z
+export const RateLimitedBody = /* @__PURE__ */ z
   .object({
     error: z.literal('rate_limited'),
     message: z.string(),
@@ -26,7 +26,7 @@ export const RateLimitedBody = z
   })
   .meta({ id: 'RateLimited' });
 
-export const NotImplementedBody = z
+export const NotImplementedBody = /* @__PURE__ */ z
   .object({
     error: z.literal('not_implemented'),
     message: z.string(),
@@ -90,9 +90,9 @@ export const errorCodeStatus = {
 } as const;
 export type ErrorCode = keyof typeof errorCodeStatus;
 
-const ErrorMessage = z.string().meta({ description: 'For people; never branch on it.' });
+const ErrorMessage = /* @__PURE__ */ z.string().meta({ description: 'For people; never branch on it.' });
 
-export const BeneficiaryIncompleteBody = z
+export const BeneficiaryIncompleteBody = /* @__PURE__ */ z
   .object({
     error: z.literal('beneficiary_incomplete'),
     message: ErrorMessage,
@@ -100,7 +100,7 @@ export const BeneficiaryIncompleteBody = z
   })
   .meta({ id: 'BeneficiaryIncompleteError' });
 
-export const ComplianceHoldBody = z
+export const ComplianceHoldBody = /* @__PURE__ */ z
   .object({
     error: z.literal('compliance_hold'),
     message: ErrorMessage,
@@ -108,7 +108,7 @@ export const ComplianceHoldBody = z
   })
   .meta({ id: 'ComplianceHoldError' });
 
-export const InsufficientFundsBody = z
+export const InsufficientFundsBody = /* @__PURE__ */ z
   .object({
     error: z.literal('insufficient_funds'),
     message: ErrorMessage,

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { Timestamp } from './common.ts';
 import { EventType } from './webhooks.ts';
 
-export const NotificationPreferences = z
+export const NotificationPreferences = /* @__PURE__ */ z
   .object({
     events: z.array(EventType).meta({ description: 'Events e-mailed to this member.' }),
     availableEvents: z.array(EventType),
@@ -17,7 +17,7 @@ export const NotificationPreferences = z
 export type NotificationPreferences = z.infer<typeof NotificationPreferences>;
 
 /** PUT /notifications/preferences: strict. The full wanted set; an empty list turns every e-mail off. */
-export const PutNotificationPreferencesBody = z
+export const PutNotificationPreferencesBody = /* @__PURE__ */ z
   .object({ events: z.array(EventType).max(7) })
   .strict()
   .meta({
@@ -26,7 +26,7 @@ export const PutNotificationPreferencesBody = z
   });
 export type PutNotificationPreferencesBody = z.infer<typeof PutNotificationPreferencesBody>;
 
-export const VerificationSent = z
+export const VerificationSent = /* @__PURE__ */ z
   .object({
     sent: z.boolean(),
     email: z.string().meta({ description: "The address on the caller's own member record." }),
@@ -39,15 +39,15 @@ export const VerificationSent = z
 export type VerificationSent = z.infer<typeof VerificationSent>;
 
 /** The e-mailed links (verification, unsubscribe) carry their credential as `?token=`: the only input of those pages. */
-export const NotificationLinkQuery = z.object({
+export const NotificationLinkQuery = /* @__PURE__ */ z.object({
   token: z.string().min(1).max(512).meta({ description: 'The credential of the e-mailed link, exactly as it is in the link.' }),
 });
 export type NotificationLinkQuery = z.infer<typeof NotificationLinkQuery>;
 
 /** The verification page's form: nothing but the link's own token (in the query) is needed; other fields are ignored. */
-export const VerifyEmailForm = z.object({}).meta({ id: 'VerifyEmailForm', description: 'Empty; the token is in the query, as in the link.' });
+export const VerifyEmailForm = /* @__PURE__ */ z.object({}).meta({ id: 'VerifyEmailForm', description: 'Empty; the token is in the query, as in the link.' });
 
 /** RFC 8058 one-click unsubscribe: a mail client POSTs exactly this to the `List-Unsubscribe` link. */
-export const UnsubscribeForm = z
+export const UnsubscribeForm = /* @__PURE__ */ z
   .object({ 'List-Unsubscribe': z.literal('One-Click') })
   .meta({ id: 'UnsubscribeForm', description: 'RFC 8058: `List-Unsubscribe=One-Click`; the token is in the query, as in the header\'s link.' });

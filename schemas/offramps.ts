@@ -4,7 +4,7 @@ import { DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, pa
 // ---- Beneficiaries (off-ramp payees) ------------------------------------------------------
 
 /** POST /treasury/beneficiaries: unknown fields are ignored (stripped); every field is required. */
-export const CreateBeneficiaryBody = z
+export const CreateBeneficiaryBody = /* @__PURE__ */ z
   .object({
     name: plainText(140),
     accountId: plainText(140).meta({ description: 'IBAN or account number. Nothing verifies it.' }),
@@ -21,7 +21,7 @@ export const CreateBeneficiaryBody = z
   });
 export type CreateBeneficiaryBody = z.infer<typeof CreateBeneficiaryBody>;
 
-export const BeneficiaryView = z
+export const BeneficiaryView = /* @__PURE__ */ z
   .object({
     id: z.uuid(),
     name: z.string(),
@@ -37,22 +37,22 @@ export const BeneficiaryView = z
   .meta({ id: 'BeneficiaryView', description: 'A registered off-ramp payee.' });
 export type BeneficiaryView = z.infer<typeof BeneficiaryView>;
 
-export const BeneficiaryList = z
+export const BeneficiaryList = /* @__PURE__ */ z
   .object({ beneficiaries: z.array(BeneficiaryView), count: z.number().int().min(0) })
   .meta({ id: 'BeneficiaryList' });
 export type BeneficiaryList = z.infer<typeof BeneficiaryList>;
 
 // ---- Off-ramps ----------------------------------------------------------------------------
 
-export const OffRampQuoteId = z.string().regex(/^oq_[A-Za-z0-9-]{8,80}$/);
+export const OffRampQuoteId = /* @__PURE__ */ z.string().regex(/^oq_[A-Za-z0-9-]{8,80}$/);
 
-export const OffRampQuoteQuery = z.object({
+export const OffRampQuoteQuery = /* @__PURE__ */ z.object({
   amount: DecimalString.meta({ description: 'USDC.' }),
   beneficiaryId: z.uuid(),
 });
 export type OffRampQuoteQuery = z.infer<typeof OffRampQuoteQuery>;
 
-export const OffRampQuote = z
+export const OffRampQuote = /* @__PURE__ */ z
   .object({
     pulled: Money,
     settlementCurrency: z.string(),
@@ -72,7 +72,7 @@ export const OffRampQuote = z
 export type OffRampQuote = z.infer<typeof OffRampQuote>;
 
 /** POST /treasury/offramp: unknown fields are ignored (stripped). */
-export const CreateOffRampBody = z
+export const CreateOffRampBody = /* @__PURE__ */ z
   .object({
     idempotencyKey: IdempotencyKey.meta({ description: 'Becomes the off-ramp id.' }),
     amount: z.object({
@@ -96,7 +96,7 @@ export type CreateOffRampBody = z.infer<typeof CreateOffRampBody>;
  * Stages seen in one paid off-ramp, then the end states. REFUNDING (USDC on its way back) is not in the
  * contract's list; it is our choice, the counterpart of a withdrawal's RETURNING.
  */
-export const OffRampStage = z
+export const OffRampStage = /* @__PURE__ */ z
   .enum([
     'PULLING',
     'PULLED',
@@ -117,18 +117,18 @@ export const OffRampStage = z
   });
 export type OffRampStage = z.infer<typeof OffRampStage>;
 
-export const OffRampState = z.enum(['PAID', 'REFUNDED', 'FAILED', 'IN_DOUBT']).meta({
+export const OffRampState = /* @__PURE__ */ z.enum(['PAID', 'REFUNDED', 'FAILED', 'IN_DOUBT']).meta({
   id: 'OffRampState',
   description: 'How an off-ramp ended.',
 });
 export type OffRampState = z.infer<typeof OffRampState>;
 
-export const OffRampAccepted = z
+export const OffRampAccepted = /* @__PURE__ */ z
   .object({ offRampId: z.string(), status: OffRampStage })
   .meta({ id: 'OffRampAccepted', description: '`status` is the off-ramp\'s stage when answered (our choice of values).' });
 export type OffRampAccepted = z.infer<typeof OffRampAccepted>;
 
-export const OffRampStatus = z
+export const OffRampStatus = /* @__PURE__ */ z
   .object({
     offRampId: z.string(),
     stage: OffRampStage,
@@ -154,11 +154,11 @@ export const OffRampStatus = z
   .meta({ id: 'OffRampStatus' });
 export type OffRampStatus = z.infer<typeof OffRampStatus>;
 
-export const ListOffRampsQuery = pageQuery(200, z.string().min(1).max(1024));
+export const ListOffRampsQuery = /* @__PURE__ */ pageQuery(200, z.string().min(1).max(1024));
 export type ListOffRampsQuery = z.infer<typeof ListOffRampsQuery>;
 
 /** Rows of GET /treasury/offramps are not shown by the contract; ours mirror payment rows (no state). */
-export const OffRampListItem = z
+export const OffRampListItem = /* @__PURE__ */ z
   .object({
     offRampId: z.string(),
     amount: Money.meta({ description: 'The USDC pulled.' }),
@@ -171,8 +171,8 @@ export const OffRampListItem = z
   });
 export type OffRampListItem = z.infer<typeof OffRampListItem>;
 
-export const OffRampList = z.object({ offramps: z.array(OffRampListItem), ...PageFields }).meta({ id: 'OffRampList' });
+export const OffRampList = /* @__PURE__ */ z.object({ offramps: z.array(OffRampListItem), ...PageFields }).meta({ id: 'OffRampList' });
 export type OffRampList = z.infer<typeof OffRampList>;
 
-export const OffRampParams = z.object({ offRampId: PathId });
+export const OffRampParams = /* @__PURE__ */ z.object({ offRampId: PathId });
 export type OffRampParams = z.infer<typeof OffRampParams>;

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { CorridorInput, DecimalAmount, IdempotencyKey, Money, Rate, Timestamp } from './common.ts';
 
 /** POST /quotes: unknown fields are ignored (stripped), as the contract says for this body. */
-export const CreateQuoteBody = z
+export const CreateQuoteBody = /* @__PURE__ */ z
   .object({
     corridor: CorridorInput,
     sendAmount: DecimalAmount.meta({ description: '`amount` is a decimal string; `currency` is the stablecoin sent.' }),
@@ -18,7 +18,7 @@ export type CreateQuoteBody = z.infer<typeof CreateQuoteBody>;
  * The owned-margin object. Its fields are not shown by the contract: we chose the margin in basis
  * points of the send amount and the amount it came to, which is what a reconciliation needs.
  */
-export const Margin = z
+export const Margin = /* @__PURE__ */ z
   .object({
     bps: z.number().int().min(0).meta({ description: 'Margin in basis points of the send amount.' }),
     amount: Money.meta({ description: 'What the margin came to, in the send currency.' }),
@@ -29,13 +29,13 @@ export const Margin = z
   });
 export type Margin = z.infer<typeof Margin>;
 
-export const QuoteId = z
+export const QuoteId = /* @__PURE__ */ z
   .string()
   // No regex flag: the document's `pattern` is the source alone, so the case is spelled out.
   .regex(/^q_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/)
   .meta({ description: 'Single use; `q_<uuid>`.' });
 
-export const QuotePreviewResult = z
+export const QuotePreviewResult = /* @__PURE__ */ z
   .object({
     quoteId: QuoteId,
     sendAmount: Money,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { CountryCode, PathId, Timestamp, plainText } from './common.ts';
 
-export const RecipientType = z.enum(['wallet', 'bank']).meta({ id: 'RecipientType', description: 'Cannot change after creation.' });
+export const RecipientType = /* @__PURE__ */ z.enum(['wallet', 'bank']).meta({ id: 'RecipientType', description: 'Cannot change after creation.' });
 export type RecipientType = z.infer<typeof RecipientType>;
 
 /** The optional fields of a saved recipient with their bounds; create and update share them. */
@@ -22,12 +22,12 @@ const recipientFields = {
 };
 export type RecipientField = keyof typeof recipientFields;
 /** The optional fields' names, in contract order: the store keeps each of them, null when unset. */
-export const recipientFieldNames = Object.keys(recipientFields) as RecipientField[];
+export const recipientFieldNames = /* @__PURE__ */ Object.keys(recipientFields) as RecipientField[];
 
-const RecipientName = plainText(200);
+const RecipientName = /* @__PURE__ */ plainText(200);
 
 /** POST /recipients: strict (an unknown field gives 400). */
-export const CreateRecipientBody = z
+export const CreateRecipientBody = /* @__PURE__ */ z
   .object({
     name: RecipientName,
     type: RecipientType,
@@ -52,7 +52,7 @@ export const CreateRecipientBody = z
 export type CreateRecipientBody = z.infer<typeof CreateRecipientBody>;
 
 /** PATCH /recipients/{recipientId}: strict; only the fields to change; null clears; `type` is refused. */
-export const UpdateRecipientBody = z
+export const UpdateRecipientBody = /* @__PURE__ */ z
   .object({
     name: RecipientName.optional(),
     ...(Object.fromEntries(Object.entries(recipientFields).map(([key, schema]) => [key, schema.nullable().optional()])) as {
@@ -66,7 +66,7 @@ export const UpdateRecipientBody = z
   });
 export type UpdateRecipientBody = z.infer<typeof UpdateRecipientBody>;
 
-export const Recipient = z
+export const Recipient = /* @__PURE__ */ z
   .object({
     id: z.string(),
     name: z.string(),
@@ -81,10 +81,10 @@ export const Recipient = z
   .meta({ id: 'Recipient', description: 'A saved recipient. Every field is present; an unset one is null.' });
 export type Recipient = z.infer<typeof Recipient>;
 
-export const RecipientList = z
+export const RecipientList = /* @__PURE__ */ z
   .object({ recipients: z.array(Recipient), count: z.number().int().min(0) })
   .meta({ id: 'RecipientList' });
 export type RecipientList = z.infer<typeof RecipientList>;
 
-export const RecipientParams = z.object({ recipientId: PathId });
+export const RecipientParams = /* @__PURE__ */ z.object({ recipientId: PathId });
 export type RecipientParams = z.infer<typeof RecipientParams>;

@@ -5,22 +5,22 @@ import { Beneficiary } from './transactions.ts';
 
 /** Sandbox tools answer 501 on any environment other than a sandbox. */
 
-export const SimulateOnRampPaymentParams = z.object({ onRampId: PathId });
+export const SimulateOnRampPaymentParams = /* @__PURE__ */ z.object({ onRampId: PathId });
 export type SimulateOnRampPaymentParams = z.infer<typeof SimulateOnRampPaymentParams>;
 
-export const SimulatedOnRampPayment = z
+export const SimulatedOnRampPayment = /* @__PURE__ */ z
   .object({ onRampId: z.string(), simulated: z.boolean(), detail: z.string() })
   .meta({ id: 'SimulatedOnRampPayment', description: 'Only the payer is faked; the deposit runs as a real one.' });
 export type SimulatedOnRampPayment = z.infer<typeof SimulatedOnRampPayment>;
 
 /** POST /treasury/onramps/simulate-wire: strict, nested amount included. */
-export const SimulateWireBody = z
+export const SimulateWireBody = /* @__PURE__ */ z
   .object({ amount: DecimalAmount.strict() })
   .strict()
   .meta({ id: 'SimulateWireRequest' });
 export type SimulateWireBody = z.infer<typeof SimulateWireBody>;
 
-export const SimulatedWire = z
+export const SimulatedWire = /* @__PURE__ */ z
   .object({
     simulated: z.boolean(),
     reference: z.string().meta({ description: "The organization's reference the wire quoted." }),
@@ -39,7 +39,7 @@ export type SimulatedWire = z.infer<typeof SimulatedWire>;
  * The sandbox outcome band is not shown by the contract. Ours: which operation ends in which state
  * when its amount carries which cents, so a tester can aim at a refund or an in-doubt on purpose.
  */
-export const SandboxOutcomeBand = z
+export const SandboxOutcomeBand = /* @__PURE__ */ z
   .object({
     operation: z.enum(['payment', 'onramp', 'withdrawal', 'offramp']),
     currency: z.string().meta({ description: 'The currency whose cents choose the band: USDC sent, or the fiat deposited for an on-ramp.' }),
@@ -54,7 +54,7 @@ export const SandboxOutcomeBand = z
   });
 export type SandboxOutcomeBand = z.infer<typeof SandboxOutcomeBand>;
 
-export const SandboxPrefill = z
+export const SandboxPrefill = /* @__PURE__ */ z
   .object({
     payouts: z.array(
       z.object({
@@ -77,13 +77,13 @@ export const SandboxPrefill = z
 export type SandboxPrefill = z.infer<typeof SandboxPrefill>;
 
 /** POST /wallets/{walletId}/topup-eurc: strict. */
-export const TopUpEurcBody = z
+export const TopUpEurcBody = /* @__PURE__ */ z
   .object({ amount: amountString(/^\d+(\.\d{1,2})?$/, 'must be an amount with at most two decimals') })
   .strict()
   .meta({ id: 'TopUpEurcRequest', description: 'Credits a simulated EURC balance one-for-one.' });
 export type TopUpEurcBody = z.infer<typeof TopUpEurcBody>;
 
-export const EurcTopUp = z
+export const EurcTopUp = /* @__PURE__ */ z
   .object({
     walletId: z.string(),
     balance: z.object({

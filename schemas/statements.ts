@@ -2,15 +2,15 @@ import * as z from 'zod';
 import { Corridor, Money, Timestamp } from './common.ts';
 
 /** Query times carry an offset (any offset, not only Z); the echoed period is in UTC. */
-const QueryTime = z.iso.datetime({ offset: true });
+const QueryTime = /* @__PURE__ */ z.iso.datetime({ offset: true });
 
-export const StatementQuery = z.object({
+export const StatementQuery = /* @__PURE__ */ z.object({
   from: QueryTime.optional().meta({ description: 'Inclusive; defaults to 30 days before `to`; must be strictly before `to`.' }),
   to: QueryTime.optional().meta({ description: 'Exclusive; defaults to now.' }),
 });
 export type StatementQuery = z.infer<typeof StatementQuery>;
 
-export const StatementLine = z
+export const StatementLine = /* @__PURE__ */ z
   .object({
     transactionId: z.string(),
     corridor: Corridor,
@@ -22,7 +22,7 @@ export const StatementLine = z
   .meta({ id: 'StatementLine' });
 export type StatementLine = z.infer<typeof StatementLine>;
 
-export const Statement = z
+export const Statement = /* @__PURE__ */ z
   .object({
     integratorId: z.string(),
     period: z

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { PathId, Timestamp, plainText } from './common.ts';
 
-export const Role = z.enum(['owner', 'admin', 'member', 'viewer']).meta({
+export const Role = /* @__PURE__ */ z.enum(['owner', 'admin', 'member', 'viewer']).meta({
   id: 'Role',
   description: '`owner` is the organization key and is never assigned to a member.',
 });
@@ -11,14 +11,14 @@ export type Role = z.infer<typeof Role>;
  * The contract types the requested role as a string. Refusing names that are not roles at all is
  * validation (400); a real role at or above the caller's own (including `owner`) is the handler's 403.
  */
-const RequestedRole = Role.meta({ description: 'Only a role below the caller\'s own may be granted; `owner` never.' });
+const RequestedRole = /* @__PURE__ */ Role.meta({ description: 'Only a role below the caller\'s own may be granted; `owner` never.' });
 
 /**
  * Values of a member's status are not shown by the contract. Ours: `invited` (invitation issued, not yet
  * accepted), `active` (accepted; holds a key), `removed` (removed, or invitation rescinded; key revoked).
  * A removed member is gone from GET /members: `removed` is seen only in the answer to DELETE.
  */
-export const MemberStatus = z.enum(['invited', 'active', 'removed']).meta({
+export const MemberStatus = /* @__PURE__ */ z.enum(['invited', 'active', 'removed']).meta({
   id: 'MemberStatus',
   description:
     'Our choice (the contract does not show the values; docs/decisions/030 and 051): `invited` (the link is out, not yet '
@@ -26,7 +26,7 @@ export const MemberStatus = z.enum(['invited', 'active', 'removed']).meta({
 });
 export type MemberStatus = z.infer<typeof MemberStatus>;
 
-export const Member = z
+export const Member = /* @__PURE__ */ z
   .object({
     id: z.string(),
     email: z.string(),
@@ -40,11 +40,11 @@ export const Member = z
   .meta({ id: 'Member', description: 'A team member.' });
 export type Member = z.infer<typeof Member>;
 
-export const MemberList = z.object({ members: z.array(Member), count: z.number().int().min(0) }).meta({ id: 'MemberList' });
+export const MemberList = /* @__PURE__ */ z.object({ members: z.array(Member), count: z.number().int().min(0) }).meta({ id: 'MemberList' });
 export type MemberList = z.infer<typeof MemberList>;
 
 /** POST /members/invitations: strict. */
-export const InviteMemberBody = z
+export const InviteMemberBody = /* @__PURE__ */ z
   .object({
     email: z.email().max(320),
     name: plainText(200).optional(),
@@ -55,7 +55,7 @@ export const InviteMemberBody = z
 export type InviteMemberBody = z.infer<typeof InviteMemberBody>;
 
 /** 201 of POST /members/invitations and 200 of POST /members/{memberId}/invitations. */
-export const InvitationResult = z
+export const InvitationResult = /* @__PURE__ */ z
   .object({
     emailDelivered: z.boolean(),
     emailError: z.string().optional(),
@@ -65,45 +65,45 @@ export const InvitationResult = z
 export type InvitationResult = z.infer<typeof InvitationResult>;
 
 /** The invitation token as the contract bounds it: 1 to 200 characters. */
-const InvitationToken = z.string().min(1).max(200);
+const InvitationToken = /* @__PURE__ */ z.string().min(1).max(200);
 
 /** POST /invitations/accept: strict; the token is the credential. */
-export const AcceptInvitationBody = z
+export const AcceptInvitationBody = /* @__PURE__ */ z
   .object({ token: InvitationToken })
   .strict()
   .meta({ id: 'AcceptInvitationRequest' });
 export type AcceptInvitationBody = z.infer<typeof AcceptInvitationBody>;
 
 /** GET /invitations/accept?token=…: the e-mailed link. */
-export const InvitationLinkQuery = z.object({
+export const InvitationLinkQuery = /* @__PURE__ */ z.object({
   token: InvitationToken.meta({ description: 'The credential of the e-mailed link, exactly as it is in the link.' }),
 });
 
 /** POST /invitations/accept?token=… as the page's form posts it: the token is in the query (the page's own address) or a field. */
-export const AcceptInvitationQuery = z.object({
+export const AcceptInvitationQuery = /* @__PURE__ */ z.object({
   token: InvitationToken.optional().meta({ description: "Only with the form: the link's token, as the page's form posts back to the page's own address." }),
 });
 
 /** The invitation page's form: the button alone; a `token` field is read when the query has none, other fields are ignored. */
-export const AcceptInvitationForm = z
+export const AcceptInvitationForm = /* @__PURE__ */ z
   .object({ token: InvitationToken.optional() })
   .meta({ id: 'AcceptInvitationForm', description: "The invitation page's Accept button; the token is in the query, as in the link (or a `token` field)." });
 
-const ApiKeyShownOnce = z.string().meta({ description: 'Shown once; store it now.' });
+const ApiKeyShownOnce = /* @__PURE__ */ z.string().meta({ description: 'Shown once; store it now.' });
 
-export const AcceptedInvitation = z
+export const AcceptedInvitation = /* @__PURE__ */ z
   .object({ apiKey: ApiKeyShownOnce, member: Member })
   .meta({ id: 'AcceptedInvitation' });
 export type AcceptedInvitation = z.infer<typeof AcceptedInvitation>;
 
 /** PATCH /members/{memberId}: strict. */
-export const UpdateMemberBody = z.object({ role: RequestedRole }).strict().meta({ id: 'UpdateMemberRequest' });
+export const UpdateMemberBody = /* @__PURE__ */ z.object({ role: RequestedRole }).strict().meta({ id: 'UpdateMemberRequest' });
 export type UpdateMemberBody = z.infer<typeof UpdateMemberBody>;
 
-export const UpdatedMember = z.object({ member: Member }).meta({ id: 'UpdatedMember' });
+export const UpdatedMember = /* @__PURE__ */ z.object({ member: Member }).meta({ id: 'UpdatedMember' });
 export type UpdatedMember = z.infer<typeof UpdatedMember>;
 
-export const RemovedMember = z
+export const RemovedMember = /* @__PURE__ */ z
   .object({
     member: Member,
     rescinded: z.boolean().meta({ description: 'True when what was removed was an invitation not yet accepted.' }),
@@ -111,15 +111,15 @@ export const RemovedMember = z
   .meta({ id: 'RemovedMember' });
 export type RemovedMember = z.infer<typeof RemovedMember>;
 
-export const RotatedMemberKey = z
+export const RotatedMemberKey = /* @__PURE__ */ z
   .object({ apiKey: ApiKeyShownOnce, member: Member, rotatedAt: Timestamp })
   .meta({ id: 'RotatedMemberKey', description: 'The previous member key stopped working.' });
 export type RotatedMemberKey = z.infer<typeof RotatedMemberKey>;
 
-export const RotatedOrganizationKey = z
+export const RotatedOrganizationKey = /* @__PURE__ */ z
   .object({ apiKey: ApiKeyShownOnce, rotatedAt: Timestamp })
   .meta({ id: 'RotatedOrganizationKey', description: 'The key that made the request stopped working immediately.' });
 export type RotatedOrganizationKey = z.infer<typeof RotatedOrganizationKey>;
 
-export const MemberParams = z.object({ memberId: PathId });
+export const MemberParams = /* @__PURE__ */ z.object({ memberId: PathId });
 export type MemberParams = z.infer<typeof MemberParams>;

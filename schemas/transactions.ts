@@ -15,7 +15,7 @@ import {
 import { Margin } from './quotes.ts';
 
 /** Beneficiary of a payment (payment and batch item bodies). Which fields a corridor needs varies. */
-export const Beneficiary = z
+export const Beneficiary = /* @__PURE__ */ z
   .object({
     name: plainText(200),
     account: plainText(140),
@@ -41,7 +41,7 @@ export const Beneficiary = z
 export type Beneficiary = z.infer<typeof Beneficiary>;
 
 /** Travel Rule sender; every field is optional. Identifiers are references, never full numbers. */
-export const Originator = z
+export const Originator = /* @__PURE__ */ z
   .object({
     name: plainText(200),
     account: plainText(140).meta({ description: 'A reference, masked or last-four; never a full identifier.' }),
@@ -56,10 +56,10 @@ export const Originator = z
   .meta({ id: 'Originator', description: 'Travel Rule sender.' });
 export type Originator = z.infer<typeof Originator>;
 
-export const PayoutMode = z.enum(['regular', 'instant']);
+export const PayoutMode = /* @__PURE__ */ z.enum(['regular', 'instant']);
 
 /** POST /transactions: unknown fields are ignored (stripped). There is no organization field. */
-export const CreateTransactionBody = z
+export const CreateTransactionBody = /* @__PURE__ */ z
   .object({
     idempotencyKey: IdempotencyKey.meta({ description: 'Becomes the transaction id.' }),
     corridor: CorridorInput,
@@ -76,7 +76,7 @@ export const CreateTransactionBody = z
   .meta({ id: 'CreateTransactionRequest' });
 export type CreateTransactionBody = z.infer<typeof CreateTransactionBody>;
 
-export const PaymentState = z
+export const PaymentState = /* @__PURE__ */ z
   .enum([
     'INITIATED',
     'QUOTED',
@@ -99,7 +99,7 @@ export const PaymentState = z
 export type PaymentState = z.infer<typeof PaymentState>;
 
 /** 202 of POST /transactions. */
-export const TransactionAccepted = z
+export const TransactionAccepted = /* @__PURE__ */ z
   .object({
     transactionId: z.string().meta({ description: 'Equals the idempotency key.' }),
     status: PaymentState.meta({
@@ -114,7 +114,7 @@ export type TransactionAccepted = z.infer<typeof TransactionAccepted>;
  * The payout delta object. Its fields are not shown by the contract: we chose the quoted and the paid
  * receive amounts and their signed difference, all in the destination currency.
  */
-export const PayoutDelta = z
+export const PayoutDelta = /* @__PURE__ */ z
   .object({
     quoted: Money.meta({ description: 'The receive amount that was quoted.' }),
     paid: Money.meta({ description: 'What the recipient was actually paid.' }),
@@ -127,14 +127,14 @@ export const PayoutDelta = z
   });
 export type PayoutDelta = z.infer<typeof PayoutDelta>;
 
-export const PaymentTimelineEntry = z
+export const PaymentTimelineEntry = /* @__PURE__ */ z
   .object({
     state: PaymentState,
     detail: z.string().optional().meta({ description: 'Text for people, not to be parsed.' }),
   })
   .meta({ id: 'PaymentTimelineEntry' });
 
-export const TransactionStatus = z
+export const TransactionStatus = /* @__PURE__ */ z
   .object({
     transactionId: z.string().meta({ description: 'Equals the idempotency key used at creation.' }),
     running: z.boolean().meta({ description: 'True while in flight; poll about every couple of seconds while true.' }),
@@ -151,7 +151,7 @@ export const TransactionStatus = z
 export type TransactionStatus = z.infer<typeof TransactionStatus>;
 
 /** A row of GET /transactions. Rows carry no state: read it from GET /transactions/{transactionId}. */
-export const TransactionListItem = z
+export const TransactionListItem = /* @__PURE__ */ z
   .object({
     transactionId: z.string(),
     corridor: Corridor,
@@ -162,13 +162,13 @@ export const TransactionListItem = z
   .meta({ id: 'TransactionListItem', description: 'Rows carry no state.' });
 export type TransactionListItem = z.infer<typeof TransactionListItem>;
 
-export const ListTransactionsQuery = pageQuery(500);
+export const ListTransactionsQuery = /* @__PURE__ */ pageQuery(500);
 export type ListTransactionsQuery = z.infer<typeof ListTransactionsQuery>;
 
-export const TransactionList = z
+export const TransactionList = /* @__PURE__ */ z
   .object({ transactions: z.array(TransactionListItem), ...PageFields })
   .meta({ id: 'TransactionList' });
 export type TransactionList = z.infer<typeof TransactionList>;
 
-export const TransactionParams = z.object({ transactionId: PathId });
+export const TransactionParams = /* @__PURE__ */ z.object({ transactionId: PathId });
 export type TransactionParams = z.infer<typeof TransactionParams>;

@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { PathId, Timestamp } from './common.ts';
 
 /** An integer amount in units of 10^-scale, as in money objects, without the currency beside it. */
-const MinorUnits = z.string().regex(/^\d+$/);
+const MinorUnits = /* @__PURE__ */ z.string().regex(/^\d+$/);
 
-export const Balance = z
+export const Balance = /* @__PURE__ */ z
   .object({
     currency: z.string(),
     scale: z.literal(6).meta({ description: 'Always 6.' }),
@@ -23,7 +23,7 @@ export type Balance = z.infer<typeof Balance>;
  * Values of the account kind are not shown by the contract. Ours name where the account is held:
  * `wallet` at a wallet provider (GET /wallets), `issuer_account` at a stablecoin issuer (GET /issuers/accounts).
  */
-export const WalletAccountKind = z.enum(['wallet', 'issuer_account']).meta({
+export const WalletAccountKind = /* @__PURE__ */ z.enum(['wallet', 'issuer_account']).meta({
   id: 'WalletAccountKind',
   description:
     'Values are not shown by the contract; ours (docs/decisions/030): `wallet` is held at a wallet provider, `issuer_account` at a stablecoin issuer.',
@@ -35,14 +35,14 @@ export type WalletAccountKind = z.infer<typeof WalletAccountKind>;
  * the custody provider has not opened yet, seconds long in `simulated`; it has no `externalId`,
  * `address` or `chain` until it is active.
  */
-export const WalletAccountStatus = z.enum(['active', 'disabled', 'provisioning']).meta({
+export const WalletAccountStatus = /* @__PURE__ */ z.enum(['active', 'disabled', 'provisioning']).meta({
   id: 'WalletAccountStatus',
   description:
     '`active` or `disabled` (the contract); `provisioning` is ours (docs/decisions/022, 052): not yet opened at the provider, no `externalId`, `address` or `chain` yet.',
 });
 export type WalletAccountStatus = z.infer<typeof WalletAccountStatus>;
 
-export const WalletAccount = z
+export const WalletAccount = /* @__PURE__ */ z
   .object({
     id: z.string(),
     kind: WalletAccountKind,
@@ -61,7 +61,7 @@ export const WalletAccount = z
   .meta({ id: 'WalletAccount', description: 'A wallet or issuer account.' });
 export type WalletAccount = z.infer<typeof WalletAccount>;
 
-export const WalletAccountList = z
+export const WalletAccountList = /* @__PURE__ */ z
   .object({ accounts: z.array(WalletAccount), count: z.number().int().min(0) })
   .meta({ id: 'WalletAccountList' });
 export type WalletAccountList = z.infer<typeof WalletAccountList>;
@@ -70,7 +70,7 @@ export type WalletAccountList = z.infer<typeof WalletAccountList>;
  * Entries of a wallet's reported balances are not shown by the contract. Ours follow the balance that
  * POST /wallets/{walletId}/topup-eurc returns (`asset`, `amount`, `scale`), plus the chain it is held on.
  */
-export const WalletBalanceEntry = z
+export const WalletBalanceEntry = /* @__PURE__ */ z
   .object({
     asset: z.string().meta({ description: 'Currency or stablecoin code.' }),
     amount: MinorUnits.meta({ description: 'Integer in units of 10^-scale.' }),
@@ -83,7 +83,7 @@ export const WalletBalanceEntry = z
   });
 export type WalletBalanceEntry = z.infer<typeof WalletBalanceEntry>;
 
-export const WalletBalances = z
+export const WalletBalances = /* @__PURE__ */ z
   .object({
     walletId: z.string(),
     balances: z.array(WalletBalanceEntry).meta({ description: "The wallet provider's report, as reported." }),
@@ -92,7 +92,7 @@ export const WalletBalances = z
 export type WalletBalances = z.infer<typeof WalletBalances>;
 
 /** Issuer catalogue entries are not shown by the contract; ours say who issues what, and where. */
-export const Issuer = z
+export const Issuer = /* @__PURE__ */ z
   .object({
     id: z.string(),
     name: z.string(),
@@ -105,13 +105,13 @@ export const Issuer = z
   });
 export type Issuer = z.infer<typeof Issuer>;
 
-export const IssuerList = z.object({ issuers: z.array(Issuer), count: z.number().int().min(0) }).meta({ id: 'IssuerList' });
+export const IssuerList = /* @__PURE__ */ z.object({ issuers: z.array(Issuer), count: z.number().int().min(0) }).meta({ id: 'IssuerList' });
 export type IssuerList = z.infer<typeof IssuerList>;
 
-export const WalletParams = z.object({
+export const WalletParams = /* @__PURE__ */ z.object({
   walletId: PathId.meta({ description: "The service's id or the wallet's `externalId`." }),
 });
 export type WalletParams = z.infer<typeof WalletParams>;
 
-export const IssuerParams = z.object({ issuerId: PathId });
+export const IssuerParams = /* @__PURE__ */ z.object({ issuerId: PathId });
 export type IssuerParams = z.infer<typeof IssuerParams>;

@@ -10,7 +10,7 @@ import { TransactionStatus } from './transactions.ts';
  * which supersedes decision 030's webhook rows). Signing is Standard Webhooks.
  */
 
-export const EventType = z
+export const EventType = /* @__PURE__ */ z
   .enum([
     'transaction.paid_out',
     'transaction.reconciled',
@@ -23,13 +23,13 @@ export const EventType = z
   .meta({ id: 'EventType' });
 export type EventType = z.infer<typeof EventType>;
 
-export const eventTypes = EventType.options;
+export const eventTypes = /* @__PURE__ */ EventType.options;
 
 /**
  * The URL rules a schema can check. The sender adds the rest: `https` outside `simulated`, and the
  * resolved addresses (no loopback, private, link-local, unique-local, multicast or metadata address).
  */
-const WebhookUrl = z
+const WebhookUrl = /* @__PURE__ */ z
   .url({ protocol: /^https?$/ })
   .max(2048)
   .refine((url) => {
@@ -45,7 +45,7 @@ const WebhookUrl = z
       'Where events are POSTed, at most 2,048 characters, no credentials in it. `https` outside `simulated`; the addresses its host resolves to must be public (checked at registration and again at every connection).',
   });
 
-const EndpointStatus = z.enum(['enabled', 'disabled']).meta({ description: '`disabled` after a 410 Gone or five days of failures; a PUT enables it again.' });
+const EndpointStatus = /* @__PURE__ */ z.enum(['enabled', 'disabled']).meta({ description: '`disabled` after a 410 Gone or five days of failures; a PUT enables it again.' });
 
 const endpointFields = {
   url: WebhookUrl,
@@ -59,7 +59,7 @@ const endpointFields = {
   updatedAt: Timestamp,
 };
 
-export const WebhookEndpoint = z
+export const WebhookEndpoint = /* @__PURE__ */ z
   .object({
     ...endpointFields,
     secretHint: z.string().meta({ description: 'The end of the current signing secret, to tell which one a receiver holds.' }),
@@ -68,7 +68,7 @@ export const WebhookEndpoint = z
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
 
 /** PUT /webhooks/endpoint: strict, like the other configuration body (PUT /notifications/preferences). */
-export const PutWebhookEndpointBody = z
+export const PutWebhookEndpointBody = /* @__PURE__ */ z
   .object({
     url: WebhookUrl,
     events: z
@@ -88,7 +88,7 @@ export const PutWebhookEndpointBody = z
   });
 export type PutWebhookEndpointBody = z.infer<typeof PutWebhookEndpointBody>;
 
-export const RegisteredWebhookEndpoint = z
+export const RegisteredWebhookEndpoint = /* @__PURE__ */ z
   .object({
     ...endpointFields,
     secret: z
@@ -100,7 +100,7 @@ export const RegisteredWebhookEndpoint = z
   .meta({ id: 'RegisteredWebhookEndpoint' });
 export type RegisteredWebhookEndpoint = z.infer<typeof RegisteredWebhookEndpoint>;
 
-export const DeletedWebhookEndpoint = z
+export const DeletedWebhookEndpoint = /* @__PURE__ */ z
   .object({
     deleted: z.literal(true),
     url: WebhookUrl,
@@ -127,26 +127,26 @@ function payloadOf<T extends z.ZodType>(types: [EventType, ...EventType[]], data
     .meta({ id });
 }
 
-export const TransactionEvent = payloadOf(
+export const TransactionEvent = /* @__PURE__ */ payloadOf(
   ['transaction.paid_out', 'transaction.reconciled', 'transaction.refunded', 'transaction.in_doubt'],
   TransactionStatus,
   'TransactionEvent',
   'GET /transactions/{transactionId}',
 );
-export const OnRampEvent = payloadOf(['onramp.delivered', 'onramp.refunded'], OnRampStatus, 'OnRampEvent', 'GET /treasury/onramp/{onRampId}');
-export const OffRampEvent = payloadOf(['offramp.paid'], OffRampStatus, 'OffRampEvent', 'GET /treasury/offramp/{offRampId}');
+export const OnRampEvent = /* @__PURE__ */ payloadOf(['onramp.delivered', 'onramp.refunded'], OnRampStatus, 'OnRampEvent', 'GET /treasury/onramp/{onRampId}');
+export const OffRampEvent = /* @__PURE__ */ payloadOf(['offramp.paid'], OffRampStatus, 'OffRampEvent', 'GET /treasury/offramp/{offRampId}');
 
-export const WebhookPayload = z
+export const WebhookPayload = /* @__PURE__ */ z
   .object({ type: EventType, timestamp: Timestamp, data: z.record(z.string(), z.unknown()) })
   .meta({ id: 'WebhookPayload', description: 'The body POSTed, byte for byte as signed: one of TransactionEvent, OnRampEvent, OffRampEvent.' });
 export type WebhookPayload = z.infer<typeof WebhookPayload>;
 
-const DeliveryStatus = z.enum(['pending', 'delivering', 'delivered', 'failed', 'stopped', 'not_sent']).meta({
+const DeliveryStatus = /* @__PURE__ */ z.enum(['pending', 'delivering', 'delivered', 'failed', 'stopped', 'not_sent']).meta({
   description:
     '`not_sent`: no endpoint was registered for this type when the event happened. `pending`/`delivering`: attempts go on. `delivered`: a 2xx came back. `failed`: every scheduled attempt failed. `stopped`: the endpoint was deleted or disabled before an attempt succeeded.',
 });
 
-export const EventSummary = z
+export const EventSummary = /* @__PURE__ */ z
   .object({
     id: z.string().meta({ description: 'The `webhook-id` of every attempt.' }),
     type: EventType,
@@ -156,7 +156,7 @@ export const EventSummary = z
   .meta({ id: 'EventSummary' });
 export type EventSummary = z.infer<typeof EventSummary>;
 
-export const DeliveryAttempt = z
+export const DeliveryAttempt = /* @__PURE__ */ z
   .object({
     attemptedAt: Timestamp,
     redelivery: z.number().int().min(0).meta({ description: '0 for the scheduled delivery; n for the n-th POST /events/{eventId}/redeliver.' }),
@@ -170,7 +170,7 @@ export const DeliveryAttempt = z
   .meta({ id: 'DeliveryAttempt' });
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
 
-export const EventDetail = z
+export const EventDetail = /* @__PURE__ */ z
   .object({
     ...EventSummary.shape,
     payload: WebhookPayload,
@@ -180,18 +180,18 @@ export const EventDetail = z
   .meta({ id: 'EventDetail', description: 'The event as delivered (the same bytes every attempt signs) and its delivery attempts.' });
 export type EventDetail = z.infer<typeof EventDetail>;
 
-export const ListEventsQuery = pageQuery(500).extend({
+export const ListEventsQuery = /* @__PURE__ */ pageQuery(500).extend({
   type: EventType.optional().meta({ description: 'Only events of this type.' }),
 });
 export type ListEventsQuery = z.infer<typeof ListEventsQuery>;
 
-export const EventList = z.object({ events: z.array(EventSummary), ...PageFields }).meta({ id: 'EventList' });
+export const EventList = /* @__PURE__ */ z.object({ events: z.array(EventSummary), ...PageFields }).meta({ id: 'EventList' });
 export type EventList = z.infer<typeof EventList>;
 
-export const EventParams = z.object({ eventId: PathId });
+export const EventParams = /* @__PURE__ */ z.object({ eventId: PathId });
 export type EventParams = z.infer<typeof EventParams>;
 
-export const RedeliveryAccepted = z
+export const RedeliveryAccepted = /* @__PURE__ */ z
   .object({
     eventId: z.string(),
     redelivery: z.number().int().min(1).meta({ description: 'Its number among the redeliveries of the event; attempts show it.' }),

@@ -2,15 +2,15 @@ import * as z from 'zod';
 import { DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery } from './common.ts';
 
 /** A network name as the crypto deposit list gives it. */
-const Chain = z.string().min(1).max(40);
+const Chain = /* @__PURE__ */ z.string().min(1).max(40);
 
-export const WithdrawalQuoteQuery = z.object({
+export const WithdrawalQuoteQuery = /* @__PURE__ */ z.object({
   amount: DecimalString.meta({ description: 'USDC.' }),
   chain: Chain.meta({ description: 'One of the networks of GET /treasury/crypto-deposit.' }),
 });
 export type WithdrawalQuoteQuery = z.infer<typeof WithdrawalQuoteQuery>;
 
-export const WithdrawalQuote = z
+export const WithdrawalQuote = /* @__PURE__ */ z
   .object({
     amount: Money,
     network: z.string(),
@@ -21,7 +21,7 @@ export const WithdrawalQuote = z
 export type WithdrawalQuote = z.infer<typeof WithdrawalQuote>;
 
 /** POST /treasury/withdrawals: unknown fields are ignored (stripped). */
-export const CreateWithdrawalBody = z
+export const CreateWithdrawalBody = /* @__PURE__ */ z
   .object({
     idempotencyKey: IdempotencyKey.meta({ description: 'Becomes the withdrawal id.' }),
     amount: z.object({
@@ -40,7 +40,7 @@ export const CreateWithdrawalBody = z
   });
 export type CreateWithdrawalBody = z.infer<typeof CreateWithdrawalBody>;
 
-export const WithdrawalAccepted = z
+export const WithdrawalAccepted = /* @__PURE__ */ z
   .object({
     withdrawalId: z.string(),
     amount: Money,
@@ -51,7 +51,7 @@ export const WithdrawalAccepted = z
   .meta({ id: 'WithdrawalAccepted' });
 export type WithdrawalAccepted = z.infer<typeof WithdrawalAccepted>;
 
-export const WithdrawalState = z
+export const WithdrawalState = /* @__PURE__ */ z
   .enum([
     'INITIATED',
     'PULLING',
@@ -73,7 +73,7 @@ export const WithdrawalState = z
   });
 export type WithdrawalState = z.infer<typeof WithdrawalState>;
 
-export const WithdrawalStatus = z
+export const WithdrawalStatus = /* @__PURE__ */ z
   .object({
     withdrawalId: z.string(),
     state: WithdrawalState,
@@ -85,11 +85,11 @@ export const WithdrawalStatus = z
   .meta({ id: 'WithdrawalStatus' });
 export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
 
-export const ListWithdrawalsQuery = pageQuery(200, z.string().min(1).max(1024));
+export const ListWithdrawalsQuery = /* @__PURE__ */ pageQuery(200, z.string().min(1).max(1024));
 export type ListWithdrawalsQuery = z.infer<typeof ListWithdrawalsQuery>;
 
 /** Rows of GET /treasury/withdrawals are not shown by the contract; ours mirror payment rows (no state). */
-export const WithdrawalListItem = z
+export const WithdrawalListItem = /* @__PURE__ */ z
   .object({
     withdrawalId: z.string(),
     amount: Money,
@@ -103,10 +103,10 @@ export const WithdrawalListItem = z
   });
 export type WithdrawalListItem = z.infer<typeof WithdrawalListItem>;
 
-export const WithdrawalList = z
+export const WithdrawalList = /* @__PURE__ */ z
   .object({ withdrawals: z.array(WithdrawalListItem), ...PageFields })
   .meta({ id: 'WithdrawalList' });
 export type WithdrawalList = z.infer<typeof WithdrawalList>;
 
-export const WithdrawalParams = z.object({ withdrawalId: PathId });
+export const WithdrawalParams = /* @__PURE__ */ z.object({ withdrawalId: PathId });
 export type WithdrawalParams = z.infer<typeof WithdrawalParams>;

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { endpoint } from '#api/endpoint.ts';
 import { ApiError } from '#platform/errors.ts';
 import { features } from '#contract/features.ts';
-import { routeKey, routes, notImplementedHandler, type RouteDefinition } from '#contract/routes.ts';
+import { routeKey, unbuiltRoutes, type RouteDefinition } from '#contract/routes.ts';
 
 /**
  * Every endpoint whose feature is not built answers here: after the same authentication,
@@ -19,9 +19,7 @@ function answer(definition: RouteDefinition) {
   });
 }
 
-const byRouteKey = new Map(
-  routes.filter((definition) => definition.handler === notImplementedHandler).map((definition) => [routeKey(definition), answer(definition)]),
-);
+const byRouteKey = new Map(unbuiltRoutes.map((definition) => [routeKey(definition), answer(definition)]));
 
 export async function handler(event: APIGatewayProxyEventV2, context: Context) {
   const answerFor = byRouteKey.get(event.routeKey);

@@ -317,6 +317,13 @@ export const createWireTransfer = /* @__PURE__ */ route({
   kyb: false, feature: 'wire-transfers', summary: 'Not offered: answers 501 on every environment; pay fiat out with an off-ramp (POST /treasury/offramp).', responses: {},
 });
 
+/**
+ * The rows functions/api/notImplemented.ts answers, named here so that its bundle holds these rows and
+ * their schemas only, not the whole table (docs/decisions/129). test/unit/openapi.test.ts checks that
+ * they are exactly the rows whose handler is notImplementedHandler.
+ */
+export const unbuiltRoutes: RouteDefinition[] = [createWalletTransfer, mintAtIssuer, createWireTransfer];
+
 // ---- Deposits ----------------------------------------------------------------------------
 
 export const getDepositInstructions = /* @__PURE__ */ route({

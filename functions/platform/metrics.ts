@@ -4,7 +4,8 @@ import { metricDimensions, metricNames, metricsNamespace, metricsService } from 
 /**
  * What a payments operator watches, as CloudWatch metrics (Powertools, embedded metric format:
  * one JSON line on stdout per data point, which Lambda ships to CloudWatch and which locally is
- * just a log line). Built once per process. The namespace and names are the ones the alarms are
+ * just a log line). Built once per process, at its first data point rather than at import (a cold
+ * start need not pay for it; docs/decisions/129). The namespace and names are the ones the alarms are
  * built on (functions/contract/metrics.ts, the one list both read):
  *   OperationFunded, OperationCompleted   dimension `operation` (payment, withdrawal, offramp, onramp, chainDeposit)
  *   OperationParked                       dimensions `operation`, `status` (IN_DOUBT | NEEDS_ATTENTION)
@@ -12,7 +13,7 @@ import { metricDimensions, metricNames, metricsNamespace, metricsService } from 
  *   SweeperRestarted                      dimension `operation`
  * Powertools adds `service` = payments to each. Off when POWERTOOLS_METRICS_DISABLED is true (the tests).
  */
-export const metrics = new Metrics({ namespace: metricsNamespace, serviceName: metricsService });
+let metrics: Metrics | undefined;
 
 export type MetricName = (typeof metricNames)[keyof typeof metricNames];
 
@@ -21,6 +22,7 @@ export type MetricName = (typeof metricNames)[keyof typeof metricNames];
  * dimensions functions/contract/metrics.ts declares for it, which are the ones its alarms name.
  */
 export function count<N extends MetricName>(name: N, dimensions: Record<(typeof metricDimensions)[N][number], string>): void {
+  metrics ??= new Metrics({ namespace: metricsNamespace, serviceName: metricsService });
   const single = metrics.singleMetric();
   for (const [key, value] of Object.entries<string>(dimensions)) single.addDimension(key, value);
   single.addMetric(name, MetricUnit.Count, 1);

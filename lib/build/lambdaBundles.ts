@@ -4,8 +4,10 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { entryName, lambdaEntries } from '../aws/handlers.ts';
-import { getReferenceScript } from '#contract/routes.ts';
+import { getOpenApi, getReferenceScript } from '#contract/routes.ts';
+import { buildOpenApiDocument } from '#contract/openapi.ts';
 import { referenceScriptFiles, writeReferenceScript } from '../../functions/api/discovery/referenceScript.ts';
+import { openApiDocumentFile } from '../../functions/api/discovery/openApiDocument.ts';
 
 /**
  * Every Lambda bundle in one esbuild call (docs/decisions/010-one-esbuild-call-for-all-lambdas.md).
@@ -58,10 +60,16 @@ export interface LambdaBundle {
 /**
  * Files a handler serves as they are, written beside its `index.mjs` rather than bundled into it: the
  * reference page's script (1.1 MB, with its brotli and gzip forms; docs/decisions/114) would otherwise
- * make its handler's JS bundle too large to load fast, and it is bytes to send, not code to run.
+ * make its handler's JS bundle too large to load fast, and it is bytes to send, not code to run. The
+ * OpenAPI document, generated here once, spares GET /openapi.json's cold start every schema and the
+ * generator (docs/decisions/129).
  */
 const filesBeside: Record<string, { names: string[]; write: (directory: string) => void }> = {
   [getReferenceScript.handler]: { names: Object.values(referenceScriptFiles), write: writeReferenceScript },
+  [getOpenApi.handler]: {
+    names: [openApiDocumentFile],
+    write: (directory) => writeFileSync(join(directory, openApiDocumentFile), JSON.stringify(buildOpenApiDocument())),
+  },
 };
 
 export interface BundleOptions {

@@ -12,7 +12,7 @@ import { DataStack } from '../../lib/aws/dataStack.ts';
 import { sweeperHandler } from '../../lib/aws/sweeperSchedule.ts';
 import { lambdaEntries, outboxForwarderHandler, unmatchedHandler } from '../../lib/aws/handlers.ts';
 import { bundleBudgets, bundleLambdas, projectRoot, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
-import { createTransaction, getHealth, getMe, inviteMember, listTransactions, resendInvitation, routeKey, sendEmailVerification, routeNeeds, routes, type RouteDefinition } from '#contract/routes.ts';
+import { createTransaction, getHealth, getMe, getOpenApi, inviteMember, listTransactions, resendInvitation, routeKey, sendEmailVerification, routeNeeds, routes, type RouteDefinition } from '#contract/routes.ts';
 import { workflows } from '#contract/workflows.ts';
 import { workflowDefinition } from '#contract/taskRetryPolicy.ts';
 import { eventRules, mailFeedbackRule } from '#contract/events.ts';
@@ -20,6 +20,8 @@ import { localOnlyMetrics, metricDimensions, parkableOperations, parkedStatuses,
 import { tableActions } from '../../lib/aws/serviceFunction.ts';
 import { taskFunctionTimeoutSeconds } from '../../lib/aws/workflowStack.ts';
 import { attemptTimeoutMs } from '#domain/webhookRetries.ts';
+import { buildOpenApiDocument } from '#contract/openapi.ts';
+import { openApiDocumentFile } from '../../functions/api/discovery/openApiDocument.ts';
 import { table as tableDefinition } from '#contract/table.ts';
 
 /**
@@ -230,6 +232,13 @@ describe('bundles', () => {
     expect(screens).toContain(createTransaction.handler);
     expect(screens).not.toContain(getMe.handler);
     expect(screens).not.toContain(listTransactions.handler);
+  });
+
+  it('serves GET /openapi.json from the document generated at build time: written beside its bundle, with no generator inside', () => {
+    const bundle = bundleOf(getOpenApi.handler);
+    expect(JSON.parse(readFileSync(join(bundle.outdir, openApiDocumentFile), 'utf8'))).toEqual(buildOpenApiDocument());
+    // The generator's document text (its servers' description) is not in the code.
+    expect(readFileSync(join(bundle.outdir, 'index.mjs'), 'utf8')).not.toContain('Issued per customer.');
   });
 
   it('refuses an entry whose module does not exist, naming it', () => {

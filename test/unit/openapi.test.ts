@@ -3,7 +3,7 @@ import { redoclyLint } from '../support/redoclyLint.ts';
 import { buildOpenApiDocument, tagGroups } from '#contract/openapi.ts';
 import { operationDescriptions } from '#contract/descriptions.ts';
 import { features } from '#contract/features.ts';
-import { routeKey, routes, takesNoBody } from '#contract/routes.ts';
+import { notImplementedHandler, routeKey, routes, takesNoBody, unbuiltRoutes } from '#contract/routes.ts';
 
 const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -50,6 +50,11 @@ describe('OpenAPI document', () => {
     for (const definition of routes) {
       expect(byKey.get(routeKey(definition))?.operationId).toBe(definition.operationId);
     }
+  });
+
+  it('lists as unbuilt exactly the rows the not-implemented handler answers (its bundle holds only those)', () => {
+    const unbuilt = routes.filter((definition) => definition.handler === notImplementedHandler).map(routeKey);
+    expect(unbuiltRoutes.map(routeKey).sort()).toEqual(unbuilt.sort());
   });
 
   it('documents 401 and 429 (with Retry-After and rate-limit headers) on every keyed operation', () => {
