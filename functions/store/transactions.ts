@@ -102,8 +102,9 @@ export function listItemView(tx: Pick<TransactionRecord, 'transactionId' | 'corr
 // A payment item is written at every step of its life, so its size is paid at each: kept under the
 // 1 KB a write unit covers, each write costs half. Timeline entries are stored as one string each
 // (`<state>|<at in epoch ms, base 36>[|<detail>]`) rather than a map of three named attributes, and
-// the price's and request's empty fields (null) are left out. Items written before keep maps and
-// nulls; fromItem reads both, so every reader sees the same record.
+// the price's and request's empty fields (null) are left out, and so is `organizationId`, which the
+// partition key names. Items written before keep maps, nulls and the id; fromItem reads both, so
+// every reader sees the same record.
 
 type StoredTimelineEntry = string | TimelineEntry;
 
@@ -127,7 +128,8 @@ function timelineEntryOf(stored: StoredTimelineEntry): TimelineEntry {
 const nullableFields = ['networkFee', 'margin', 'originator', 'quoteId'] as const;
 
 function storedRecord(tx: TransactionRecord): Record<string, unknown> {
-  const stored: Record<string, unknown> = { ...tx, timeline: storedTimeline(tx.timeline) };
+  const { organizationId: _organizationId, ...rest } = tx;
+  const stored: Record<string, unknown> = { ...rest, timeline: storedTimeline(tx.timeline) };
   for (const name of nullableFields) if (stored[name] === null) delete stored[name];
   return stored;
 }
@@ -189,7 +191,8 @@ export async function getTransactionAndHold(
 }
 
 function fromItem(item: Record<string, unknown>): TransactionRecord {
-  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, ...record } = item;
+  const { pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, ...record } = item;
+  record.organizationId ??= String(pk).slice('ORG#'.length);
   for (const name of nullableFields) record[name] ??= null;
   record.timeline = (record.timeline as StoredTimelineEntry[]).map(timelineEntryOf);
   return record as unknown as TransactionRecord;

@@ -178,6 +178,7 @@ describe('a payment, end to end', () => {
     expect((stored.timeline as unknown[]).every((entry) => typeof entry === 'string')).toBe(true);
     expect(stored).not.toHaveProperty('originator');
     expect(stored).not.toHaveProperty('quoteId');
+    expect(stored).not.toHaveProperty('organizationId');
 
     // The shape before decision 138, under another id: what GET answers is the same.
     const olderId = `${transactionId}-older`;
@@ -188,7 +189,7 @@ describe('a payment, end to end', () => {
     const { gsi1pk: _g1, gsi1sk: _g2, ...rest } = stored;
     await dynamo().send(new PutCommand({
       TableName: tableName(),
-      Item: { ...rest, ...keys.transaction(org.organizationId, olderId), transactionId: olderId, timeline, networkFee: stored.networkFee ?? null, margin: stored.margin ?? null, originator: null, quoteId: null },
+      Item: { ...rest, ...keys.transaction(org.organizationId, olderId), organizationId: org.organizationId, transactionId: olderId, timeline, networkFee: stored.networkFee ?? null, margin: stored.margin ?? null, originator: null, quoteId: null },
     }));
     const older = (await call(service, 'GET', `/transactions/${olderId}`, { apiKey: org.apiKey })).body;
     expect({ ...older, transactionId }).toEqual(done);
