@@ -20,13 +20,14 @@ import type { LocalService } from '../lib/local/service.ts';
 import { matchesPattern } from '../lib/local/eventBus.ts';
 import { onboardOrganization } from '../lib/ops/onboarding.ts';
 import type { BusEntry } from '#platform/eventBus.ts';
-import { dynamoCallCount, observeConsumedCapacity, type CapacityRecord } from '#store/client.ts';
+import { dynamoCallCount, inspectCalls, observeConsumedCapacity, type CapacityRecord } from '#store/client.ts';
 import { runningExecutionsKey } from '#store/executions.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { getTransaction } from '#store/transactions.ts';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { eventRules } from '#contract/events.ts';
+import { writeInspector, type ItemUnits } from './awsWriteUnits.ts';
 
 export interface PaymentBenchOptions {
   service: LocalService;
@@ -207,15 +208,25 @@ interface Units {
   /** As DynamoDB Local reported them. */
   readUnits: number;
   writeUnits: number;
-  /** The larger of the reported units and the AWS floor, call by call: what the cost uses. */
+  /**
+   * The larger of the reported units and the AWS floor, call by call: what the cost uses. Write calls
+   * counted with their items read before and after (awsWriteUnits.ts) are counted as AWS bills them
+   * (items at their size, index entries included), never under the floor.
+   */
   awsReadUnits: number;
   awsWriteUnits: number;
+  /** The larger of the reported units and the floor alone (the count before decision 138): an undercount of updates and index writes in transactions. */
+  awsWriteUnitsFloor: number;
+  /** Of awsWriteUnits, the index entries' writes, on the calls counted with their items. */
+  awsIndexWriteUnits: number;
+  /** Write calls counted with their items read before and after. */
+  writeCallsAsBilled: number;
 }
 export interface Tally extends Units {
   failedCalls: number;
   byCommand: Record<string, Units>;
 }
-const emptyUnits = (): Units => ({ calls: 0, readUnits: 0, writeUnits: 0, awsReadUnits: 0, awsWriteUnits: 0 });
+const emptyUnits = (): Units => ({ calls: 0, readUnits: 0, writeUnits: 0, awsReadUnits: 0, awsWriteUnits: 0, awsWriteUnitsFloor: 0, awsIndexWriteUnits: 0, writeCallsAsBilled: 0 });
 export const emptyTally = (): Tally => ({ ...emptyUnits(), failedCalls: 0, byCommand: {} });
 
 function addUnits(into: Units, from: Units) {
@@ -224,17 +235,26 @@ function addUnits(into: Units, from: Units) {
   into.writeUnits += from.writeUnits;
   into.awsReadUnits += from.awsReadUnits;
   into.awsWriteUnits += from.awsWriteUnits;
+  into.awsWriteUnitsFloor += from.awsWriteUnitsFloor;
+  into.awsIndexWriteUnits += from.awsIndexWriteUnits;
+  into.writeCallsAsBilled += from.writeCallsAsBilled;
 }
 
-export function add(tally: Tally, record: CapacityRecord) {
+/** `asBilled`: the call's units item by item, from its items read before and after it (awsWriteUnits.ts). */
+export function add(tally: Tally, record: CapacityRecord, asBilled?: ItemUnits[]) {
   // A failed call reports nothing; AWS still bills a refused conditional write, so its floor counts.
   const floor = awsFloor(record);
+  const floorWrite = Math.max(record.writeUnits, floor.write);
+  const billedWrite = asBilled?.reduce((sum, item) => sum + item.item + item.indexes, 0) ?? 0;
   const units: Units = {
     calls: 1,
     readUnits: record.readUnits,
     writeUnits: record.writeUnits,
     awsReadUnits: Math.max(record.readUnits, floor.read),
-    awsWriteUnits: Math.max(record.writeUnits, floor.write),
+    awsWriteUnits: Math.max(floorWrite, billedWrite),
+    awsWriteUnitsFloor: floorWrite,
+    awsIndexWriteUnits: asBilled?.reduce((sum, item) => sum + item.indexes, 0) ?? 0,
+    writeCallsAsBilled: asBilled ? 1 : 0,
   };
   if (record.failed) tally.failedCalls += 1;
   addUnits(tally, units);
@@ -255,6 +275,9 @@ function unitsPer(units: Units, count: number) {
     writeUnits: round(units.writeUnits / count, 2),
     awsReadUnits: round(units.awsReadUnits / count, 2),
     awsWriteUnits: round(units.awsWriteUnits / count, 2),
+    awsWriteUnitsFloor: round(units.awsWriteUnitsFloor / count, 2),
+    awsIndexWriteUnits: round(units.awsIndexWriteUnits / count, 2),
+    writeCallsAsBilled: round(units.writeCallsAsBilled / count, 2),
   };
 }
 
@@ -312,9 +335,13 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
   let phase = 'idle';
   const tallies = new Map<string, Tally>();
   const tallyOf = (name: string) => tallies.get(name) ?? (tallies.set(name, emptyTally()), tallies.get(name)!);
+  // The one-by-one counts read every written item before and after its write (not counted): writes are
+  // then counted as AWS bills them. Not under load, where the reads would change what is measured.
+  const inspector = writeInspector(() => /^(priced|quoted):/.test(phase));
+  const stopInspecting = inspectCalls(inspector.inspect);
   const stopObserving = observeConsumedCapacity((record) => {
     const outside = outsideTheService(record.input);
-    add(tallyOf(outside ? `${phase}:${outside}` : phase), record);
+    add(tallyOf(outside ? `${phase}:${outside}` : phase), record, inspector.unitsOf(record.input));
     // The request's last act is starting the workflow (the runner's conditional Put): what follows is the workflow's.
     if (outside === 'runner' && record.command === 'PutItem' && phase.endsWith(':request')) phase = phase.replace(/:request$/, ':after');
   });
@@ -550,7 +577,7 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
         ),
         stateTransitions: round((runner.stateTransitions - transitionsBefore) / throughputPayments, 2),
         outboxEvents: round((events.published - eventsBefore) / throughputPayments, 2),
-        note: 'over the whole run, after every event was delivered; local runner and payout simulator calls left out (dynamoCallsAll keeps them); a cross-check of the one-by-one counts, with what concurrency adds (failed calls: conditional writes that lost a race, retried)',
+        note: 'over the whole run, after every event was delivered; local runner and payout simulator calls left out (dynamoCallsAll keeps them); a cross-check of the one-by-one counts, with what concurrency adds (failed calls: conditional writes that lost a race, retried). awsWriteUnits here is the floor only (no item is read before and after its write under load): it misses index writes and updates over 1 KB inside transactions; the figure as AWS bills it is perPayment.*.dynamo.paymentTotal.awsWriteUnits, which the dashboard reads',
       },
     };
 
@@ -684,7 +711,7 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
       deadLetters: bus.deadLetters.length,
       assumptions: [
         'us-east-1 list prices, no free tier; counts per payment measured one payment at a time on the happy path (RECONCILED) with zero simulated delays',
-        'DynamoDB on-demand request units, call by call: the larger of the ConsumedCapacity DynamoDB Local reports (TOTAL: table and indexes) and the least AWS bills for the request (2 write units per item of a transaction, per KB of a put item; 1 read unit per item asked for, 0.5 eventually consistent, found or not). DynamoDB Local undercounts multi-item transactions (it reports 2 units for a 4-item TransactWriteItems) and reads of absent items (0). Updated items are floored at 1 KB, so items over 1 KB that are updated in transactions are still undercounted when DynamoDB Local undercounts them too; the units as reported are beside (asDynamoDbLocalReports, readUnits/writeUnits)',
+        'DynamoDB on-demand request units, call by call: the larger of the ConsumedCapacity DynamoDB Local reports (TOTAL: table and indexes) and the least AWS bills for the request (2 write units per item of a transaction, per KB of a put item; 1 read unit per item asked for, 0.5 eventually consistent, found or not). DynamoDB Local undercounts multi-item transactions (it reports 2 units for a 4-item TransactWriteItems) and reads of absent items (0). On the one-by-one counts every write call is also counted as AWS bills it, from its items read before and after it by the bench (strongly consistent GetItems, not counted): each item at the larger of its sizes, twice in a transaction, plus each global index entry it puts, changes or deletes at its projected size (not doubled: DynamoDB writes index entries after the transaction); awsWriteUnitsFloor keeps the floor alone, awsIndexWriteUnits the index part. Under load only the floor is counted; the units as reported are beside (asDynamoDbLocalReports, readUnits/writeUnits)',
         'A failed call (conditional check, transaction conflict) reports no units; it is counted at its floor, as AWS bills refused conditional writes. None fail on the counted path; under load some transactions conflict and are retried (throughput.perPaymentUnderLoad)',
         'Left out of the DynamoDB units: the local runner\'s execution records (Step Functions keeps executions in AWS) and the payout simulator\'s book (a real provider keeps its own); both are shown under perPayment.*.dynamo. DynamoDB Streams reads by the Lambda event source mapping are free',
         'Step Functions Standard: one transition per state entered (Task, Choice, Wait, Succeed alike); retries would add transitions, none happen on this path',
@@ -696,6 +723,8 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
       ],
     };
   } finally {
+    stopInspecting();
+    inspector.close();
     stopObserving();
     stopCounting();
     if (previousCapacityFlag === undefined) delete process.env.COUNT_CAPACITY;

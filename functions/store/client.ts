@@ -50,13 +50,16 @@ function documentClientWith(unmarshallOptions: NonNullable<TranslateConfig['unma
       const command = (context.commandName ?? '').replace(/Command$/, '');
       const input = args.input as Record<string, unknown>;
       if (capacityCommands.has(command)) input.ReturnConsumedCapacity ??= 'TOTAL';
+      const inspected = callInspector ? await callInspector(command, input) : undefined;
       let result;
       try {
         result = await next(args);
       } catch (error) {
+        await inspected?.();
         recordCapacity({ command, input, readUnits: 0, writeUnits: 0, itemsRead: 0, failed: true });
         throw error;
       }
+      await inspected?.();
       const output = result.output as ReadOutput & { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] };
       const consumed = output.ConsumedCapacity;
       let readUnits = 0;
@@ -153,6 +156,22 @@ function recordCapacity(record: CapacityRecord): void {
 /** Units consumed by this process's calls while COUNT_CAPACITY=1 (a copy). */
 export function dynamoConsumedCapacity(): { calls: number; failedCalls: number; readUnits: number; writeUnits: number } {
   return { ...capacity };
+}
+
+/**
+ * Awaited before every call counted while COUNT_CAPACITY=1, and what it answers after the call
+ * (succeeded or failed), before the observers see it: the bench reads the written items before and
+ * after a write with a client of its own, to count their units as AWS bills them. Off by default.
+ */
+export type CallInspector = (command: string, input: Record<string, unknown>) => Promise<(() => Promise<void>) | undefined>;
+let callInspector: CallInspector | undefined;
+
+/** Sets the one inspector; answers the function that removes it. */
+export function inspectCalls(inspector: CallInspector): () => void {
+  callInspector = inspector;
+  return () => {
+    if (callInspector === inspector) callInspector = undefined;
+  };
 }
 
 /** Calls `observer` with every call counted while COUNT_CAPACITY=1; answers the function that stops it. */

@@ -98,6 +98,42 @@ export function listItemView(tx: Pick<TransactionRecord, 'transactionId' | 'corr
   };
 }
 
+// ---- The stored shape (decision 138) ------------------------------------------------------------
+// A payment item is written at every step of its life, so its size is paid at each: kept under the
+// 1 KB a write unit covers, each write costs half. Timeline entries are stored as one string each
+// (`<state>|<at in epoch ms, base 36>[|<detail>]`) rather than a map of three named attributes, and
+// the price's and request's empty fields (null) are left out, and so is `organizationId`, which the
+// partition key names. Items written before keep maps, nulls and the id; fromItem reads both, so
+// every reader sees the same record.
+
+type StoredTimelineEntry = string | TimelineEntry;
+
+function storedTimeline(entries: TimelineEntry[]): StoredTimelineEntry[] {
+  return entries.map((entry) => {
+    const ms = Date.parse(entry.at);
+    // Only a time that reads back as the same string is shortened (toISOString's form, which every writer uses).
+    if (!Number.isFinite(ms) || ms < 0 || new Date(ms).toISOString() !== entry.at) return entry;
+    return `${entry.state}|${ms.toString(36)}${entry.detail === undefined ? '' : `|${entry.detail}`}`;
+  });
+}
+
+function timelineEntryOf(stored: StoredTimelineEntry): TimelineEntry {
+  if (typeof stored !== 'string') return stored;
+  const [state, at, ...detail] = stored.split('|');
+  const entry: TimelineEntry = { state: state as PaymentState, at: new Date(parseInt(at!, 36)).toISOString() };
+  return detail.length > 0 ? { ...entry, detail: detail.join('|') } : entry;
+}
+
+/** Fields left out of the stored item when null, and given back as null. */
+const nullableFields = ['networkFee', 'margin', 'originator', 'quoteId'] as const;
+
+function storedRecord(tx: TransactionRecord): Record<string, unknown> {
+  const { organizationId: _organizationId, ...rest } = tx;
+  const stored: Record<string, unknown> = { ...rest, timeline: storedTimeline(tx.timeline) };
+  for (const name of nullableFields) if (stored[name] === null) delete stored[name];
+  return stored;
+}
+
 /** The Put that creates a funded payment, and its `transaction.funded` event, for the funding transaction. */
 export function createTransactionItems(tx: TransactionRecord) {
   const event = newOutboxEvent(transactionFundedEvent, tx.organizationId, { transactionId: tx.transactionId }, new Date(tx.createdAt));
@@ -108,7 +144,7 @@ export function createTransactionItems(tx: TransactionRecord) {
         Item: {
           ...keys.transaction(tx.organizationId, tx.transactionId),
           entity: transactionEntity,
-          ...tx,
+          ...storedRecord(tx),
           gsi1pk: listKey(tx.organizationId),
           gsi1sk: listSortKey(tx.createdAt, tx.transactionId),
           // Until its workflow moves it out of FUNDED (transitionItems), the sweeper can find it.
@@ -155,7 +191,10 @@ export async function getTransactionAndHold(
 }
 
 function fromItem(item: Record<string, unknown>): TransactionRecord {
-  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, ...record } = item;
+  const { pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, ...record } = item;
+  record.organizationId ??= String(pk).slice('ORG#'.length);
+  for (const name of nullableFields) record[name] ??= null;
+  record.timeline = (record.timeline as StoredTimelineEntry[]).map(timelineEntryOf);
   return record as unknown as TransactionRecord;
 }
 
@@ -194,7 +233,7 @@ export function transitionItems(tx: TransactionRecord, transition: Transition) {
   if (transition.failure) next.failure = transition.failure;
 
   const names: Record<string, string> = { '#state': 'state' };
-  const values: Record<string, unknown> = { ':from': tx.state, ':to': transition.to, ':entry': entries, ':now': next.updatedAt };
+  const values: Record<string, unknown> = { ':from': tx.state, ':to': transition.to, ':entry': storedTimeline(entries), ':now': next.updatedAt };
   const sets = ['#state = :to', 'timeline = list_append(timeline, :entry)', 'updatedAt = :now'];
   const extra: Record<string, unknown> = { ...transition.set };
   if (transition.failure) extra.failure = transition.failure;

@@ -1,3 +1,4 @@
+import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryAttempt, EventDetail, EventSummary, EventType, WebhookEndpoint } from '#schemas/webhooks.ts';
@@ -147,6 +148,19 @@ export function markHealthy(organizationId: string, registrationId: string): Pro
 const eventList = (organizationId: string) => `ORG#${organizationId}#webhookEvents`;
 const eventListOfType = (organizationId: string, type: string) => `ORG#${organizationId}#webhookEvents#${type}`;
 
+/**
+ * The body is stored compressed (Brotli, binary) since decision 138: the signed JSON is half of
+ * an event record, and compressed it keeps the record under the 1 KB a write unit covers (2 units a
+ * write before). Decompressing gives back the same bytes, so every attempt still signs what was kept.
+ * Records written before hold the body as a string and read as they are.
+ */
+// Quality 6: within a few bytes of the best (11) on these bodies, at a twentieth of its time (about 0.1 ms).
+const storedBody = (body: string) => {
+  const bytes = Buffer.from(body, 'utf8');
+  return brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
+};
+const bodyOf = (stored: unknown) => (typeof stored === 'string' ? stored : brotliDecompressSync(stored as Uint8Array).toString('utf8'));
+
 /** Keeps the event (once: a repeated bus delivery finds it and answers it as stored). */
 export async function recordEvent(record: Omit<EventRecord, 'ttl'>): Promise<EventRecord> {
   const item: EventRecord = { ...record, ttl: Math.floor(Date.parse(record.createdAt) / 1000) + eventRetentionSeconds };
@@ -155,6 +169,7 @@ export async function recordEvent(record: Omit<EventRecord, 'ttl'>): Promise<Eve
     ...keys.webhookEvent(record.organizationId, record.id),
     entity: webhookEventEntity,
     ...item,
+    body: storedBody(item.body),
     gsi1pk: eventList(record.organizationId),
     gsi1sk: sortKey,
     gsi2pk: eventListOfType(record.organizationId, record.type),
@@ -170,7 +185,7 @@ export async function getEvent(organizationId: string, eventId: string): Promise
   const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.webhookEvent(organizationId, eventId), ConsistentRead: true }));
   // DynamoDB's TTL deletes within days of expiry, not at it: an expired event is already gone for readers.
   if (!Item || (Item.ttl as number) * 1000 <= Date.now()) return undefined;
-  return Item as EventRecord;
+  return { ...(Item as EventRecord), body: bodyOf(Item.body) };
 }
 
 export async function appendAttempt(organizationId: string, eventId: string, attempt: DeliveryAttempt, deliveryStatus: DeliveryStatus): Promise<void> {

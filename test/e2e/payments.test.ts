@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
 import { expectLedgerInvariant, expectLedgerInvariantForAll } from '../support/ledgerInvariant.ts';
@@ -167,6 +167,39 @@ describe('a payment, end to end', () => {
     const done = await settled(org.apiKey, accepted.body.transactionId);
     expect(done.state).toBe('RECONCILED');
     expect(done.timeline[1]).toEqual({ state: 'QUOTED', detail: 'priced at acceptance' });
+  });
+
+  it('is stored small (timeline entries as strings, no nulls), and a payment stored before in maps and nulls answers the same', async () => {
+    const accepted = await pay(org.apiKey, payment());
+    const transactionId = accepted.body.transactionId as string;
+    const done = await settled(org.apiKey, transactionId);
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.transaction(org.organizationId, transactionId), ConsistentRead: true }));
+    const stored = Item!;
+    expect((stored.timeline as unknown[]).every((entry) => typeof entry === 'string')).toBe(true);
+    expect(stored).not.toHaveProperty('originator');
+    expect(stored).not.toHaveProperty('quoteId');
+    expect(stored).not.toHaveProperty('organizationId');
+
+    // The shape before decision 138, under another id: what GET answers is the same.
+    const olderId = `${transactionId}-older`;
+    const timeline = (stored.timeline as string[]).map((entry) => {
+      const [state, at, ...detail] = entry.split('|');
+      return { state, at: new Date(parseInt(at!, 36)).toISOString(), ...(detail.length ? { detail: detail.join('|') } : {}) };
+    });
+    const { gsi1pk: _g1, gsi1sk: _g2, ...rest } = stored;
+    await dynamo().send(new PutCommand({
+      TableName: tableName(),
+      Item: { ...rest, ...keys.transaction(org.organizationId, olderId), organizationId: org.organizationId, transactionId: olderId, timeline, networkFee: stored.networkFee ?? null, margin: stored.margin ?? null, originator: null, quoteId: null },
+    }));
+    const older = (await call(service, 'GET', `/transactions/${olderId}`, { apiKey: org.apiKey })).body;
+    expect({ ...older, transactionId }).toEqual(done);
+    // A step written after the move appends a string to the older list of maps: both read.
+    await dynamo().send(new UpdateCommand({
+      TableName: tableName(), Key: keys.transaction(org.organizationId, olderId),
+      UpdateExpression: 'SET timeline = list_append(timeline, :entry)', ExpressionAttributeValues: { ':entry': ['IN_DOUBT|1|with | a bar'] },
+    }));
+    const mixed = (await call(service, 'GET', `/transactions/${olderId}`, { apiKey: org.apiKey })).body;
+    expect(mixed.timeline).toEqual([...done.timeline, { state: 'IN_DOUBT', detail: 'with | a bar' }]);
   });
 
   it('the same request again answers the same payment and moves money once; another body with the key is refused', async () => {

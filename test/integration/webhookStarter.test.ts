@@ -5,7 +5,9 @@ import { handler as webhookStarter } from '../../functions/events/webhookStarter
 import { dynamo } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { newOutboxEvent, type OutboxEvent } from '#store/outbox.ts';
-import { getEvent } from '#store/webhooks.ts';
+import { getEvent, recordEvent } from '#store/webhooks.ts';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '#store/client.ts';
 
 /**
  * The webhook starter driven as its queue drives it: each event of a batch is kept for GET /events,
@@ -49,5 +51,18 @@ describe('webhook starter', () => {
     for (const event of events) {
       expect(await getEvent(event.organizationId, event.id)).toMatchObject({ id: event.id, type: 'transaction.paid_out', deliveryStatus: 'not_sent' });
     }
+  });
+  it('keeps the signed body compressed and answers it byte for byte; a record stored before with a string body reads as it was', async () => {
+    const body = JSON.stringify({ type: 'transaction.paid_out', data: { transactionId: 'tx-ü-1', detail: 'x'.repeat(600) } });
+    const record = { organizationId: 'org_bodies', id: 'evt_01BODYNEW', type: 'transaction.paid_out' as const, createdAt: new Date().toISOString(), body, deliveryStatus: 'not_sent' as const, registrationId: null, attempts: [], redeliveries: 0 };
+    await recordEvent(record);
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.webhookEvent('org_bodies', 'evt_01BODYNEW') }));
+    expect(Item?.body).toBeInstanceOf(Uint8Array);
+    expect((Item?.body as Uint8Array).byteLength).toBeLessThan(Buffer.byteLength(body) / 2);
+    expect((await getEvent('org_bodies', 'evt_01BODYNEW'))?.body).toBe(body);
+
+    const ttl = Math.floor(Date.now() / 1000) + 3600;
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: { ...keys.webhookEvent('org_bodies', 'evt_01BODYOLD'), entity: 'webhookEvent', ...record, id: 'evt_01BODYOLD', ttl } }));
+    expect((await getEvent('org_bodies', 'evt_01BODYOLD'))?.body).toBe(body);
   });
 });
