@@ -14,8 +14,9 @@
  * - each global index (table.ts) the item is in before or after: the projected entry (the table's
  *   and the index's keys and the projected attributes present) at 1 unit per started KB; entering:
  *   a put of the new entry; leaving: a delete of the old; a key change: both; same keys: nothing
- *   when no projected attribute changed, else the larger entry. Index entries are written by
- *   DynamoDB after the item (asynchronously), so they are not doubled inside a transaction.
+ *   when no projected attribute changed, else the larger entry. Inside a transaction they are
+ *   doubled like the item: AWS writes index entries after the item, and its documentation does not
+ *   say whether a transaction's are billed twice, so the count takes the larger reading.
  */
 import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { config } from '#platform/config.ts';
@@ -94,7 +95,7 @@ interface WrittenItem {
 export interface ItemUnits {
   /** The item's own write (doubled in a transaction). */
   item: number;
-  /** Its index entries. */
+  /** Its index entries (doubled in a transaction too: the larger reading). */
   indexes: number;
 }
 
@@ -172,7 +173,7 @@ export function writeInspector(active: () => boolean) {
       const size = Math.max(0, ...sizes);
       return {
         item: (written.inTransaction ? 2 : 1) * kbUnits(size),
-        indexes: written.conditionCheckOnly ? 0 : indexWriteUnits(written.before, written.after),
+        indexes: written.conditionCheckOnly ? 0 : (written.inTransaction ? 2 : 1) * indexWriteUnits(written.before, written.after),
       };
     });
 
