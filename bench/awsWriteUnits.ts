@@ -19,6 +19,7 @@
  *   say whether a transaction's are billed twice, so the count takes the larger reading.
  */
 import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { config } from '#platform/config.ts';
 import { table } from '#contract/table.ts';
 
@@ -48,7 +49,13 @@ export function storedItemBytes(item: StoredItem): number {
   return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value), 0);
 }
 
-const kbUnits = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
+/** The same for an item as the document client holds it (plain values, NumberValue, Set, bytes). */
+export function documentItemBytes(item: Record<string, unknown> | undefined): number {
+  return item ? storedItemBytes(marshall(item, { removeUndefinedValues: true })) : 0;
+}
+
+/** Write units of an item of that many bytes: 1 per started KB, at least 1. */
+export const kbUnits = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
 
 /** The entry an index holds for the item, or undefined when the item is not in it. */
 function indexEntry(index: (typeof table.globalIndexes)[number], item: StoredItem | undefined): StoredItem | undefined {

@@ -27,7 +27,7 @@ import { setRateLimits } from '#store/organizations.ts';
 import { getTransaction } from '#store/transactions.ts';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { eventRules } from '#contract/events.ts';
-import { writeInspector, type ItemUnits } from './awsWriteUnits.ts';
+import { documentItemBytes, kbUnits, writeInspector, type ItemUnits } from './awsWriteUnits.ts';
 
 export interface PaymentBenchOptions {
   service: LocalService;
@@ -113,26 +113,7 @@ export function outsideTheService(input: Record<string, unknown>): 'runner' | 's
 // least AWS would charge for what it asked (put items sized from the request, everything else at one
 // unit per item), and the figure used for cost is the larger of the two, call by call.
 
-/** Approximate DynamoDB size of an attribute value (names + values; numbers about half their digits). */
-function attributeBytes(value: unknown): number {
-  if (value === null || value === undefined || typeof value === 'boolean') return 1;
-  if (typeof value === 'string') return Buffer.byteLength(value);
-  if (typeof value === 'number' || typeof value === 'bigint') return Math.ceil(String(value).replace(/[-.]/g, '').length / 2) + 1;
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (value instanceof Set) return [...(value as Set<unknown>)].reduce<number>((sum, member) => sum + attributeBytes(member), 0);
-  if (Array.isArray(value)) return 3 + value.reduce<number>((sum, member) => sum + 1 + attributeBytes(member), 0);
-  if (typeof value === 'object') {
-    // NumberValue (the exact client's numbers) keeps the decimal string.
-    if (typeof (value as { value?: unknown }).value === 'string' && value.constructor?.name === 'NumberValue') {
-      return attributeBytes(Number((value as { value: string }).value));
-    }
-    return 3 + Object.entries(value).reduce((sum, [name, member]) => sum + Buffer.byteLength(name) + 1 + attributeBytes(member), 0);
-  }
-  return 1;
-}
-const itemBytes = (item: unknown) =>
-  Object.entries((item ?? {}) as Record<string, unknown>).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + attributeBytes(value), 0);
-const writeUnitsOf = (item: unknown) => Math.max(1, Math.ceil(itemBytes(item) / 1024));
+const writeUnitsOf = (item: unknown) => kbUnits(documentItemBytes(item as Record<string, unknown> | undefined));
 
 /** CPU time (user + system, ms) of a process, from /proc (Linux); undefined elsewhere or without a pid. */
 export function dynamoCpuMs(pid: number | undefined): number | undefined {

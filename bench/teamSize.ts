@@ -7,6 +7,7 @@
  * The team is built through the store's own invitation and accept, as POST /invitations/accept does.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { documentItemBytes } from './awsWriteUnits.ts';
 import type { LocalService } from '../lib/local/service.ts';
 import { onboardOrganization } from '../lib/ops/onboarding.ts';
 import { parseApiKey } from '#domain/apiKeys.ts';
@@ -22,29 +23,6 @@ export interface TeamSizeBenchOptions {
 }
 
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
-
-/**
- * An item's size as DynamoDB counts it against the 400 KB limit and in write units: attribute
- * names and string values in UTF-8 bytes, numbers about one byte per two significant digits plus
- * one, 1 byte for booleans and nulls, 3 bytes plus 1 per element for maps and lists.
- */
-export function dynamoItemBytes(value: unknown): number {
-  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
-  if (typeof value === 'number' || typeof value === 'bigint') {
-    const digits = String(value).replace(/^-/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '').length;
-    return Math.ceil(Math.max(1, digits) / 2) + 1;
-  }
-  if (typeof value === 'boolean' || value === null || value === undefined) return 1;
-  if (Buffer.isBuffer(value) || value instanceof Uint8Array) return value.byteLength;
-  if (Array.isArray(value)) return 3 + value.reduce((sum: number, element) => sum + 1 + dynamoItemBytes(element), 0);
-  if (value instanceof Set) return [...value].reduce((sum: number, element) => sum + dynamoItemBytes(element), 0);
-  return Object.entries(value as Record<string, unknown>).reduce((sum, [name, element]) => sum + Buffer.byteLength(name, 'utf8') + 1 + dynamoItemBytes(element), 3);
-}
-
-/** The item's size at the top level (DynamoDB does not add the map overhead for the item itself). */
-function itemBytes(item: Record<string, unknown> | undefined): number {
-  return item ? dynamoItemBytes(item) - 3 - Object.keys(item).length : 0;
-}
 
 async function measureOrganization(service: LocalService, members: number, log: (message: string) => void) {
   const created = await onboardOrganization({ name: `Bench Team of ${members}`, kybStatus: 'approved' });
@@ -100,7 +78,7 @@ async function measureOrganization(service: LocalService, members: number, log: 
   const key = parseApiKey(memberKey, config().SERVICE_ENVIRONMENT)!;
   const read = async (itemKey: { pk: string; sk: string }) =>
     (await dynamo().send(new GetCommand({ TableName: tableName(), Key: itemKey, ConsistentRead: true }))).Item;
-  const organizationBytes = itemBytes(await read(keys.organization(organizationId)));
+  const organizationBytes = documentItemBytes(await read(keys.organization(organizationId)));
   return {
     members,
     requests,
@@ -111,7 +89,7 @@ async function measureOrganization(service: LocalService, members: number, log: 
     /** An UpdateItem is billed on the larger of the item before and after: this item, about this size. */
     bytesWrittenPerRequest: organizationBytes,
     organizationItemBytes: organizationBytes,
-    keyItemBytesRead: itemBytes(await read(keys.apiKey(organizationId, key.keyId))),
+    keyItemBytesRead: documentItemBytes(await read(keys.apiKey(organizationId, key.keyId))),
   };
 }
 
