@@ -93,7 +93,7 @@ function buildEnvironmentSchema() {
     /**
      * The house bank accounts deposits are wired to: a JSON array of `{currency (USD or EUR),
      * accountName, bankName?, iban?, accountNumber?, bic?, bankAddress?}`, checked here so a bad one
-     * stops the service at start. Unset: the simulated accounts in `simulated`, none elsewhere
+     * stops the service at its first config() (the local launcher's start; a Lambda's first request). Unset: the simulated accounts in `simulated`, none elsewhere
      * (GET /treasury/deposit-instructions answers 501). functions/domain/houseAccounts.ts; docs/decisions/053.
      */
     HOUSE_ACCOUNTS: HouseAccountsVariable.optional(),
