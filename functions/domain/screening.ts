@@ -1,14 +1,15 @@
 // unhomoglyph's table (Unicode TR39 confusables), without its module: that one builds a regular
 // expression of 6,000 alternatives when loaded, and a CommonJS module's load is kept in every bundle
-// that imports this file, though most never screen. Here the table is read, and the expression
-// built, at the first name screened.
-import confusables from 'unhomoglyph/data.json' with { type: 'json' };
+// that imports this file, though most never screen. Here the table is read (confusables.cjs), and
+// the expression built, at the first name screened.
+import confusables from './confusables.cjs';
 
 let confusable: RegExp | undefined;
 
 function unhomoglyph(text: string): string {
-  confusable ??= new RegExp(Object.keys(confusables).map((glyph) => glyph.replace(/[.?*+^$[\]\\(){}|-]/g, '\\$&')).join('|'), 'g');
-  return text.replace(confusable, (glyph) => (confusables as Record<string, string>)[glyph]!);
+  const table = confusables();
+  confusable ??= new RegExp(Object.keys(table).map((glyph) => glyph.replace(/[.?*+^$[\]\\(){}|-]/g, '\\$&')).join('|'), 'g');
+  return text.replace(confusable, (glyph) => table[glyph]!);
 }
 
 /**
