@@ -1,0 +1,227 @@
+import fc from 'fast-check';
+import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
+import { countChecks, fail, ledgerHolds } from './checks.ts';
+import { decimal, depositCents, depositEnds, paymentCents, paymentEnds, withdrawalCents, withdrawalEnds, type Model, type Operation } from './model.ts';
+import type { Answer, ChaosOrganization, World } from './world.ts';
+
+/**
+ * The workload's commands (fast-check model-based testing): each sends real requests over HTTP,
+ * checks the answers it must get at once, records in the model what the operation must end as,
+ * then checks the organization's ledger while the workflows it started go on in the background.
+ */
+export interface Real {
+  world: World;
+  organizations: ChaosOrganization[];
+  /** Unique per property run, so keys never meet those of an earlier run on the same table. */
+  run: string;
+  /** Money-moving and reading requests sent, by kind (the run's table). */
+  operations: Map<string, number>;
+  sequence: number;
+}
+
+type Command = fc.AsyncCommand<Model, Real, false>;
+
+const mexico = findCorridor('USDC', 'MXN', 'MX')!;
+const beneficiary = sampleBeneficiary(mexico);
+const batchProvider = mexico.routes[0]!.provider;
+/** A fixed own address: withdrawals go somewhere valid. */
+const toAddress = '0x52908400098527886e0f7030069857d2e4169ee7';
+
+function counted(real: Real, kind: string, count = 1): void {
+  real.operations.set(kind, (real.operations.get(kind) ?? 0) + count);
+}
+
+function nextKey(real: Real, kind: string): string {
+  real.sequence += 1;
+  return `${kind}-${real.run}-${real.sequence}`;
+}
+
+/**
+ * The same request `copies` times at once: every answer must be the same success naming the same
+ * id, or the same refusal; a copy that lost the race to its twin may be told so (409), never paid
+ * twice. Answers the first success, or the common refusal.
+ */
+async function sentTogether(real: Real, kind: string, copies: number, send: () => Promise<Answer>, idOf: (body: any) => string | undefined): Promise<Answer> {
+  const answers = await Promise.all(Array.from({ length: copies }, send));
+  counted(real, kind, copies);
+  for (const answer of answers) if (answer.status >= 500) fail(`${kind} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  const successes = answers.filter((answer) => answer.status < 300);
+  const ids = new Set(successes.map((answer) => idOf(answer.body)));
+  if (ids.size > 1) fail(`${copies} copies of one ${kind} named ${ids.size} different operations: ${[...ids].join(', ')}`);
+  if (successes.length > 0) {
+    const others = answers.filter((answer) => answer.status >= 300 && answer.status !== 409);
+    if (others.length > 0) fail(`a copy of a ${kind} that succeeded answered ${others[0]!.status}: ${JSON.stringify(others[0]!.body)}`);
+    countChecks('concurrent copies name one operation', copies);
+    return successes[0]!;
+  }
+  const refusals = new Set(answers.filter((answer) => answer.status !== 409).map((answer) => `${answer.status} ${answer.body?.error}`));
+  if (refusals.size > 1) fail(`copies of one ${kind} were refused differently: ${[...refusals].join('; ')}`);
+  return answers.find((answer) => answer.status !== 409) ?? answers[0]!;
+}
+
+class Pay implements Command {
+  constructor(readonly organization: number, readonly whole: number, readonly cents: number, readonly copies: number) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const idempotencyKey = nextKey(real, 'pay');
+    const body = { idempotencyKey, corridor: { to: 'MXN', destinationCountry: 'MX' }, sendAmount: { amount: decimal(this.whole, this.cents), currency: 'USDC' }, recipientReference: 'chaos', beneficiary };
+    const answer = await sentTogether(real, 'payment', this.copies, () => real.world.request('POST', '/transactions', organization.apiKey, body), (body) => body?.transactionId);
+    if (answer.status === 202) {
+      if (answer.body.transactionId !== idempotencyKey) fail(`payment ${idempotencyKey} was given the id ${answer.body.transactionId}`);
+      model.operations.push({ kind: 'payment', id: idempotencyKey, organization: this.organization, ends: paymentEnds(this.cents), statusPath: `/transactions/${idempotencyKey}`, replay: { method: 'POST', path: '/transactions', body } });
+    } else if (answer.status === 422 && answer.body?.error === 'insufficient_funds') {
+      model.refused.set('payment', (model.refused.get('payment') ?? 0) + 1);
+    } else {
+      fail(`payment ${idempotencyKey} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    }
+    await ledgerHolds(organization.organizationId);
+  }
+  toString = () => `Pay(org ${this.organization}, ${decimal(this.whole, this.cents)} USDC, ${this.copies}×)`;
+}
+
+class Withdraw implements Command {
+  constructor(readonly organization: number, readonly whole: number, readonly cents: number, readonly copies: number) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const idempotencyKey = nextKey(real, 'wd');
+    const body = { idempotencyKey, amount: { amount: decimal(this.whole, this.cents), currency: 'USDC' }, chain: 'base', toAddress };
+    const answer = await sentTogether(real, 'withdrawal', this.copies, () => real.world.request('POST', '/treasury/withdrawals', organization.apiKey, body), (body) => body?.withdrawalId);
+    if (answer.status === 202) {
+      model.operations.push({ kind: 'withdrawal', id: answer.body.withdrawalId, organization: this.organization, ends: withdrawalEnds(this.cents), statusPath: `/treasury/withdrawals/${answer.body.withdrawalId}`, replay: { method: 'POST', path: '/treasury/withdrawals', body } });
+    } else if (answer.status === 422 && answer.body?.error === 'insufficient_funds') {
+      model.refused.set('withdrawal', (model.refused.get('withdrawal') ?? 0) + 1);
+    } else {
+      fail(`withdrawal ${idempotencyKey} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    }
+    await ledgerHolds(organization.organizationId);
+  }
+  toString = () => `Withdraw(org ${this.organization}, ${decimal(this.whole, this.cents)} USDC, ${this.copies}×)`;
+}
+
+class WireDeposit implements Command {
+  constructor(readonly organization: number, readonly whole: number, readonly cents: number) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const answer = await real.world.request('POST', '/treasury/onramps/simulate-wire', organization.apiKey, { amount: { amount: decimal(this.whole, this.cents), currency: 'USD' } });
+    counted(real, 'wire deposit');
+    if (answer.status !== 202) fail(`a simulated wire answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    const onRampId = answer.body.onRampId as string | undefined;
+    // A wire quoting the reference starts (`pending`) or joins (`attributed`) a deposit; `parked` is for a mangled reference.
+    if (onRampId && answer.body.disposition !== 'parked') {
+      model.operations.push({ kind: 'deposit', id: onRampId, organization: this.organization, ends: depositEnds(this.cents), statusPath: `/treasury/onramp/${onRampId}` });
+    } else if (this.cents !== 97) {
+      fail(`a wire quoting the organization's reference was ${answer.body.disposition}: ${JSON.stringify(answer.body)}`);
+    }
+    await ledgerHolds(organization.organizationId);
+  }
+  toString = () => `WireDeposit(org ${this.organization}, ${decimal(this.whole, this.cents)} USD)`;
+}
+
+class Batch implements Command {
+  constructor(readonly organization: number, readonly items: { whole: number; cents: number }[], readonly copies: number) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const batchId = nextKey(real, 'batch');
+    const body = {
+      batchId,
+      corridor: { to: 'MXN', destinationCountry: 'MX' },
+      provider: batchProvider,
+      items: this.items.map((item, index) => ({ itemRef: `i${index}`, sendAmount: { amount: decimal(item.whole, item.cents), currency: 'USDC' }, recipientReference: 'chaos', beneficiary })),
+    };
+    const answer = await sentTogether(real, 'batch', this.copies, () => real.world.request('POST', '/batches', organization.apiKey, body), (body) => body?.batchId);
+    if (answer.status !== 202) fail(`batch ${batchId} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    if (answer.body.state !== 'REJECTED') {
+      this.items.forEach((item, index) => {
+        const id = `${batchId}:i${index}`;
+        model.operations.push({ kind: 'batchItem', id, organization: this.organization, ends: paymentEnds(item.cents), statusPath: `/transactions/${encodeURIComponent(id)}` });
+      });
+    }
+    await ledgerHolds(organization.organizationId);
+  }
+  toString = () => `Batch(org ${this.organization}, ${this.items.map((item) => decimal(item.whole, item.cents)).join(' + ')} USDC, ${this.copies}×)`;
+}
+
+/** An earlier request sent again with its key, long after: the same operation, never a second one. */
+class Replay implements Command {
+  constructor(readonly pick: number) {}
+  check = (model: Readonly<Model>) => model.operations.some((operation) => operation.replay);
+  async run(model: Model, real: Real): Promise<void> {
+    const replayable = model.operations.filter((operation) => operation.replay);
+    const operation = replayable[this.pick % replayable.length]!;
+    const organization = real.organizations[operation.organization]!;
+    const { method, path, body } = operation.replay!;
+    const answer = await real.world.request(method, path, organization.apiKey, body);
+    counted(real, `replay of a ${operation.kind}`);
+    const id = answer.body?.transactionId ?? answer.body?.withdrawalId;
+    if (answer.status !== 202 || id !== operation.id) fail(`replaying ${operation.kind} ${operation.id} answered ${answer.status} ${JSON.stringify(answer.body)}`);
+    countChecks('a replay names the same operation');
+    await ledgerHolds(organization.organizationId);
+  }
+  toString = () => `Replay(#${this.pick})`;
+}
+
+/** The organization key rotated: the new one works at once, the old one never again. */
+class RotateKey implements Command {
+  constructor(readonly organization: number) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(_model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const old = organization.apiKey;
+    const answer = await real.world.request('POST', '/api-keys/rotate', old, undefined);
+    counted(real, 'key rotation');
+    if (answer.status !== 200 || typeof answer.body?.apiKey !== 'string') fail(`POST /api-keys/rotate answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    organization.apiKey = answer.body.apiKey;
+    const withOld = await real.world.request('GET', '/balance', old);
+    const withNew = await real.world.request('GET', '/balance', organization.apiKey);
+    counted(real, 'balance read', 2);
+    if (withOld.status !== 401) fail(`the rotated-out key still answers ${withOld.status}`);
+    if (withNew.status !== 200) fail(`the new key answers ${withNew.status}`);
+    countChecks('a rotated key dies at once');
+  }
+  toString = () => `RotateKey(org ${this.organization})`;
+}
+
+/** GET /balance against the ledger it reports. */
+class ReadBalance implements Command {
+  constructor(readonly organization: number) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(_model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const answer = await real.world.request('GET', '/balance', organization.apiKey);
+    counted(real, 'balance read');
+    if (answer.status !== 200) fail(`GET /balance answered ${answer.status}`);
+    for (const field of ['available', 'settling', 'total']) {
+      if (!/^\d+$/.test(String(answer.body[field]))) fail(`GET /balance ${field} is ${JSON.stringify(answer.body[field])}`);
+    }
+    if (BigInt(answer.body.total) !== BigInt(answer.body.available) + BigInt(answer.body.settling)) fail(`GET /balance total is not available + settling: ${JSON.stringify(answer.body)}`);
+    countChecks('balance answer adds up');
+    await ledgerHolds(organization.organizationId);
+  }
+  toString = () => `ReadBalance(org ${this.organization})`;
+}
+
+/** The commands, weighted like an integrator's day: mostly payments, some treasury, a few key changes. */
+export function chaosCommands(organizations: number): fc.Arbitrary<Command>[] {
+  const organization = fc.integer({ min: 0, max: organizations - 1 });
+  const copies = fc.oneof({ weight: 6, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.constant(2) }, { weight: 1, arbitrary: fc.integer({ min: 3, max: 8 }) });
+  // Mostly amounts that fit; now and then one no balance here covers.
+  const whole = fc.oneof({ weight: 20, arbitrary: fc.integer({ min: 1, max: 400 }) }, { weight: 1, arbitrary: fc.constant(5_000_000) });
+  const item = fc.record({ whole: fc.integer({ min: 1, max: 200 }), cents: fc.constantFrom(...paymentCents) });
+  return [
+    fc.tuple(organization, whole, fc.constantFrom(...paymentCents), copies).map(([o, w, c, n]) => new Pay(o, w, c, n)),
+    fc.tuple(organization, whole, fc.constantFrom(...paymentCents), copies).map(([o, w, c, n]) => new Pay(o, w, c, n)),
+    fc.tuple(organization, whole, fc.constantFrom(...paymentCents), copies).map(([o, w, c, n]) => new Pay(o, w, c, n)),
+    fc.tuple(organization, whole, fc.constantFrom(...withdrawalCents), copies).map(([o, w, c, n]) => new Withdraw(o, w, c, n)),
+    fc.tuple(organization, fc.integer({ min: 10, max: 2_000 }), fc.constantFrom(...depositCents)).map(([o, w, c]) => new WireDeposit(o, w, c)),
+    fc.tuple(organization, fc.array(item, { minLength: 1, maxLength: 5 }), copies).map(([o, items, n]) => new Batch(o, items, n)),
+    fc.nat().map((pick) => new Replay(pick)),
+    organization.map((o) => new ReadBalance(o)),
+    organization.map((o) => new RotateKey(o)),
+  ];
+}
+
+export type { Operation };

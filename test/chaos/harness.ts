@@ -1,0 +1,112 @@
+import fc from 'fast-check';
+import { until } from '../support/eventually.ts';
+import { checksMade, eventsAgree, fail, ledgerHolds, movementsAgree, verifiedEvents } from './checks.ts';
+import { chaosCommands, type Real } from './commands.ts';
+import { emptyModel, settledStates, type Model } from './model.ts';
+import type { World } from './world.ts';
+
+export interface ChaosOptions {
+  world: World;
+  seed: number;
+  /** Property runs: each makes its own organizations and a fresh command sequence. */
+  runs: number;
+  /** Commands of one run, at most. */
+  commandsPerRun: number;
+  organizations: number;
+  log?: (message: string) => void;
+}
+
+export interface ChaosFigures {
+  seed: number;
+  runs: number;
+  commands: number;
+  /** HTTP requests the workload sent (commands, replays, reads; the checks' polling aside). */
+  requests: number;
+  operationsByKind: Record<string, number>;
+  operationsEnded: Record<string, number>;
+  invariantChecks: Record<string, number>;
+  violations: number;
+  lost: number;
+  paidTwice: number;
+  failure?: string;
+  seconds: number;
+}
+
+/** How long an operation may take to end once the workload stops (the simulators' slowest bands retry twice). */
+const settleTimeoutMs = 120_000;
+
+async function settled(real: Real, model: Model): Promise<Map<string, string>> {
+  const finalStates = new Map<string, string>();
+  for (const operation of model.operations) {
+    const organization = real.organizations[operation.organization]!;
+    const body = await until(
+      async () => (await real.world.request('GET', operation.statusPath, organization.apiKey)).body,
+      (body) => body && body.running === false && settledStates.has(String(body.state)),
+      { what: `${operation.kind} ${operation.id} to end`, timeoutMs: settleTimeoutMs, intervalMs: 100 },
+    ).catch(() => fail(`${operation.kind} ${operation.id} was lost: it never ended or parked within ${settleTimeoutMs / 1000} s`));
+    const state = String(body.state);
+    if (!operation.ends.includes(state)) fail(`${operation.kind} ${operation.id} ended ${state}; its amount's band says ${operation.ends.join(' or ')}`);
+    finalStates.set(operation.id, state);
+  }
+  return finalStates;
+}
+
+/** The end of a run: every operation ended as its band says, its money moved once and agrees, its events came once, signed. */
+async function finalChecks(real: Real, model: Model): Promise<Map<string, string>> {
+  const finalStates = await settled(real, model);
+  for (const [index, organization] of real.organizations.entries()) {
+    const entries = await ledgerHolds(organization.organizationId);
+    movementsAgree(model.operations.filter((operation) => operation.organization === index), entries, finalStates);
+  }
+  await until(
+    async () => eventsAgree(model.operations, finalStates, verifiedEvents(real.world, real.organizations)),
+    (missing) => missing.length === 0,
+    { what: 'every event the contract names to reach the webhook receiver', timeoutMs: 60_000, intervalMs: 250 },
+  ).catch((error: Error) => fail(`an event never reached the receiver: ${error.message}`));
+  return finalStates;
+}
+
+/**
+ * Runs the randomized workload (fast-check commands, seeded) against the world, with the checks
+ * after every command and at the end of each run. A violation fails the property: fast-check
+ * shrinks the sequence to a short one and the figures say which (`failure`, with the seed and
+ * path to replay it).
+ */
+export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
+  const { world, seed, log = () => {} } = options;
+  const started = Date.now();
+  checksMade.clear();
+  const operations = new Map<string, number>();
+  const operationsEnded = new Map<string, number>();
+  let commands = 0;
+  let runIndex = 0;
+  const requestsBefore = world.requestCount();
+  const property = fc.asyncProperty(fc.commands(chaosCommands(options.organizations), { maxCommands: options.commandsPerRun, size: 'max' }), async (sequence) => {
+    runIndex += 1;
+    const run = `${seed.toString(36)}-${runIndex.toString(36)}`;
+    const organizations = [];
+    for (let index = 0; index < options.organizations; index += 1) organizations.push(await world.organization(`${run}-${index}`));
+    const real: Real = { world, organizations, run, operations, sequence: 0 };
+    const model = emptyModel(options.organizations);
+    await fc.asyncModelRun(() => ({ model, real }), sequence);
+    commands += [...sequence].length;
+    const finalStates = await finalChecks(real, model);
+    for (const state of finalStates.values()) operationsEnded.set(state, (operationsEnded.get(state) ?? 0) + 1);
+    log(`run ${runIndex}: ${model.operations.length} operations ended, ${world.requestCount() - requestsBefore} requests so far`);
+  });
+  const details = await fc.check(property, { seed, numRuns: options.runs, endOnFailure: false });
+  return {
+    seed,
+    runs: runIndex,
+    commands,
+    requests: world.requestCount() - requestsBefore,
+    operationsByKind: Object.fromEntries(operations),
+    operationsEnded: Object.fromEntries(operationsEnded),
+    invariantChecks: Object.fromEntries(checksMade),
+    violations: details.failed ? 1 : 0,
+    lost: details.failed && /was lost/.test(String(details.errorInstance)) ? 1 : 0,
+    paidTwice: details.failed && /twice|different operations/.test(String(details.errorInstance)) ? 1 : 0,
+    ...(details.failed ? { failure: `${(details.errorInstance as Error)?.message ?? details.errorInstance}\nshrunk to: ${String(details.counterexample?.[0])}\nreplay: CHAOS_SEED=${seed} CHAOS_PATH=${details.counterexamplePath}` } : {}),
+    seconds: Math.round((Date.now() - started) / 1000),
+  };
+}

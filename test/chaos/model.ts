@@ -1,0 +1,90 @@
+import { onRampBands, outcomeBands, withdrawalBands } from '#contract/outcomeBands.ts';
+
+/**
+ * The chaos harness's model: what the workload asked for and what each operation must end as. The
+ * simulators' outcome bands (functions/contract/outcomeBands.ts, docs/decisions/040) make the end of
+ * every operation known from its amount, so the model needs no price or fee: the checks hold the
+ * service's own records against these ends and against each other.
+ */
+export type OperationKind = 'payment' | 'withdrawal' | 'deposit' | 'batchItem';
+
+export interface Operation {
+  kind: OperationKind;
+  id: string;
+  /** Index of the organization in the run. */
+  organization: number;
+  /** States the operation may end in (or be parked in for a person). */
+  ends: readonly string[];
+  /** Where to read its status (GET). */
+  statusPath: string;
+  /** The request that created it, to replay with the same key. */
+  replay?: { method: string; path: string; body: unknown };
+}
+
+export interface Model {
+  organizations: number;
+  operations: Operation[];
+  /** Operations whose first answer was a refusal the model expected (insufficient funds), by kind. */
+  refused: Map<string, number>;
+}
+
+export function emptyModel(organizations: number): Model {
+  return { organizations, operations: [], refused: new Map() };
+}
+
+/** A payment's (and a batch item's) end from the cents of the USDC sent. */
+export function paymentEnds(cents: number): readonly string[] {
+  switch (cents) {
+    case outcomeBands.rejected:
+    case outcomeBands.failedAfterAcceptance:
+      return ['FAILED'];
+    case outcomeBands.returned:
+      return ['REFUNDED'];
+    case outcomeBands.unanswered:
+      return ['IN_DOUBT'];
+    case outcomeBands.review:
+      return ['NEEDS_ATTENTION'];
+    default:
+      return ['RECONCILED'];
+  }
+}
+
+export function withdrawalEnds(cents: number): readonly string[] {
+  switch (cents) {
+    case withdrawalBands.refused:
+      return ['FAILED'];
+    case withdrawalBands.cancelled:
+      return ['RETURNED'];
+    case withdrawalBands.unanswered:
+      return ['IN_DOUBT'];
+    case withdrawalBands.review:
+      return ['NEEDS_ATTENTION'];
+    default:
+      return ['SENT'];
+  }
+}
+
+export function depositEnds(cents: number): readonly string[] {
+  switch (cents) {
+    case onRampBands.refunded:
+      return ['REFUNDED'];
+    case onRampBands.unanswered:
+      return ['IN_DOUBT'];
+    case onRampBands.failed:
+      return ['FAILED'];
+    default:
+      return ['DELIVERED'];
+  }
+}
+
+/** Ends that stop polling: final, or parked for a person. */
+export const settledStates = new Set(['RECONCILED', 'REFUNDED', 'FAILED', 'IN_DOUBT', 'NEEDS_ATTENTION', 'SENT', 'RETURNED', 'DELIVERED', 'EXPIRED']);
+
+/** The cents bands the workload draws from: every band, and ordinary amounts more often. */
+export const paymentCents = [0, 10, 25, 50, outcomeBands.rejected, outcomeBands.returned, outcomeBands.unavailableTwice, outcomeBands.unanswered, outcomeBands.review, outcomeBands.shortPaid, outcomeBands.failedAfterAcceptance];
+export const withdrawalCents = [0, 10, 50, withdrawalBands.refused, withdrawalBands.cancelled, withdrawalBands.unavailableTwice, withdrawalBands.unanswered, withdrawalBands.review];
+export const depositCents = [0, 10, 50, onRampBands.refunded, onRampBands.unanswered, onRampBands.failed];
+
+export function decimal(whole: number, cents: number): string {
+  return `${whole}.${String(cents).padStart(2, '0')}`;
+}

@@ -1,0 +1,48 @@
+/**
+ * `npm run chaos`: the randomized workload against the whole local stack, with the invariants
+ * checked after every command and at the end of every run (test/chaos/harness.ts). Prints the
+ * figures as a table on stderr and as JSON on stdout; exits 1 on a violation.
+ *
+ * CHAOS_SEED (default: the time) replays a run; CHAOS_RUNS, CHAOS_COMMANDS (per run) and
+ * CHAOS_ORGANIZATIONS size it.
+ */
+export {};
+process.env.LOG_LEVEL ??= 'SILENT';
+if (process.env.LOG_LEVEL === 'SILENT') process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+
+const { startWorld } = await import('./world.ts');
+const { runChaos } = await import('./harness.ts');
+
+const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 2 ** 31);
+const runs = Number(process.env.CHAOS_RUNS ?? 25);
+const commandsPerRun = Number(process.env.CHAOS_COMMANDS ?? 400);
+const organizations = Number(process.env.CHAOS_ORGANIZATIONS ?? 3);
+const log = (message: string) => process.stderr.write(`[chaos] ${message}\n`);
+
+log(`seed ${seed}: ${runs} runs of up to ${commandsPerRun} commands over ${organizations} organizations`);
+const world = await startWorld();
+let figures;
+try {
+  figures = await runChaos({ world, seed, runs, commandsPerRun, organizations, log });
+} finally {
+  await world.close();
+}
+
+const rows: [string, string | number][] = [
+  ['seed', figures.seed],
+  ['runs', figures.runs],
+  ['commands', figures.commands],
+  ['requests', figures.requests],
+  ...Object.entries(figures.operationsByKind).map(([kind, count]): [string, number] => [`sent: ${kind}`, count]),
+  ...Object.entries(figures.operationsEnded).map(([state, count]): [string, number] => [`ended ${state}`, count]),
+  ...Object.entries(figures.invariantChecks).map(([kind, count]): [string, number] => [`checked: ${kind}`, count]),
+  ['violations', figures.violations],
+  ['lost', figures.lost],
+  ['paid twice', figures.paidTwice],
+  ['seconds', figures.seconds],
+];
+const width = Math.max(...rows.map(([name]) => name.length));
+process.stderr.write(`\n${rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n')}\n`);
+if (figures.failure) process.stderr.write(`\nVIOLATION\n${figures.failure}\n`);
+process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
+process.exit(figures.violations === 0 ? 0 : 1);

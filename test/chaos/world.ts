@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import { startLocalService, type LocalService } from '../../lib/local/service.ts';
+import { onboardOrganization } from '../../lib/ops/onboarding.ts';
+import { creditDeposit } from '#store/ledger.ts';
+import { setRateLimits } from '#store/organizations.ts';
+import { startReceiver, type Receiver } from '../support/webhookReceiver.ts';
+
+/**
+ * What the chaos harness works against: the whole local stack (`npm start`'s: HTTP adapter,
+ * workflow runner, stream poller, event bus, DynamoDB Local) in this process, a webhook receiver
+ * every organization registers, and a way to make organizations. Everything the workload does goes
+ * through HTTP; only the checks read the table (the ledger has no endpoint of its own).
+ */
+export interface World {
+  service: LocalService;
+  receiver: Receiver;
+  /** HTTP requests the workload made. */
+  requestCount(): number;
+  request(method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<Answer>;
+  organization(label: string): Promise<ChaosOrganization>;
+  close(): Promise<void>;
+}
+
+export interface Answer {
+  status: number;
+  body: any;
+}
+
+export interface ChaosOrganization {
+  organizationId: string;
+  /** The organization key now (rotations replace it). */
+  apiKey: string;
+  webhookSecret: string;
+}
+
+/** USDC every organization starts with (minor units, 6 decimals): enough that most payments fit, not all. */
+export const openingBalance = 20_000n * 1_000_000n;
+
+export async function startWorld(options: { dynamoEndpoint?: string } = {}): Promise<World> {
+  const service = await startLocalService({
+    port: 0,
+    dynamoEndpoint: options.dynamoEndpoint,
+    tableName: `chaos-${randomBytes(6).toString('hex')}`,
+    waitSeconds: 0,
+  });
+  const receiver = await startReceiver();
+  let requests = 0;
+
+  async function request(method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<Answer> {
+    requests += 1;
+    const response = await fetch(`${service.url}${path}`, {
+      method,
+      headers: { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Not JSON: kept as text, and a check will say so.
+    }
+    return { status: response.status, body: parsed };
+  }
+
+  return {
+    service,
+    receiver,
+    requestCount: () => requests,
+    request,
+    async organization(label) {
+      const created = await onboardOrganization({ name: `Chaos ${label}`, kybStatus: 'approved' });
+      await service.runner.waitFor(created.walletExecution);
+      const organizationId = created.organization.id;
+      // The workload measures money, not the limiter: the buckets are out of reach (the limiter has tests of its own).
+      await setRateLimits(organizationId, { burst: 100_000_000, perSecond: 1_000_000 });
+      await creditDeposit({ organizationId, depositId: `chaos-opening-${organizationId}`, amount: openingBalance, rail: 'wire', memo: 'chaos opening balance' });
+      const apiKey = created.apiKey.apiKey;
+      const endpoint = await request('PUT', '/webhooks/endpoint', apiKey, { url: `${receiver.url}/${organizationId}` });
+      if (endpoint.status !== 200) throw new Error(`PUT /webhooks/endpoint answered ${endpoint.status}: ${JSON.stringify(endpoint.body)}`);
+      return { organizationId, apiKey, webhookSecret: endpoint.body.secret as string };
+    },
+    async close() {
+      await receiver.close();
+      await service.stop();
+    },
+  };
+}
