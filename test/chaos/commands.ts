@@ -145,6 +145,40 @@ class Batch implements Command {
   toString = () => `Batch(org ${this.organization}, ${this.items.map((item) => decimal(item.whole, item.cents)).join(' + ')} USDC, ${this.copies}×)`;
 }
 
+/**
+ * Different payments of one organization at once, together more than it may hold: each is taken
+ * or refused whole (insufficient funds), never the balance below zero (issue 29's "100 concurrent
+ * debits of 10 against a balance of 500 → exactly 50", at the workload's scale).
+ */
+class Burst implements Command {
+  constructor(readonly organization: number, readonly count: number, readonly whole: number) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const bodies = Array.from({ length: this.count }, () => ({
+      idempotencyKey: nextKey(real, 'burst'),
+      corridor: { to: 'MXN', destinationCountry: 'MX' },
+      sendAmount: { amount: decimal(this.whole, 0), currency: 'USDC' },
+      recipientReference: 'chaos',
+      beneficiary,
+    }));
+    const answers = await Promise.all(bodies.map((body) => real.world.request('POST', '/transactions', organization.apiKey, body)));
+    counted(real, 'payment', this.count);
+    answers.forEach((answer, index) => {
+      const body = bodies[index]!;
+      if (answer.status === 202) {
+        model.operations.push({ kind: 'payment', id: body.idempotencyKey, organization: this.organization, ends: paymentEnds(0), statusPath: `/transactions/${body.idempotencyKey}`, replay: { method: 'POST', path: '/transactions', body } });
+      } else if (answer.status === 422 && answer.body?.error === 'insufficient_funds') {
+        model.refused.set('payment', (model.refused.get('payment') ?? 0) + 1);
+      } else {
+        fail(`payment ${body.idempotencyKey} of a burst answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      }
+    });
+    await ledgerHolds(organization.organizationId);
+  }
+  toString = () => `Burst(org ${this.organization}, ${this.count} × ${this.whole} USDC)`;
+}
+
 /** An earlier request sent again with its key, long after: the same operation, never a second one. */
 class Replay implements Command {
   constructor(readonly pick: number) {}
@@ -218,6 +252,7 @@ export function chaosCommands(organizations: number): fc.Arbitrary<Command>[] {
     fc.tuple(organization, whole, fc.constantFrom(...withdrawalCents), copies).map(([o, w, c, n]) => new Withdraw(o, w, c, n)),
     fc.tuple(organization, fc.integer({ min: 10, max: 2_000 }), fc.constantFrom(...depositCents)).map(([o, w, c]) => new WireDeposit(o, w, c)),
     fc.tuple(organization, fc.array(item, { minLength: 1, maxLength: 5 }), copies).map(([o, items, n]) => new Batch(o, items, n)),
+    fc.tuple(organization, fc.integer({ min: 2, max: 12 }), fc.integer({ min: 500, max: 6_000 })).map(([o, n, w]) => new Burst(o, n, w)),
     fc.nat().map((pick) => new Replay(pick)),
     organization.map((o) => new ReadBalance(o)),
     organization.map((o) => new RotateKey(o)),

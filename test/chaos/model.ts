@@ -49,7 +49,16 @@ export function paymentEnds(cents: number): readonly string[] {
   }
 }
 
+/**
+ * A withdrawal's end from the cents of the USDC withdrawn; any withdrawal may also end FAILED with
+ * nothing moved when the balance does not cover it at the pull (the contract refuses none at intake
+ * for funds), which the movement check holds it to.
+ */
 export function withdrawalEnds(cents: number): readonly string[] {
+  return [...withdrawalBandEnds(cents), ...(cents === withdrawalBands.refused ? [] : ['FAILED'])];
+}
+
+function withdrawalBandEnds(cents: number): readonly string[] {
   switch (cents) {
     case withdrawalBands.refused:
       return ['FAILED'];

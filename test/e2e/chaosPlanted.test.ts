@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runChaos } from '../chaos/harness.ts';
+import { plantBug } from '../chaos/plantedBugs.ts';
+import { startWorld, type World } from '../chaos/world.ts';
+
+/**
+ * The chaos harness checked against bugs planted on purpose (test/chaos/plantedBugs.ts): each must
+ * be caught as a violation and shrunk by fast-check to a sequence of at most three commands. A
+ * harness that passes a planted bug proves nothing about the service.
+ */
+let world: World;
+
+beforeAll(async () => {
+  world = await startWorld({ dynamoEndpoint: process.env.DYNAMODB_ENDPOINT });
+});
+
+afterAll(async () => {
+  await world?.close();
+});
+
+describe('the chaos workload catches planted bugs', () => {
+  it.each(['balanceConditionDropped', 'movedTwiceOnRedelivery'] as const)('%s: a violation, shrunk to a short sequence', async (bug) => {
+    const remove = plantBug(bug);
+    try {
+      const figures = await runChaos({ world, seed: 7, runs: 10, commandsPerRun: 12, organizations: 1 });
+      expect(figures.violations, JSON.stringify(figures)).toBe(1);
+      if (bug === 'balanceConditionDropped') expect(figures.failure).toMatch(/negative/);
+      expect(figures.shrunkTo!.length, figures.shrunkTo!.join('\n')).toBeLessThanOrEqual(3);
+    } finally {
+      remove();
+    }
+  }, 600_000);
+});
