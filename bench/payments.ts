@@ -91,7 +91,9 @@ export function percentiles(samples: number[]) {
 }
 
 const text = (value: unknown) => (typeof value === 'string' ? value : (value as { S?: string } | undefined)?.S);
-const partitionOf = (input: Record<string, unknown>) => text(((input.Key ?? input.Item) as Record<string, unknown> | undefined)?.pk);
+/** The partition a call names: its key or item, or a Query's `:pk` (the runner's waitFor reads an execution by name alone). */
+const partitionOf = (input: Record<string, unknown>) =>
+  text(((input.Key ?? input.Item) as Record<string, unknown> | undefined)?.pk) ?? text((input.ExpressionAttributeValues as Record<string, unknown> | undefined)?.[':pk']);
 
 /**
  * Calls that are not the service's own in AWS: the local runner's execution records (Step Functions

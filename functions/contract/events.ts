@@ -31,6 +31,8 @@ export interface EventRule {
   sendsMail?: true;
   /** The target deletes items (releases a claim): DeleteItem is granted only to the targets that say so. */
   deletes?: true;
+  /** The target writes many items in one BatchWriteItem (the audit trail's records of a queue batch). */
+  batchWrites?: true;
   /** Opens sealed signing secrets (members' unsubscribe keys, to sign links; webhook secrets, to sign a first attempt): granted kms:Decrypt on the secrets key (decisions 110, 132). */
   opensSecrets?: true;
 }
@@ -41,6 +43,7 @@ export const eventRules: EventRule[] = [
     description: 'Every service event is kept in the audit trail, for support and reconciliation.',
     pattern: { source: [eventSource] },
     target: 'functions/events/auditTrail.ts',
+    batchWrites: true,
   },
   {
     name: 'operationStarter',

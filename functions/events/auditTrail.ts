@@ -1,9 +1,10 @@
-import { queueConsumer } from '#platform/queueConsumer.ts';
-import { busDeliverySchema, keepAuditRecord } from '#store/auditRecords.ts';
+import { queueBatchConsumer } from '#platform/queueConsumer.ts';
+import { busDeliverySchema, keepAuditRecords } from '#store/auditRecords.ts';
 
 /**
  * Event rule target: keeps every service event as an audit record of its organization
- * (functions/store/auditRecords.ts). A message that cannot be parsed or written is reported back,
- * so the queue redelivers it and finally dead-letters it.
+ * (functions/store/auditRecords.ts), the records of one queue batch in one batch write. A message
+ * that cannot be parsed, or whose batch could not be written, is reported back, so the queue
+ * redelivers it and finally dead-letters it.
  */
-export const handler = queueConsumer('audit record not written', busDeliverySchema, keepAuditRecord);
+export const handler = queueBatchConsumer('audit record not written', busDeliverySchema, keepAuditRecords);

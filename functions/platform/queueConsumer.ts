@@ -54,3 +54,46 @@ export function queueConsumer<S extends z.ZodType>(
     return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { processInParallel: inParallel, throwOnFullBatchFailure: false });
   };
 }
+
+/**
+ * An SQS-fed event target whose messages are handled together: the batch's parsed messages go to
+ * `handleAll` in one call (the audit trail's one BatchWriteItem for its ten records), so its
+ * writes must be the same whoever makes them and however often. A message that cannot be parsed
+ * is reported back alone; when `handleAll` fails, every parsed message is (partial batch
+ * response, as queueConsumer), and the queue redelivers them.
+ */
+export function queueBatchConsumer<S extends z.ZodType>(
+  failure: string,
+  schema: S,
+  handleAll: (messages: z.infer<S>[]) => Promise<void>,
+): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  return async (event) => {
+    const parsed = new Map<string, z.infer<S>>();
+    for (const record of event.Records) {
+      const message = schema.safeParse(parseBody(record.body));
+      if (message.success) parsed.set(record.messageId, message.data);
+    }
+    const handled = parsed.size > 0 ? handleAll([...parsed.values()]) : Promise.resolve();
+    // Awaited by every parsed message below; this keeps a failure before they await it from being unhandled.
+    handled.catch(() => undefined);
+    const handleRecord = async (record: SQSRecord) => {
+      try {
+        // A message left out of `parsed` fails here with its own parse error.
+        if (!parsed.has(record.messageId)) schema.parse(JSON.parse(record.body));
+        await handled;
+      } catch (error) {
+        logger.error(failure, { messageId: record.messageId, error: error as Error });
+        throw error;
+      }
+    };
+    return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { processInParallel: true, throwOnFullBatchFailure: false });
+  };
+}
+
+function parseBody(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}

@@ -12,7 +12,7 @@ export const keys = {
   memberEmail: (organizationId: string, email: string) => ({ pk: `ORG#${organizationId}`, sk: `MEMBER_EMAIL#${email.toLowerCase()}` }),
   /**
    * A member's choice of one event type for e-mail (functions/store/notifications.ts): the mailer queries
-   * `NOTIFY#<type>#` for the members who chose it instead of reading the whole team.
+   * `NOTIFY#` for the members who chose events (and which) instead of reading the whole team.
    */
   notificationSubscription: (organizationId: string, eventType: string, memberId: string) => ({ pk: `ORG#${organizationId}`, sk: `NOTIFY#${eventType}#${memberId}` }),
   /** An e-mail verification link's token, found by its SHA-256 (the token itself is never stored). */

@@ -279,24 +279,32 @@ export async function unsubscribe(token: string, now = new Date()): Promise<Unsu
 export interface NotificationRecipient {
   member: MemberItem;
   suppression?: MailSuppression;
+  /** The event types the member has a subscription item of. */
+  eventTypes: EventType[];
 }
 
 /**
- * The members of the organization who chose `eventType`, each with its address's suppression: one
- * Query of the subscription items, then the members and suppressions by key (100 a call). What is
- * read grows with the members who chose the event, not with the team.
+ * The members of the organization who chose any event type, each with the types it chose and its
+ * address's suppression: one Query of the subscription items (`NOTIFY#`, every type: the events of a
+ * queue batch are of several types, and one read answers them all), then the members and
+ * suppressions by key (100 a call). What is read grows with the members who chose events, not with
+ * the team.
  */
-export async function subscribersOf(organizationId: string, eventType: EventType): Promise<NotificationRecipient[]> {
-  const subscriptions = await queryPrefix(keys.organization(organizationId).pk, `NOTIFY#${eventType}#`, { ConsistentRead: true });
-  const memberIds = subscriptions.map((item) => item.memberId as string);
-  if (memberIds.length === 0) return [];
-  const members = (await batchGetAll(memberIds.map((id) => keys.member(organizationId, id)))) as unknown as MemberItem[];
+export async function subscribersOf(organizationId: string): Promise<NotificationRecipient[]> {
+  const subscriptions = await queryPrefix(keys.organization(organizationId).pk, 'NOTIFY#', { ConsistentRead: true });
+  const chosen = new Map<string, EventType[]>();
+  for (const item of subscriptions) {
+    const memberId = item.memberId as string;
+    chosen.set(memberId, [...(chosen.get(memberId) ?? []), item.eventType as EventType]);
+  }
+  if (chosen.size === 0) return [];
+  const members = (await batchGetAll([...chosen.keys()].map((id) => keys.member(organizationId, id)))) as unknown as MemberItem[];
   const emails = [...new Set(members.filter((member) => member.email).map((member) => member.email.toLowerCase()))];
   const suppressions = (await batchGetAll(emails.map((email) => keys.mailSuppression(email)))) as unknown as MailSuppression[];
   const byEmail = new Map(suppressions.map((suppression) => [suppression.email, suppression]));
   return members
     .sort((a, b) => a.id.localeCompare(b.id))
-    .map((member) => ({ member, suppression: member.email ? byEmail.get(member.email.toLowerCase()) : undefined }));
+    .map((member) => ({ member, suppression: member.email ? byEmail.get(member.email.toLowerCase()) : undefined, eventTypes: chosen.get(member.id) ?? [] }));
 }
 
 export type MailClaim = { outcome: 'claimed'; claimedAt: string } | { outcome: 'sent' } | { outcome: 'busy' };

@@ -87,7 +87,7 @@ export class EventsStack extends Stack {
 
     const targets = new Map<string, ServiceFunction>();
     /** A rule → its queue (with a dead-letter queue) → the target Lambda, which may be shared by several rules. */
-    const route = (rule: { name: string; description: string; target: string; starts?: readonly WorkflowName[]; sendsMail?: true; deletes?: true; opensSecrets?: true }, eventBus: IEventBus, eventPattern: CdkEventPattern) => {
+    const route = (rule: { name: string; description: string; target: string; starts?: readonly WorkflowName[]; sendsMail?: true; deletes?: true; batchWrites?: true; opensSecrets?: true }, eventBus: IEventBus, eventPattern: CdkEventPattern) => {
       const deadLetters = secureQueue(this, `${rule.name}DeadLetters`, ruleDeadLetterQueueName(settings, rule.name));
       acknowledgeLastStop(deadLetters, 'A dead-letter queue is the last stop of its rule queue; what lands here is alarmed on and redriven by hand.');
       const queue = secureQueue(this, `${rule.name}Queue`, `${settings.prefix}-${rule.name}`, {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -9,7 +10,7 @@ import { handler as auditTrail } from '../../functions/events/auditTrail.ts';
 import { handler as outboxForwarder } from '../../functions/events/outboxForwarder.ts';
 import { useEventBus } from '#platform/eventBus.ts';
 import { executionName } from '#platform/workflow.ts';
-import { dynamo, tableName } from '#store/client.ts';
+import { countRequestCalls, dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { newOutboxEvent, outboxEntity, outboxPut, outboxStreamFilter, type OutboxEvent } from '#store/outbox.ts';
 import { newWalletId, walletItem } from '#store/wallets.ts';
@@ -105,6 +106,30 @@ describe('outbox → stream → bus → audit trail', () => {
     const [first] = await auditRecords(organizationId);
     expect(await auditTrail(sqs('m2'))).toEqual({ batchItemFailures: [] });
     expect(await auditRecords(organizationId)).toEqual([first]);
+  });
+
+  it('keeps a queue batch of events in one batch write, a malformed message reported alone', async () => {
+    const organizationId = 'org_ev3';
+    const events = [0, 1, 2].map((index) => newOutboxEvent('wallet.activated', organizationId, { id: `wal_${index}` }));
+    const record = (messageId: string, body: string) => ({
+      messageId, receiptHandle: messageId, body, attributes: {} as never, messageAttributes: {}, md5OfBody: '',
+      eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:auditTrail', awsRegion: 'us-east-1',
+    });
+    const delivery = (event: OutboxEvent) => JSON.stringify({ version: '0', id: randomUUID(), source: eventSource, 'detail-type': event.type, time: event.createdAt, detail: event });
+    // The third event twice (a duplicate delivery in the same batch), and one message that is no event.
+    const batch: SQSEvent = {
+      Records: [...events.map((event, index) => record(`m${index}`, delivery(event))), record('dup', delivery(events[2]!)), record('bad', '{"detail":{}}')],
+    };
+
+    const tally = countRequestCalls();
+    expect(await auditTrail(batch)).toEqual({ batchItemFailures: [{ itemIdentifier: 'bad' }] });
+    expect(tally.calls).toBe(1);
+    const records = await auditRecords(organizationId);
+    expect(records.map((item) => item.eventId)).toEqual(events.map((event) => event.id).sort());
+
+    // Delivered again (new bus ids): the same items, nothing changed.
+    expect(await auditTrail({ Records: batch.Records.slice(0, 3) })).toEqual({ batchItemFailures: [] });
+    expect(await auditRecords(organizationId)).toEqual(records);
   });
 
   it('dead-letters an event its target keeps refusing, after the retries', async () => {

@@ -135,9 +135,12 @@ describe('notification mailer', () => {
     expect((await notificationMailer(delivery(newOutboxEvent('transaction.funded', organizationId, { transactionId: 'x' }), 'other'))).batchItemFailures)
       .toEqual([{ itemIdentifier: 'other' }]);
   });
-  it('reads who chose the type once for a batch of the organization\'s events, and mails each event', async () => {
+  it('reads who chose events once for a batch of the organization\'s events of several types, and mails each event chosen', async () => {
     const member = await verifiedMember(['transaction.reconciled']);
-    const events = [reconciled('batch-a'), reconciled('batch-b'), reconciled('batch-c')];
+    const paidOut = newOutboxEvent('transaction.paid_out', organizationId, {
+      transactionId: 'batch-d', running: true, state: 'PAID_OUT', receiveAmount: { amount: '457900', currency: 'MXN', scale: 2 }, timeline: [],
+    });
+    const events = [reconciled('batch-a'), reconciled('batch-b'), paidOut, reconciled('batch-c')];
     const queries: string[] = [];
     dynamo().middlewareStack.add(
       (next) => async (args) => {
@@ -153,7 +156,8 @@ describe('notification mailer', () => {
     } finally {
       dynamo().middlewareStack.remove('count-subscriber-reads');
     }
-    expect(queries).toEqual(['NOTIFY#transaction.reconciled#']);
+    // Every type's subscriptions in one read (decision 142); the paid_out event mails nobody who did not choose it.
+    expect(queries).toEqual(['NOTIFY#']);
     expect(sent.filter((message) => message.to === member.email)).toHaveLength(3);
   });
 });

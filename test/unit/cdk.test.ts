@@ -468,7 +468,11 @@ describe('api stack', () => {
       // Only the notification mailer (members' unsubscribe keys, to sign the links it mails) and the webhook starter (the first attempt's signatures) open sealed secrets.
       const kms = statementsOf(events, functions.get(rule.target)!).flatMap((statement) => statement.actions).filter((action) => action.startsWith('kms:'));
       expect(kms, rule.target).toEqual(rule.opensSecrets ? ['kms:Decrypt'] : []);
+      // Only the audit trail writes a queue batch's items in one BatchWriteItem (decision 141).
+      const batchWrite = statementsOf(events, functions.get(rule.target)!).some((statement) => statement.actions.includes('dynamodb:BatchWriteItem'));
+      expect(batchWrite, rule.target).toBe(rule.batchWrites === true);
     }
+    expect(eventRules.filter((rule) => rule.batchWrites).map((rule) => rule.target)).toEqual(['functions/events/auditTrail.ts']);
     expect(eventRules.filter((rule) => rule.opensSecrets).map((rule) => rule.target)).toEqual(['functions/events/notificationMailer.ts', 'functions/events/webhookStarter.ts']);
   });
 

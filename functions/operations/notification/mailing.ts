@@ -30,8 +30,10 @@ const concurrentSends = 8;
 
 export async function mailNotification(detail: OutboxEvent & { type: EventType }, reads: BatchReads): Promise<void> {
   const { organizationId, type } = detail;
-  const subscribers = await reads(`subscribers:${organizationId}:${type}`, () => subscribersOf(organizationId, type));
-  const recipients = subscribers.flatMap(({ member, suppression }) => {
+  // Every type's subscribers at once: the other events of the batch are answered by the same read.
+  const subscribers = await reads(`subscribers:${organizationId}`, () => subscribersOf(organizationId));
+  const recipients = subscribers.flatMap(({ member, suppression, eventTypes }) => {
+    if (!eventTypes.includes(type)) return [];
     // The member's own record decides (a stale subscription item of a changed choice sends nothing).
     const to = notifiableAddress(member, suppression);
     return to && (member.notifyEvents ?? []).includes(detail.type) && hasUnsubscribeKey(member) ? [{ member, to }] : [];
