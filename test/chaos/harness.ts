@@ -14,11 +14,16 @@ export interface ChaosOptions {
   /** Commands of one run, at most. */
   commandsPerRun: number;
   organizations: number;
+  /** Property checks side by side (default 1), each on seed + its index. */
+  lanes?: number;
+  /** fast-check's replay path of a failure (with its lane's seed, one lane). */
+  path?: string;
   log?: (message: string) => void;
 }
 
 export interface ChaosFigures {
   seed: number;
+  lanes: number;
   runs: number;
   commands: number;
   /** HTTP requests the workload sent (commands, replays, reads; the checks' polling aside). */
@@ -76,48 +81,64 @@ async function finalChecks(real: Real, model: Model): Promise<Map<string, string
 
 /**
  * Runs the randomized workload (fast-check commands, seeded) against the world, with the checks
- * after every command and at the end of each run. A violation fails the property: fast-check
- * shrinks the sequence to a short one and the figures say which (`failure`, with the seed and
- * path to replay it).
+ * after every command and at the end of each run. `lanes` property checks run side by side, each
+ * with its own organizations and seed (seed + lane), so operations of several organizations are in
+ * flight together. A violation fails its lane's property: fast-check shrinks the sequence to a
+ * short one and the figures say which (`failure`, with the seed and path to replay it alone).
  */
 export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   const { world, seed, log = () => {} } = options;
+  const lanes = options.lanes ?? 1;
   const started = Date.now();
   checksMade.clear();
   const operations = new Map<string, number>();
   const operationsEnded = new Map<string, number>();
   let commands = 0;
-  let runIndex = 0;
+  let runs = 0;
   const requestsBefore = world.requestCount();
+  // Withdrawal and batch ids are the service's own, across organizations: keys name this harness run too.
   const harnessRun = randomBytes(3).toString('hex');
-  const property = fc.asyncProperty(fc.commands(chaosCommands(options.organizations), { maxCommands: options.commandsPerRun, size: 'max' }), async (sequence) => {
-    runIndex += 1;
-    // Withdrawal and batch ids are the service's own, across organizations: keys name this harness run too.
-    const run = `${harnessRun}-${seed.toString(36)}-${runIndex.toString(36)}`;
-    const organizations = [];
-    for (let index = 0; index < options.organizations; index += 1) organizations.push(await world.organization(`${run}-${index}`));
-    const real: Real = { world, organizations, run, operations, sequence: 0 };
-    const model = emptyModel(options.organizations);
-    await fc.asyncModelRun(() => ({ model, real }), sequence);
-    commands += [...sequence].length;
-    const finalStates = await finalChecks(real, model);
-    for (const state of finalStates.values()) operationsEnded.set(state, (operationsEnded.get(state) ?? 0) + 1);
-    log(`run ${runIndex}: ${model.operations.length} operations ended, ${world.requestCount() - requestsBefore} requests so far`);
-  });
-  const details = await fc.check(property, { seed, numRuns: options.runs, endOnFailure: false });
+
+  const lane = async (laneSeed: number) => {
+    let runIndex = 0;
+    const property = fc.asyncProperty(fc.commands(chaosCommands(options.organizations), { maxCommands: options.commandsPerRun, size: 'max' }), async (sequence) => {
+      runIndex += 1;
+      runs += 1;
+      const run = `${harnessRun}-${laneSeed.toString(36)}-${runIndex.toString(36)}`;
+      const organizations = [];
+      for (let index = 0; index < options.organizations; index += 1) organizations.push(await world.organization(`${run}-${index}`));
+      const real: Real = { world, organizations, run, operations, sequence: 0 };
+      const model = emptyModel(options.organizations);
+      await fc.asyncModelRun(() => ({ model, real }), sequence);
+      commands += [...sequence].length;
+      const finalStates = await finalChecks(real, model);
+      for (const state of finalStates.values()) operationsEnded.set(state, (operationsEnded.get(state) ?? 0) + 1);
+      log(`seed ${laneSeed} run ${runIndex}: ${model.operations.length} operations ended; ${world.requestCount() - requestsBefore} requests in all so far`);
+    });
+    const details = await fc.check(property, { seed: laneSeed, numRuns: options.runs, endOnFailure: false, ...(options.path ? { path: options.path } : {}) });
+    return { laneSeed, details };
+  };
+  const results = await Promise.all(Array.from({ length: lanes }, (_, index) => lane(seed + index)));
+  const failed = results.find((result) => result.details.failed);
+  const error = failed ? String((failed.details.errorInstance as Error)?.message ?? failed.details.errorInstance) : '';
   return {
     seed,
-    runs: runIndex,
+    lanes,
+    runs,
     commands,
     requests: world.requestCount() - requestsBefore,
     operationsByKind: Object.fromEntries(operations),
     operationsEnded: Object.fromEntries(operationsEnded),
     invariantChecks: Object.fromEntries(checksMade),
-    violations: details.failed ? 1 : 0,
-    lost: details.failed && /was lost/.test(String(details.errorInstance)) ? 1 : 0,
-    paidTwice: details.failed && /twice|different operations/.test(String(details.errorInstance)) ? 1 : 0,
-    ...(details.failed ? { shrunkTo: [...((details.counterexample?.[0] ?? []) as Iterable<unknown>)].map(String) } : {}),
-    ...(details.failed ? { failure: `${(details.errorInstance as Error)?.message ?? details.errorInstance}\nshrunk to: ${String(details.counterexample?.[0])}\nreplay: CHAOS_SEED=${seed} CHAOS_PATH=${details.counterexamplePath}` } : {}),
+    violations: results.filter((result) => result.details.failed).length,
+    lost: /was lost/.test(error) ? 1 : 0,
+    paidTwice: /twice|different operations/.test(error) ? 1 : 0,
+    ...(failed
+      ? {
+          shrunkTo: [...((failed.details.counterexample?.[0] ?? []) as Iterable<unknown>)].map(String),
+          failure: `${error}\nshrunk to: ${String(failed.details.counterexample?.[0])}\nreplay: CHAOS_SEED=${failed.laneSeed} CHAOS_LANES=1 CHAOS_PATH=${failed.details.counterexamplePath} npm run chaos`,
+        }
+      : {}),
     seconds: Math.round((Date.now() - started) / 1000),
   };
 }

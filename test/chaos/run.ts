@@ -3,8 +3,9 @@
  * checked after every command and at the end of every run (test/chaos/harness.ts). Prints the
  * figures as a table on stderr and as JSON on stdout; exits 1 on a violation.
  *
- * CHAOS_SEED (default: the time) replays a run; CHAOS_RUNS, CHAOS_COMMANDS (per run) and
- * CHAOS_ORGANIZATIONS size it.
+ * CHAOS_SEED (default: the time) replays a run (with CHAOS_LANES=1 and CHAOS_PATH, the failure it
+ * printed); CHAOS_LANES (property checks side by side), CHAOS_RUNS (per lane), CHAOS_COMMANDS (per
+ * run, at most) and CHAOS_ORGANIZATIONS (per run) size it.
  */
 export {};
 process.env.LOG_LEVEL ??= 'SILENT';
@@ -14,22 +15,25 @@ const { startWorld } = await import('./world.ts');
 const { runChaos } = await import('./harness.ts');
 
 const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 2 ** 31);
-const runs = Number(process.env.CHAOS_RUNS ?? 25);
+const lanes = Number(process.env.CHAOS_LANES ?? 4);
+const runs = Number(process.env.CHAOS_RUNS ?? 5);
 const commandsPerRun = Number(process.env.CHAOS_COMMANDS ?? 400);
 const organizations = Number(process.env.CHAOS_ORGANIZATIONS ?? 3);
+const path = process.env.CHAOS_PATH;
 const log = (message: string) => process.stderr.write(`[chaos] ${message}\n`);
 
-log(`seed ${seed}: ${runs} runs of up to ${commandsPerRun} commands over ${organizations} organizations`);
+log(`seed ${seed}: ${lanes} lanes of ${runs} runs, each up to ${commandsPerRun} commands over ${organizations} organizations`);
 const world = await startWorld();
 let figures;
 try {
-  figures = await runChaos({ world, seed, runs, commandsPerRun, organizations, log });
+  figures = await runChaos({ world, seed, lanes, runs, commandsPerRun, organizations, log, ...(path ? { path } : {}) });
 } finally {
   await world.close();
 }
 
 const rows: [string, string | number][] = [
   ['seed', figures.seed],
+  ['lanes', figures.lanes],
   ['runs', figures.runs],
   ['commands', figures.commands],
   ['requests', figures.requests],
