@@ -1,8 +1,8 @@
 import { Tags, Validations, type App, type Stack } from 'aws-cdk-lib';
-import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import { AlarmsStack } from './alarmsStack.ts';
+import { CachedCfnGuardValidator } from './cachedCfnGuard.ts';
 import { ApiStack } from './apiStack.ts';
 import { DataStack } from './dataStack.ts';
 import { environmentFromContext, houseAccountsFromContext, senderIdentityFromContext, stageSettings, targetFromContext, type StageSettings } from './environment.ts';
@@ -84,8 +84,9 @@ export function buildPaymentsApp(app: App, bundles: LambdaBundle[], options: Bui
   Tags.of(app).add('environment', settings.environment);
 
   // Policy-validation plugins: synth fails on any unacknowledged finding of cdk-nag's AwsSolutions
-  // pack or of AWS Control Tower's proactive controls (cfn-guard, run on the synthesized templates).
-  if (options.validate ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new CfnGuardValidator());
+  // pack or of AWS Control Tower's proactive controls (cfn-guard, run on the synthesized templates;
+  // a template it found clean before is not read again, docs/decisions/139).
+  if (options.validate ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new CachedCfnGuardValidator());
   return { settings, data, workflows, api, events, alarms, ...(edge ? { edge } : {}) };
 }
 

@@ -67,8 +67,15 @@ const deployContext = { account: '123456789012', region: 'eu-west-1', senderIden
 /** A domain of the deployer's for the edge, with its certificate in us-east-1 (docs/deployment.md). */
 const customDomain = { edgeDomain: 'api.pay.example.com', edgeCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789' };
 
+/**
+ * What the CDK CLI adds to every app's context (path and asset metadata, version reporting): with it the
+ * templates are byte for byte those `cdk synth` writes, so cfn-guard's answers for .ci/run's synths
+ * serve the same templates here (lib/aws/cachedCfnGuard.ts, docs/decisions/139).
+ */
+const cliContext = { 'aws:cdk:enable-path-metadata': true, 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:version-reporting': true };
+
 function synthesize(environment: string, context: Record<string, string> = deployContext): Synthesized {
-  const app = new App({ context: { environment, ...context } });
+  const app = new App({ context: { ...cliContext, environment, ...context } });
   const stacks = buildPaymentsApp(app, environment === 'simulated' ? simulatedBundles : bundles);
   // Throws, with the report, if any validation plugin (cdk-nag) found an unacknowledged error.
   const assembly = app.synth();
