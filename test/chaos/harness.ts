@@ -26,8 +26,12 @@ export interface ChaosFigures {
   lanes: number;
   runs: number;
   commands: number;
-  /** HTTP requests the workload sent (commands, replays, reads; the checks' polling aside). */
+  /** Requests the workload's commands sent (the sum of operationsByKind; the checks' reads aside). */
+  operations: number;
+  /** HTTP requests the workload sent (commands, replays, reads, resends, and the end's status reads). */
   requests: number;
+  /** Requests sent again after a 503 or a dropped connection, as the contract tells integrators to. */
+  resent: number;
   operationsByKind: Record<string, number>;
   operationsEnded: Record<string, number>;
   invariantChecks: Record<string, number>;
@@ -96,6 +100,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   let commands = 0;
   let runs = 0;
   const requestsBefore = world.requestCount();
+  const resentBefore = world.resentCount();
   // Withdrawal and batch ids are the service's own, across organizations: keys name this harness run too.
   const harnessRun = randomBytes(3).toString('hex');
 
@@ -126,7 +131,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     lanes,
     runs,
     commands,
+    operations: [...operations.values()].reduce((sum, count) => sum + count, 0),
     requests: world.requestCount() - requestsBefore,
+    resent: world.resentCount() - resentBefore,
     operationsByKind: Object.fromEntries(operations),
     operationsEnded: Object.fromEntries(operationsEnded),
     invariantChecks: Object.fromEntries(checksMade),

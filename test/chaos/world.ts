@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startLocalService, type LocalService } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import { creditDeposit } from '#store/ledger.ts';
@@ -14,8 +15,10 @@ import { startReceiver, type Receiver } from '../support/webhookReceiver.ts';
 export interface World {
   service: LocalService;
   receiver: Receiver;
-  /** HTTP requests the workload made. */
+  /** HTTP requests the workload made (resends included). */
   requestCount(): number;
+  /** Requests sent again after a 503 or a dropped connection. */
+  resentCount(): number;
   request(method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<Answer>;
   organization(label: string): Promise<ChaosOrganization>;
   close(): Promise<void>;
@@ -34,6 +37,8 @@ export interface ChaosOrganization {
 }
 
 /** USDC every organization starts with (minor units, 6 decimals): enough that most payments fit, not all. */
+const maxAttempts = 8;
+
 export const openingBalance = 20_000n * 1_000_000n;
 
 export async function startWorld(options: { dynamoEndpoint?: string } = {}): Promise<World> {
@@ -45,28 +50,50 @@ export async function startWorld(options: { dynamoEndpoint?: string } = {}): Pro
   });
   const receiver = await startReceiver();
   let requests = 0;
+  let resent = 0;
 
+  /**
+   * One request as a careful integrator sends it: a 503 (the contract's "retry") or a dropped
+   * connection is sent again, the same bytes and key, after a growing pause; what it then answers
+   * is the answer. Money-moving requests carry their idempotency key, so a resend is safe.
+   */
   async function request(method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<Answer> {
-    requests += 1;
-    const response = await fetch(`${service.url}${path}`, {
-      method,
-      headers: { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // Not JSON: kept as text, and a check will say so.
+    for (let attempt = 1; ; attempt += 1) {
+      requests += 1;
+      let response: Response;
+      try {
+        response = await fetch(`${service.url}${path}`, {
+          method,
+          headers: { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      } catch (error) {
+        if (attempt >= maxAttempts) throw error;
+        resent += 1;
+        await sleep(attempt * 100);
+        continue;
+      }
+      const text = await response.text();
+      if (response.status === 503 && attempt < maxAttempts) {
+        resent += 1;
+        await sleep(attempt * 100);
+        continue;
+      }
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        // Not JSON: kept as text, and a check will say so.
+      }
+      return { status: response.status, body: parsed };
     }
-    return { status: response.status, body: parsed };
   }
 
   return {
     service,
     receiver,
     requestCount: () => requests,
+    resentCount: () => resent,
     request,
     async organization(label) {
       const created = await onboardOrganization({ name: `Chaos ${label}`, kybStatus: 'approved' });
