@@ -30,9 +30,9 @@ const isOrganizationAccount = (account: string): account is LedgerAccount => (or
  */
 export async function ledgerHolds(organizationId: string): Promise<JournalEntry[]> {
   for (let attempt = 0; attempt < 50; attempt += 1) {
-    const before = await readBalance(organizationId);
-    const entries = await listJournalEntries(organizationId);
-    const after = await readBalance(organizationId);
+    const before = await patiently(() => readBalance(organizationId));
+    const entries = await patiently(() => listJournalEntries(organizationId));
+    const after = await patiently(() => readBalance(organizationId));
     if (before.updatedAt !== after.updatedAt || organizationAccounts.some((account) => before[account] !== after[account])) continue;
     const totals: Record<LedgerAccount, bigint> = { available: 0n, held: 0n, settling: 0n };
     for (const entry of entries) {
@@ -48,6 +48,22 @@ export async function ledgerHolds(organizationId: string): Promise<JournalEntry[
     return entries;
   }
   return violated(`the ledger of ${organizationId} never stood still for one read`);
+}
+
+/**
+ * A read of the table that waits out a stack being killed and started again (DynamoDB Local is
+ * down meanwhile): any error but a violation is tried again for up to three minutes.
+ */
+async function patiently<T>(read: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof InvariantViolation || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }
 
 /** Net organization legs of each operation's entries, with the entries' kinds (the step after the id). */

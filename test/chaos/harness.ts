@@ -32,6 +32,8 @@ export interface ChaosFigures {
   requests: number;
   /** Requests sent again after a 503 or a dropped connection, as the contract tells integrators to. */
   resent: number;
+  /** Times the stack (service and DynamoDB Local) was SIGKILLed mid-run and started again on its data. */
+  kills: number;
   operationsByKind: Record<string, number>;
   operationsEnded: Record<string, number>;
   invariantChecks: Record<string, number>;
@@ -101,6 +103,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   let runs = 0;
   const requestsBefore = world.requestCount();
   const resentBefore = world.resentCount();
+  const killsBefore = world.killCount();
   // Withdrawal and batch ids are the service's own, across organizations: keys name this harness run too.
   const harnessRun = randomBytes(3).toString('hex');
 
@@ -134,6 +137,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     operations: [...operations.values()].reduce((sum, count) => sum + count, 0),
     requests: world.requestCount() - requestsBefore,
     resent: world.resentCount() - resentBefore,
+    kills: world.killCount() - killsBefore,
     operationsByKind: Object.fromEntries(operations),
     operationsEnded: Object.fromEntries(operationsEnded),
     invariantChecks: Object.fromEntries(checksMade),

@@ -12,6 +12,7 @@ process.env.LOG_LEVEL ??= 'SILENT';
 if (process.env.LOG_LEVEL === 'SILENT') process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 const { startWorld } = await import('./world.ts');
+const { startCrashingWorld } = await import('./crashingWorld.ts');
 const { runChaos } = await import('./harness.ts');
 
 const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 2 ** 31);
@@ -20,10 +21,14 @@ const runs = Number(process.env.CHAOS_RUNS ?? 5);
 const commandsPerRun = Number(process.env.CHAOS_COMMANDS ?? 400);
 const organizations = Number(process.env.CHAOS_ORGANIZATIONS ?? 3);
 const path = process.env.CHAOS_PATH;
+// CHAOS_KILL_EVERY_MS=<min>-<max>: the stack runs as `npm start` and is SIGKILLed that often.
+const killEvery = /^(\d+)-(\d+)$/.exec(process.env.CHAOS_KILL_EVERY_MS ?? '');
 const log = (message: string) => process.stderr.write(`[chaos] ${message}\n`);
 
 log(`seed ${seed}: ${lanes} lanes of ${runs} runs, each up to ${commandsPerRun} commands over ${organizations} organizations`);
-const world = await startWorld();
+const crashing = killEvery ? await startCrashingWorld({ seed, killEveryMs: { min: Number(killEvery[1]), max: Number(killEvery[2]) } }) : undefined;
+const world = crashing ?? (await startWorld());
+crashing?.startKilling();
 let figures;
 try {
   figures = await runChaos({ world, seed, lanes, runs, commandsPerRun, organizations, log, ...(path ? { path } : {}) });
@@ -39,6 +44,7 @@ const rows: [string, string | number][] = [
   ['operations sent', figures.operations],
   ['requests (with the checks\' status reads)', figures.requests],
   ['resent after a 503 or a dropped connection', figures.resent],
+  ['kills survived (service and DynamoDB Local)', figures.kills],
   ...Object.entries(figures.operationsByKind).map(([kind, count]): [string, number] => [`sent: ${kind}`, count]),
   ...Object.entries(figures.operationsEnded).map(([state, count]): [string, number] => [`ended ${state}`, count]),
   ...Object.entries(figures.invariantChecks).map(([kind, count]): [string, number] => [`checked: ${kind}`, count]),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startLocalService, type LocalService } from '../../lib/local/service.ts';
+import { startLocalService } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
@@ -8,12 +8,12 @@ import { startReceiver, type Receiver } from '../support/webhookReceiver.ts';
 
 /**
  * What the chaos harness works against: the whole local stack (`npm start`'s: HTTP adapter,
- * workflow runner, stream poller, event bus, DynamoDB Local) in this process, a webhook receiver
- * every organization registers, and a way to make organizations. Everything the workload does goes
- * through HTTP; only the checks read the table (the ledger has no endpoint of its own).
+ * workflow runner, stream poller, event bus, DynamoDB Local), a webhook receiver every organization
+ * registers, and a way to make organizations. Everything the workload does goes through HTTP; only
+ * the checks read the table (the ledger has no endpoint of its own). `startWorld` runs the stack in
+ * this process; test/chaos/crashingWorld.ts runs it as `npm start` and kills it.
  */
 export interface World {
-  service: LocalService;
   receiver: Receiver;
   /** HTTP requests the workload made (resends included). */
   requestCount(): number;
@@ -21,6 +21,8 @@ export interface World {
   resentCount(): number;
   request(method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<Answer>;
   organization(label: string): Promise<ChaosOrganization>;
+  /** Times the stack was killed and came back (0 for a stack that is never killed). */
+  killCount(): number;
   close(): Promise<void>;
 }
 
@@ -37,46 +39,45 @@ export interface ChaosOrganization {
 }
 
 /** USDC every organization starts with (minor units, 6 decimals): enough that most payments fit, not all. */
-const maxAttempts = 8;
-
 export const openingBalance = 20_000n * 1_000_000n;
 
-export async function startWorld(options: { dynamoEndpoint?: string } = {}): Promise<World> {
-  const service = await startLocalService({
-    port: 0,
-    dynamoEndpoint: options.dynamoEndpoint,
-    tableName: `chaos-${randomBytes(6).toString('hex')}`,
-    waitSeconds: 0,
-  });
-  const receiver = await startReceiver();
+export interface Integrator {
+  request: World['request'];
+  requestCount(): number;
+  resentCount(): number;
+}
+
+/**
+ * Requests as a careful integrator sends them: a 503 (the contract's "retry") or a dropped
+ * connection is sent again, the same bytes and key, after a growing pause, for up to `patienceMs`;
+ * what it then answers is the answer. Money-moving requests carry their idempotency key, so a
+ * resend is safe; the workload relies on it across crashes.
+ */
+export function integrator(baseUrl: () => string, patienceMs: number): Integrator {
   let requests = 0;
   let resent = 0;
-
-  /**
-   * One request as a careful integrator sends it: a 503 (the contract's "retry") or a dropped
-   * connection is sent again, the same bytes and key, after a growing pause; what it then answers
-   * is the answer. Money-moving requests carry their idempotency key, so a resend is safe.
-   */
   async function request(method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<Answer> {
+    const deadline = Date.now() + patienceMs;
     for (let attempt = 1; ; attempt += 1) {
       requests += 1;
+      const pause = Math.min(attempt * 100, 1_000);
       let response: Response;
       try {
-        response = await fetch(`${service.url}${path}`, {
+        response = await fetch(`${baseUrl()}${path}`, {
           method,
           headers: { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
       } catch (error) {
-        if (attempt >= maxAttempts) throw error;
+        if (Date.now() + pause > deadline) throw error;
         resent += 1;
-        await sleep(attempt * 100);
+        await sleep(pause);
         continue;
       }
       const text = await response.text();
-      if (response.status === 503 && attempt < maxAttempts) {
+      if (response.status === 503 && Date.now() + pause <= deadline) {
         resent += 1;
-        await sleep(attempt * 100);
+        await sleep(pause);
         continue;
       }
       let parsed: unknown = text;
@@ -88,25 +89,38 @@ export async function startWorld(options: { dynamoEndpoint?: string } = {}): Pro
       return { status: response.status, body: parsed };
     }
   }
+  return { request, requestCount: () => requests, resentCount: () => resent };
+}
 
+/** An organization as the harness needs it: onboarded (through the table, as the ops CLI does), limits lifted, funded, its webhook registered. */
+export async function chaosOrganization(label: string, client: Integrator, receiver: Receiver, waitForWallet: (execution: string) => Promise<unknown>): Promise<ChaosOrganization> {
+  const created = await onboardOrganization({ name: `Chaos ${label}`, kybStatus: 'approved' });
+  await waitForWallet(created.walletExecution);
+  const organizationId = created.organization.id;
+  // The workload measures money, not the limiter: the buckets are out of reach (the limiter has tests of its own).
+  await setRateLimits(organizationId, { burst: 100_000_000, perSecond: 1_000_000 });
+  await creditDeposit({ organizationId, depositId: `chaos-opening-${organizationId}`, amount: openingBalance, rail: 'wire', memo: 'chaos opening balance' });
+  const apiKey = created.apiKey.apiKey;
+  const endpoint = await client.request('PUT', '/webhooks/endpoint', apiKey, { url: `${receiver.url}/${organizationId}` });
+  if (endpoint.status !== 200) throw new Error(`PUT /webhooks/endpoint answered ${endpoint.status}: ${JSON.stringify(endpoint.body)}`);
+  return { organizationId, apiKey, webhookSecret: endpoint.body.secret as string };
+}
+
+/** The stack in this process (as the bench runs it), never killed. */
+export async function startWorld(options: { dynamoEndpoint?: string } = {}): Promise<World> {
+  const service = await startLocalService({
+    port: 0,
+    dynamoEndpoint: options.dynamoEndpoint,
+    tableName: `chaos-${randomBytes(6).toString('hex')}`,
+    waitSeconds: 0,
+  });
+  const receiver = await startReceiver();
+  const client = integrator(() => service.url, 10_000);
   return {
-    service,
     receiver,
-    requestCount: () => requests,
-    resentCount: () => resent,
-    request,
-    async organization(label) {
-      const created = await onboardOrganization({ name: `Chaos ${label}`, kybStatus: 'approved' });
-      await service.runner.waitFor(created.walletExecution);
-      const organizationId = created.organization.id;
-      // The workload measures money, not the limiter: the buckets are out of reach (the limiter has tests of its own).
-      await setRateLimits(organizationId, { burst: 100_000_000, perSecond: 1_000_000 });
-      await creditDeposit({ organizationId, depositId: `chaos-opening-${organizationId}`, amount: openingBalance, rail: 'wire', memo: 'chaos opening balance' });
-      const apiKey = created.apiKey.apiKey;
-      const endpoint = await request('PUT', '/webhooks/endpoint', apiKey, { url: `${receiver.url}/${organizationId}` });
-      if (endpoint.status !== 200) throw new Error(`PUT /webhooks/endpoint answered ${endpoint.status}: ${JSON.stringify(endpoint.body)}`);
-      return { organizationId, apiKey, webhookSecret: endpoint.body.secret as string };
-    },
+    ...client,
+    organization: (label) => chaosOrganization(label, client, receiver, (execution) => service.runner.waitFor(execution)),
+    killCount: () => 0,
     async close() {
       await receiver.close();
       await service.stop();

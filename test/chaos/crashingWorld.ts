@@ -1,0 +1,135 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { LocalWorkflowRunner } from '../../lib/local/workflowRunner.ts';
+import { useWorkflowEngine } from '#platform/workflow.ts';
+import { crashableService } from '../support/crash.ts';
+import { startReceiver } from '../support/webhookReceiver.ts';
+import { chaosOrganization, integrator, type World } from './world.ts';
+
+/**
+ * The stack as `npm start` runs it, in a child process with its own DynamoDB Local on a DATA_DIR,
+ * SIGKILLed (service and DynamoDB Local together, no shutdown code) every few seconds while the
+ * workload goes on, and started again on the same DATA_DIR. The workload's requests wait it out
+ * (a dropped connection is sent again, with its key); the checks read the table through the same
+ * DynamoDB Local once it is back.
+ */
+export interface CrashingWorldOptions {
+  /** Pause between a restart and the next kill, in ms: chosen at random in [min, max). */
+  killEveryMs: { min: number; max: number };
+  /** Seeded choice of the pauses, so a run replays its rhythm (not its exact moments: the machine's speed varies). */
+  seed: number;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** mulberry32: a small seeded generator for the kill rhythm. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export async function startCrashingWorld(options: CrashingWorldOptions): Promise<World & { startKilling(): void; stopKilling(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'chaos-data-'));
+  const [port, dynamoPort] = [await freePort(), await freePort()];
+  const stack = crashableService('chaos', {
+    DATA_DIR: dataDir,
+    DYNAMODB_LOCAL_PORT: String(dynamoPort),
+    // Its own DynamoDB Local, killed with it: not the test run's.
+    DYNAMODB_ENDPOINT: '',
+    WAIT_MAX_SECONDS: '0',
+    LOG_LEVEL: 'ERROR',
+  });
+  let child: ChildProcess;
+  let url = '';
+  ({ child, url } = await stack.launch(port));
+  // This process reads (and, to onboard, writes) the same table, as the ops CLI does.
+  process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${dynamoPort}`;
+  stack.readItsTable();
+
+  const receiver = await startReceiver();
+  // Patience enough for a restart: a JVM and the service coming up on two busy cores.
+  const client = integrator(() => url, 180_000);
+  const random = seeded(options.seed);
+  let kills = 0;
+  let killing: Promise<void> | undefined;
+  let stopped = true;
+  let onboarding = 0;
+  // Set while the stack is down: onboarding writes to the table, so it starts only when it is up.
+  let restarting: Promise<void> | undefined;
+  // One onboarding at a time: the engine the wallet workflow runs on is this process's only one.
+  let onboardingQueue: Promise<unknown> = Promise.resolve();
+
+  async function killLoop(): Promise<void> {
+    while (!stopped) {
+      const pause = options.killEveryMs.min + random() * (options.killEveryMs.max - options.killEveryMs.min);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      if (stopped) return;
+      // Onboarding writes through this process's own runner: a kill lands between organizations, not inside one.
+      while (onboarding > 0 && !stopped) await new Promise((resolve) => setTimeout(resolve, 50));
+      let up!: () => void;
+      restarting = new Promise((resolve) => (up = resolve));
+      await stack.killHard(child);
+      kills += 1;
+      ({ child, url } = await stack.launch(port));
+      restarting = undefined;
+      up();
+    }
+  }
+
+  return {
+    receiver,
+    ...client,
+    killCount: () => kills,
+    organization(label) {
+      const onboarded = onboardingQueue.then(async () => {
+        while (restarting) await restarting;
+        onboarding += 1;
+        // The wallet workflow runs here, as the ops CLI runs it, and the runner stops after it.
+        const runner = new LocalWorkflowRunner();
+        useWorkflowEngine(runner);
+        try {
+          return await chaosOrganization(label, client, receiver, (execution) => runner.waitFor(execution));
+        } finally {
+          await runner.stop();
+          useWorkflowEngine(undefined);
+          onboarding -= 1;
+        }
+      });
+      onboardingQueue = onboarded.catch(() => undefined);
+      return onboarded;
+    },
+    startKilling() {
+      stopped = false;
+      killing = killLoop();
+    },
+    async stopKilling() {
+      stopped = true;
+      await killing;
+    },
+    async close() {
+      stopped = true;
+      await killing;
+      await receiver.close();
+      await stack.killAll();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
