@@ -76,11 +76,18 @@ describe('the invitation e-mail', () => {
     expect(html).toContain('<strong>&#34;Acme &#60;Ltd&#62;&#34;</strong> as member. The inviter gave your name as &#34;Ana &#38; \\&#34;Bo\\&#34;&#34;.</p>');
     expect(html).toContain('<code>curl -X POST https://pay.example/invitations/accept -H &#39;content-type: application/json&#39; -d &#39;{&#34;token&#34;:&#34;tok_123&#34;}&#39;</code>');
     expect(html).toContain('expires at 2026-11-26T12:00:00.000Z.');
+    expect(html.split('\n')).toHaveLength(6);
     expect(html.split('\n').every((line) => line.startsWith('<p>') && line.endsWith('</p>'))).toBe(true);
+  });
+
+  it('calls the API under the base URL\'s path, whatever trailing slashes it has', () => {
+    const { text } = invitationEmail({ ...input, baseUrl: 'https://pay.example/api//' });
+    expect(text).toContain('curl -X POST https://pay.example/api/invitations/accept -H');
   });
 
   it('says nothing of a name when the inviter gave none', () => {
     const { text, html } = invitationEmail({ ...input, name: null });
+    expect(text.split('\n')).toHaveLength(invitationEmail(input).text.split('\n').length - 1);
     expect(text).not.toContain('inviter gave');
     expect(html).not.toContain('inviter gave');
     expect(html).toContain('as member.</p>');
