@@ -112,6 +112,9 @@ describe('a movement that cannot be right is refused before anything is written'
     expect(() => ledgerItems(movement([{ account: 'external:wire', amount: -largest }, { account: 'available', amount: largest }]))).not.toThrow();
     expect(refused(movement([{ account: 'external:wire', amount: -largest - 1n }, { account: 'available', amount: largest + 1n }]))).toMatch(/38 digits/);
     expect(refused(movement([{ account: 'available', amount: largest + 1n }, { account: 'external:wire', amount: -largest - 1n }]))).toMatch(/38 digits/);
+    // One leg beyond, on either side, the others within.
+    expect(refused(movement([{ account: 'available', amount: largest + 1n }, { account: 'external:a', amount: -1n }, { account: 'external:b', amount: -largest }]))).toMatch(/38 digits/);
+    expect(refused(movement([{ account: 'held', amount: -largest - 1n }, { account: 'external:a', amount: 1n }, { account: 'external:b', amount: largest }]))).toMatch(/38 digits/);
   });
 
   it('names known accounts: the organization\'s three, or an external one under its prefix', () => {
