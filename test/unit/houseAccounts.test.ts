@@ -57,4 +57,11 @@ describe('HOUSE_ACCOUNTS', () => {
     for (const bic of ['COBADEF', 'COBADEFFXX', '1OBADEFF', 'COBADEFF-XX', 'COBADE_F']) expect(account({ bic }).success, bic).toBe(false);
     expect(account({ bic: ' cobadeff ' }).data?.[0]?.bic).toBe('COBADEFF');
   });
+
+  it('names the field at fault, and says the variable is not JSON', () => {
+    const paths = (value: unknown) => parse(value).error?.issues.map((issue) => issue.path.join('.'));
+    expect(paths([{ currency: 'EUR', accountName: 'P', iban: 'DE88370400440532013000' }])).toEqual(['0.iban']);
+    expect(paths([{ currency: 'EUR', accountName: 'P', iban: 'DE89370400440532013000', bic: 'COBA' }])).toEqual(['0.bic']);
+    expect(parse('{').error?.issues.map((issue) => issue.code)).toEqual(['custom']);
+  });
 });

@@ -20,6 +20,13 @@ describe('IBAN check digits (ISO 7064 MOD 97-10)', () => {
     expect(ibanChecksumValid('NO9386011117947')).toBe(true);
     expect(ibanChecksumValid('LC55HEMM000100010012001200023015')).toBe(true);
   });
+
+  it('refuses what is not an IBAN\'s shape even when its digits check: 15 to 34 characters, two letters, two digits', () => {
+    // Each of these passes the MOD 97-10 check.
+    for (const text of ['GB320123456789', 'GB901111111111111111111111111111111', 'xDE8937040044053201352', 'DE8X370400440532013067']) {
+      expect(ibanChecksumValid(text), text).toBe(false);
+    }
+  });
 });
 
 describe('PIX limits', () => {
