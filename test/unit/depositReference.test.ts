@@ -59,6 +59,9 @@ describe('the deposit reference', () => {
     expect(parseDepositReference(`${made}_`)).toBeUndefined();
     expect(parseDepositReference(`x${made}`)).toBeUndefined();
     expect(parseDepositReference(42 as never)).toBeUndefined();
+    // ASCII only: 'ſ' upper-cases to 'S', and still does not stand for it.
+    expect(parseDepositReference('REF01JDQ8V3ZK7M2A9X4B6C8D0ESFB')?.organizationId).toBe('org_01JDQ8V3ZK7M2A9X4B6C8D0ESF');
+    expect(parseDepositReference('REF01JDQ8V3ZK7M2A9X4B6C8D0ſFB')).toBeUndefined();
   });
 
   it('names a ULID: its first character is 0 to 7', () => {
