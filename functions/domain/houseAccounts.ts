@@ -49,7 +49,6 @@ const HouseAccountConfig = z
     bankAddress: held(280),
   })
   .strict()
-  // Stryker disable next-line ObjectLiteral: message text only, the refusal stands without it
   .refine((account) => account.iban !== undefined || account.accountNumber !== undefined, {
     message: 'an account needs an iban or an accountNumber: there is nowhere to send money otherwise',
   })
@@ -65,7 +64,6 @@ const HouseAccountConfig = z
 
 export const HouseAccountList = z
   .array(HouseAccountConfig)
-  // Stryker disable next-line ObjectLiteral: message text only, the refusal stands without it
   .refine((accounts) => new Set(accounts.map((account) => account.currency)).size === accounts.length, {
     message: 'one account per currency: a currency is configured twice',
   });
