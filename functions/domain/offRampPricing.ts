@@ -63,7 +63,9 @@ export function priceOffRamp(input: { pulled: bigint; currency: string; mid?: Fr
   const fee = basisPoints(input.pulled, offRampFeeBps);
   const price: OffRampPrice = { pulled: input.pulled, currency: input.currency, atPar, fee, deliveryFee: rail.deliveryFee };
   const usable = input.pulled - fee - rail.deliveryFee;
-  if (input.pulled < offRampMinimum || usable <= 0n) return price;
+  if (input.pulled < offRampMinimum) return price;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent today, the minimum covers the largest fees; kept for a fee raised above it
+  if (usable <= 0n) return price;
   if (atPar) return { ...price, net: convertFloor(usable, 6, fraction(1n, 1n), scale) };
   if (!input.mid) return price;
   const buffered = multiply(input.mid, fraction(BigInt(10_000 - offRampFxBufferBps), 10_000n));

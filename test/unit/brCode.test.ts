@@ -39,4 +39,39 @@ describe('buildBrCode', () => {
     expect(() => buildBrCode({ ...input, txid: 'A'.repeat(26) })).toThrow(/txid/);
     expect(() => buildBrCode({ ...input, location: 'x'.repeat(120) })).toThrow(/longer than 99/);
   });
+
+  it('is the whole EMV payload: format 01, dynamic 12, category 0000, BRL 986, country BR, the CRC last', () => {
+    expect(buildBrCode(input)).toBe(
+      '000201' + '010212' + '26530014br.gov.bcb.pix2531pix.simulated.invalid/qr/v2/abc' + '52040000' + '5303986' + '5406123.45' + '5802BR'
+      + '5925Cross-Border Payments Ltd' + '6009Sao Paulo' + '62100506ABC123' + '6304BF3B',
+    );
+    // The smallest amount, a txid of 25, a name trimmed and unaccented, a city cut to 15.
+    const edge = buildBrCode({ location: 'x'.repeat(50), amount: 1n, merchantName: '  Açaí  ', merchantCity: 'Rio de Janeiro do Sul', txid: 'A'.repeat(25) });
+    expect(brCodeFields(edge).get('54')).toBe('0.01');
+    expect(brCodeFields(edge).get('59')).toBe('Acai');
+    expect(brCodeFields(edge).get('60')).toBe('Rio de Janeiro ');
+    expect(edge.endsWith('630463F3')).toBe(true);
+    expect(() => buildBrCode({ ...input, location: 'x'.repeat(77) })).not.toThrow();
+    expect(() => buildBrCode({ ...input, location: 'pix.example/é' })).toThrow(/printable ASCII/);
+    expect(() => buildBrCode({ ...input, location: 'pix.example/\u007f' })).toThrow(/printable ASCII/);
+    expect(() => buildBrCode({ ...input, txid: '' })).toThrow(/txid/);
+    expect(() => buildBrCode({ ...input, txid: 'A'.repeat(24) + '-' })).toThrow(/txid/);
+    expect(() => buildBrCode({ ...input, amount: -1n })).toThrow(/positive/);
+  });
+
+  it('is valid only whole: from field 00 to an upper-case CRC', () => {
+    const code = buildBrCode(input);
+    expect(brCodeValid(code.toLowerCase())).toBe(false);
+    expect(brCodeValid(`x${code}`)).toBe(false);
+    expect(brCodeValid(`${code}0`)).toBe(false);
+    expect(brCodeValid(code.replace(/6304[0-9A-F]{4}$/, '6304bf3b'))).toBe(false);
+  });
+
+  it('reads fields only from a TLV string', () => {
+    expect(brCodeFields('')).toEqual(new Map());
+    expect(brCodeFields('0002AB5303986')).toEqual(new Map([['00', 'AB'], ['53', '986']]));
+    expect(() => brCodeFields('0x02AB')).toThrow();
+    expect(() => brCodeFields('00xxAB')).toThrow();
+    expect(() => brCodeFields('0')).toThrow();
+  });
 });

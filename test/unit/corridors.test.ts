@@ -199,3 +199,51 @@ describe('check digits', () => {
     expect(nubanValid('0000014578', '011')).toBe(false);
   });
 });
+
+describe('the rules\' patterns are whole-value patterns', () => {
+  const corridorOf = (country: string) => corridorCatalogue.find((c) => c.destinationCountry === country)!;
+  const paths = (country: string, change: Record<string, unknown>) =>
+    beneficiaryProblems(corridorOf(country), { ...sampleBeneficiary(corridorOf(country)), ...change }).invalid.map((problem) => problem.path.join('.'));
+
+  it('refuses a bank code with anything before or after it', () => {
+    for (const [country, valid] of [['CO', '1007'], ['NG', '011'], ['NG', '000011'], ['IN', 'HDFC0001234'], ['GB', '12-34-56'], ['VN', '970436']] as const) {
+      expect(paths(country, { bankCode: valid }), `${country} ${valid}`).not.toContain('beneficiary.bankCode');
+      for (const bankCode of [`x${valid}`, `${valid}1`]) expect(paths(country, { bankCode }), `${country} ${bankCode}`).toContain('beneficiary.bankCode');
+    }
+    expect(paths('NG', { bankCode: '1' })).toContain('beneficiary.bankCode');
+    expect(paths('NG', { bankCode: 'abcdef' })).toContain('beneficiary.bankCode');
+  });
+
+  it('refuses a BIC with anything before or after it, or a branch that is not 3 letters or digits', () => {
+    expect(paths('DE', { bic: 'COBADEFF' })).not.toContain('beneficiary.bic');
+    expect(paths('DE', { bic: 'COBADEFFXXX' })).not.toContain('beneficiary.bic');
+    for (const bic of ['XCOBADEFF', 'COBADEFFX', 'COBADEFFXX', 'COBADEFF---', 'COBADEFFXXXX']) expect(paths('DE', { bic }), bic).toContain('beneficiary.bic');
+  });
+
+  it('checks whole account numbers: CLABE of 18, IBAN of the country\'s length, NUBAN of 10 with a 3- or 6-digit bank', () => {
+    const clabe = sampleBeneficiary(corridorOf('MX')).account!;
+    expect(clabeValid(clabe)).toBe(true);
+    expect(clabeValid(`${clabe}0`)).toBe(false);
+    // Its check digits hold, but a German IBAN has 22 characters.
+    expect(ibanValid('DE2211111111111111111', 'DE')).toBe(false);
+    expect(nubanValid('0000014579', '011')).toBe(true);
+    expect(nubanValid('0000014579', '000011')).toBe(true);
+    expect(nubanValid('0000014579', 'x011')).toBe(false);
+    expect(nubanValid('0000014579', '0110')).toBe(false);
+  });
+
+  it('finds a corridor only by all three of its keys', () => {
+    expect(findCorridor('USDC', 'MXN', 'MX')?.to).toBe('MXN');
+    expect(findCorridor('USDT', 'MXN', 'MX')).toBeUndefined();
+    expect(findCorridor('USDC', 'BRL', 'MX')).toBeUndefined();
+    expect(findCorridor('USDC', 'MXN', 'BR')).toBeUndefined();
+  });
+
+  it('has nothing to say of a country it has no rules for, and no sample for it', () => {
+    const nowhere: CorridorDefinition = { ...corridorOf('MX'), destinationCountry: 'ZZ' };
+    expect(corridorRequirements(nowhere)).toEqual(['name', 'account']);
+    expect(beneficiaryProblems(nowhere, { name: 'Ana', account: '1' } as never)).toEqual({ missing: [], invalid: [] });
+    expect(beneficiaryProblems(nowhere, { name: ' ', account: null } as never)).toEqual({ missing: ['name', 'account'], invalid: [] });
+    expect(() => sampleBeneficiary(nowhere)).toThrow();
+  });
+});

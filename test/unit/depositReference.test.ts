@@ -41,6 +41,39 @@ describe('the deposit reference', () => {
     );
   });
 
+  // A reference is quoted on wires for ever: these are the references organizations were given.
+  it('is the one the decision documents, for ever (053)', () => {
+    expect(depositReferenceOf('org_01JDQ8V3ZK7M2A9X4B6C8D0E1F')).toBe('REF01JDQ8V3ZK7M2A9X4B6C8D0E1F4');
+    expect(depositReferenceOf('org_7ZZZZZZZZZZZZZZZZZZZZZZZZZ')).toBe('REF7ZZZZZZZZZZZZZZZZZZZZZZZZZP');
+    expect(depositReferenceOf('org_00000000000000000000000000')).toBe('REF00000000000000000000000000T');
+    expect(checkCharacter('REF01JDQ8V3ZK7M2A9X4B6C8D0E1F')).toBe('4');
+    expect(() => checkCharacter('REF-1')).toThrow();
+    expect(parseDepositReference('REF01JDQ8V3ZK7M2A9X4B6C8D0E1F4')).toEqual({ reference: 'REF01JDQ8V3ZK7M2A9X4B6C8D0E1F4', organizationId: 'org_01JDQ8V3ZK7M2A9X4B6C8D0E1F' });
+  });
+
+  it('is read from a text of at most 200 characters', () => {
+    const made = 'REF01JDQ8V3ZK7M2A9X4B6C8D0E1F4';
+    expect(parseDepositReference(made.padStart(200, ' '))?.reference).toBe(made);
+    expect(parseDepositReference(made.padStart(201, ' '))).toBeUndefined();
+    expect(parseDepositReference(`${made}\t`)?.reference).toBe(made);
+    expect(parseDepositReference(`${made}_`)).toBeUndefined();
+    expect(parseDepositReference(`x${made}`)).toBeUndefined();
+    expect(parseDepositReference(42 as never)).toBeUndefined();
+    // ASCII only: 'ſ' upper-cases to 'S', and still does not stand for it.
+    expect(parseDepositReference('REF01JDQ8V3ZK7M2A9X4B6C8D0ESFB')?.organizationId).toBe('org_01JDQ8V3ZK7M2A9X4B6C8D0ESF');
+    expect(parseDepositReference('REF01JDQ8V3ZK7M2A9X4B6C8D0ſFB')).toBeUndefined();
+  });
+
+  it('names a ULID: its first character is 0 to 7', () => {
+    // A body of 8… with a matching check character is still not a reference.
+    const body = 'REF81JDQ8V3ZK7M2A9X4B6C8D0E1F';
+    expect(parseDepositReference(`${body}${checkCharacter(body)}`)).toBeUndefined();
+    const seven = 'REF71JDQ8V3ZK7M2A9X4B6C8D0E1F';
+    expect(parseDepositReference(`${seven}${checkCharacter(seven)}`)?.organizationId).toBe('org_71JDQ8V3ZK7M2A9X4B6C8D0E1F');
+    const other = 'XYZ01JDQ8V3ZK7M2A9X4B6C8D0E1F';
+    expect(parseDepositReference(`${other}${checkCharacter(other)}`)).toBeUndefined();
+  });
+
   it('a real organization id of today makes a reference', () => {
     const id = `org_${ulid()}`;
     expect(parseDepositReference(depositReferenceOf(id))?.organizationId).toBe(id);

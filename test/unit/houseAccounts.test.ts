@@ -42,4 +42,26 @@ describe('HOUSE_ACCOUNTS', () => {
     expect(parse(simulatedHouseAccounts).data).toEqual(simulatedHouseAccounts);
     for (const account of simulatedHouseAccounts) if (account.iban) expect(isValidIban(account.iban)).toBe(true);
   });
+
+  it('holds each field to its length, and a BIC to 8 or 11 characters of ISO 9362', () => {
+    const account = (fields: Record<string, string>) => parse([{ currency: 'USD', accountName: 'P', accountNumber: '1', ...fields }]);
+    const at = { accountName: 140, bankName: 140, accountNumber: 40, bankAddress: 280 };
+    for (const [field, max] of Object.entries(at)) {
+      expect(account({ [field]: 'a'.repeat(max) }).success, `${field} ${max}`).toBe(true);
+      expect(account({ [field]: 'a'.repeat(max + 1) }).success, `${field} ${max + 1}`).toBe(false);
+    }
+    expect(account({ currency: 'EUR', iban: 'LC55HEMM000100010012001200023015' }).data?.[0]?.iban).toBe('LC55HEMM000100010012001200023015');
+    expect(account({ iban: 'LC55 HEMM 0001 0001 0012 0012 0002 3015   ' }).success).toBe(true);
+    expect(account({ iban: 'LC55 HEMM 0001 0001 0012 0012 0002 3015      ' }).success).toBe(false);
+    for (const bic of ['COBADEFF', 'COBADEFFXXX', 'cobadeff100']) expect(account({ bic }).success, bic).toBe(true);
+    for (const bic of ['COBADEF', 'COBADEFFXX', '1OBADEFF', 'COBADEFF-XX', 'COBADE_F']) expect(account({ bic }).success, bic).toBe(false);
+    expect(account({ bic: ' cobadeff ' }).data?.[0]?.bic).toBe('COBADEFF');
+  });
+
+  it('names the field at fault, and says the variable is not JSON', () => {
+    const paths = (value: unknown) => parse(value).error?.issues.map((issue) => issue.path.join('.'));
+    expect(paths([{ currency: 'EUR', accountName: 'P', iban: 'DE88370400440532013000' }])).toEqual(['0.iban']);
+    expect(paths([{ currency: 'EUR', accountName: 'P', iban: 'DE89370400440532013000', bic: 'COBA' }])).toEqual(['0.bic']);
+    expect(parse('{').error?.issues.map((issue) => issue.code)).toEqual(['custom']);
+  });
 });

@@ -29,5 +29,12 @@ describe('invitationMailWait', () => {
 
   it('remembers a day of sends and no more', () => {
     expect(withInvitationMail([ago(24 * 3600 + 1), ago(30)], now)).toEqual([ago(30), now.toISOString()]);
+    expect(withInvitationMail([ago(30), ago(24 * 3600), ago(24 * 3600 - 1)], now)).toEqual([ago(24 * 3600 - 1), ago(30), now.toISOString()]);
+  });
+
+  it('reads the sends in any order', () => {
+    expect(invitationMailWait([ago(1), ago(10)], now)).toBe(50);
+    const six = [ago(120), ago(3600), ago(5 * 3600), ago(2 * 3600), ago(4 * 3600), ago(3 * 3600)];
+    expect(invitationMailWait(six, now)).toBe(19 * 3600);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base58Decode, base58Encode, isAddressOn, isEvmAddress, isSolanaAddress, isTronAddress, solanaAddress, tronAddress } from '#domain/networks.ts';
+import { addressFormatOf, base58Decode, base58Encode, isAddressOn, networkAddressFormats, isEvmAddress, isSolanaAddress, isTronAddress, solanaAddress, tronAddress } from '#domain/networks.ts';
 import { cryptoDepositQuoteSize, depositNetworksOf } from '#domain/cryptoDeposit.ts';
 import { crossingFees } from '#domain/pricing.ts';
 import type { CustodyWallet } from '#providers/custody.ts';
@@ -40,6 +40,59 @@ describe('base58 and the address formats', () => {
         expect(isSolanaAddress(solanaAddress(key))).toBe(true);
       }),
     );
+  });
+});
+
+describe('the networks and their address formats', () => {
+  it('are the ones the service names, each with its format, and no other', () => {
+    expect(networkAddressFormats).toEqual({
+      base: 'evm', ethereum: 'evm', polygon: 'evm', arbitrum: 'evm', optimism: 'evm', avalanche: 'evm', solana: 'solana', tron: 'tron',
+    });
+    expect(addressFormatOf('tron')).toBe('tron');
+    for (const name of ['toString', 'constructor', '__proto__', 'Base', '']) expect(addressFormatOf(name), name).toBeUndefined();
+  });
+
+  it('base58 is Bitcoin\'s: its known vectors, one 1 per leading zero byte', () => {
+    expect(base58Encode(Buffer.from('Hello World!'))).toBe('2NEpo7TZRRrLZSi2U');
+    expect(base58Decode('2NEpo7TZRRrLZSi2U')).toEqual(Uint8Array.from(Buffer.from('Hello World!')));
+    expect(base58Encode(Uint8Array.from([0, 0, 1]))).toBe('112');
+    expect(base58Decode('112')).toEqual(Uint8Array.from([0, 0, 1]));
+    expect(base58Encode(Uint8Array.from([0, 0]))).toBe('11');
+    expect(base58Encode(Uint8Array.from([57]))).toBe('z');
+    expect(base58Encode(Uint8Array.from([58]))).toBe('21');
+    expect(base58Encode(new Uint8Array())).toBe('');
+    expect(base58Decode('')).toEqual(new Uint8Array());
+  });
+
+  it('derives addresses from keys of the right size only', () => {
+    expect(() => tronAddress(new Uint8Array(19))).toThrow();
+    expect(() => tronAddress(new Uint8Array(21))).toThrow();
+    expect(() => solanaAddress(new Uint8Array(31))).toThrow();
+    expect(() => solanaAddress(new Uint8Array(33))).toThrow();
+  });
+
+  it('a Solana address is 32 to 44 characters naming 32 bytes', () => {
+    expect(isSolanaAddress('1'.repeat(32))).toBe(true);
+    expect(isSolanaAddress('1'.repeat(33))).toBe(false);
+    expect(isSolanaAddress('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v')).toBe(true);
+    expect(isSolanaAddress(`1${'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'}`)).toBe(false);
+  });
+
+  it('a Tron address is base58check of 0x41 and 20 bytes', () => {
+    // Both have a valid checksum: the first over 0x41, the second over 0x42.
+    expect(isTronAddress('TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ')).toBe(true);
+    expect(isTronAddress('TZwy8nZDEjdqgwYW1vqvTkTZW7SEYfoe8d')).toBe(false);
+    expect(isTronAddress('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6')).toBe(false);
+    expect(isTronAddress('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj60')).toBe(false);
+  });
+
+  it('checks an address against its network\'s format', () => {
+    expect(isAddressOn('ethereum', `0x${'a'.repeat(40)}`)).toBe(true);
+    expect(isAddressOn('solana', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v')).toBe(true);
+    expect(isAddressOn('solana', `0x${'a'.repeat(40)}`)).toBe(false);
+    expect(isAddressOn('tron', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t')).toBe(true);
+    expect(isAddressOn('tron', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v')).toBe(false);
+    for (const text of [`x0x${'a'.repeat(40)}`, `0x${'a'.repeat(40)}0`, `0X${'a'.repeat(40)}`, `0x${'g'.repeat(40)}`]) expect(isEvmAddress(text), text).toBe(false);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { convertFloor, fraction, fractionOf, multiply } from '#domain/money.ts';
-import { offRampFxBufferBps, offRampMinimum, offRampPayoutRails, priceOffRamp } from '#domain/offRampPricing.ts';
+import { offRampCurrencies, offRampFeeBps, offRampFxBufferBps, offRampMinimum, offRampPayoutRails, payoutRailOf, priceOffRamp } from '#domain/offRampPricing.ts';
 import { offRampBands, offRampOutcomeBands } from '#contract/outcomeBands.ts';
 
 describe('priceOffRamp', () => {
@@ -31,6 +31,29 @@ describe('priceOffRamp', () => {
 
   it('refuses a currency it does not serve', () => {
     expect(() => priceOffRamp({ pulled: 100_000_000n, currency: 'JPY' })).toThrow(/not served/);
+  });
+});
+
+describe('the off-ramp\'s figures (decision 061)', () => {
+  it('are a fee of 50 bps, a minimum of 10 USDC and a buffer of 100 bps', () => {
+    expect([offRampFeeBps, offRampMinimum, offRampFxBufferBps]).toEqual([50, 10_000_000n, 100]);
+  });
+
+  it('pay out EUR and GBP by IBAN, USD by account number, each with its delivery fee, and nothing else', () => {
+    expect(offRampCurrencies).toEqual(['EUR', 'GBP', 'USD']);
+    expect(payoutRailOf('EUR')).toEqual({ rail: 'SEPA credit transfer', iban: true, deliveryFee: 500_000n });
+    expect(payoutRailOf('GBP')).toEqual({ rail: 'Faster Payments', iban: true, deliveryFee: 500_000n });
+    expect(payoutRailOf('USD')).toEqual({ rail: 'Fedwire', iban: false, deliveryFee: 5_000_000n });
+    for (const currency of ['JPY', 'toString', 'usd']) expect(payoutRailOf(currency), currency).toBeUndefined();
+  });
+
+  it('price 100 USDC to EUR at 0.9213: 0.50 fee, 0.50 delivery, 99 × 0.9213 × 0.99 = 90.29 EUR', () => {
+    expect(priceOffRamp({ pulled: 100_000_000n, currency: 'EUR', mid: fractionOf('0.9213') })).toEqual({
+      pulled: 100_000_000n, currency: 'EUR', atPar: false, fee: 500_000n, deliveryFee: 500_000n, net: 9_029n, fxBufferBps: 100,
+    });
+    expect(priceOffRamp({ pulled: 100_000_000n, currency: 'GBP' })).toEqual({ pulled: 100_000_000n, currency: 'GBP', atPar: false, fee: 500_000n, deliveryFee: 500_000n });
+    expect(priceOffRamp({ pulled: 10_000_000n, currency: 'USD' })).toEqual({ pulled: 10_000_000n, currency: 'USD', atPar: true, fee: 50_000n, deliveryFee: 5_000_000n, net: 495n });
+    expect(priceOffRamp({ pulled: 9_999_999n, currency: 'EUR', mid: fractionOf('1') })).not.toHaveProperty('net');
   });
 });
 

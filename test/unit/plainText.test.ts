@@ -62,11 +62,15 @@ describe('plain text', () => {
     expect(quoted('Bob,\n\nYour account is locked: https://evil.example')).toBe('"Bob,\\u{000A}\\u{000A}Your account is locked: https://evil.example"');
     expect(quoted('x\u2028y\u202ez\u0085')).toBe('"x\\u{2028}y\\u{202E}z\\u{0085}"');
     expect(quoted('say "hi" \\ bye')).toBe('"say \\"hi\\" \\\\ bye"');
+    expect(quoted('\t\u0000\u009b\u2066')).toBe('"\\u{0009}\\u{0000}\\u{009B}\\u{2066}"');
+    expect(quoted('a\u200eb\u200dc\u00ad')).toBe('"a\u200eb\u200dc\u00ad"');
     for (const [, text] of refused) expect(isPlainText(quoted(text))).toBe(true);
   });
 
   it('oneLine: every run of such characters becomes one space', () => {
     expect(oneLine('a\r\n\tb\u2028c\u202ed')).toBe('a b c d');
+    expect(oneLine('a\u200eb\u200dc')).toBe('a\u200eb\u200dc');
+    expect(oneLine('\n\nab\n')).toBe(' ab ');
   });
 });
 

@@ -310,3 +310,24 @@ describe('price: worked examples (100 USDC from base)', () => {
     }
   });
 });
+
+describe('price: between routes of one corridor', () => {
+  const route = (provider: string, change: Partial<CorridorRoute> = {}): CorridorRoute => ({
+    provider, kind: 'orchestrator', feeFixed: 1_000_000n, feeBps: 0, networks: ['base'], estimatedSeconds: 600, quoteValiditySeconds: 60, instant: false, ...change,
+  });
+  const corridor = (...routes: CorridorRoute[]): CorridorDefinition => ({ from: 'USDC', to: 'EUR', destinationCountry: 'DE', ownedRail: false, instant: false, routes });
+  const chosen = (...routes: CorridorRoute[]) => priced(price({ corridor: corridor(...routes), send: 100_000_000n, homeNetwork: 'base', mid: fractionOf('0.9') }));
+
+  it('a tie on what the recipient gets goes to the faster route, in either order', () => {
+    expect(chosen(route('slow'), route('fast', { estimatedSeconds: 60 })).route.provider).toBe('fast');
+    expect(chosen(route('fast', { estimatedSeconds: 60 }), route('slow')).route.provider).toBe('fast');
+    expect(chosen(route('first'), route('same'))).toMatchObject({ route: { provider: 'first' }, receive: 89_00n });
+    expect(chosen(route('cheap', { feeFixed: 0n }), route('dear', { estimatedSeconds: 1 })).route.provider).toBe('cheap');
+  });
+
+  it('funds a route on its cheapest crossing, whatever the order of its networks', () => {
+    for (const networks of [['ethereum', 'polygon', 'solana'], ['solana', 'polygon', 'ethereum'], ['polygon', 'ethereum']]) {
+      expect(chosen(route('r', { networks })), networks.join()).toMatchObject({ fundingNetwork: 'polygon', networkFee: 250_000n });
+    }
+  });
+});

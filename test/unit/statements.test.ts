@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildStatement, ceilToMillisecond, csvField, InvalidPeriod, statementCsv, statementPeriod, type StatementRow } from '#domain/statements.ts';
+import {
+  buildStatement, ceilToMillisecond, csvField, InvalidPeriod, smallestLineBytes, statementCsv, statementLineBytes, statementPeriod, type StatementRow,
+} from '#domain/statements.ts';
 
 const row = (overrides: Partial<StatementRow>): StatementRow => ({
   transactionId: 'tx', corridor: { from: 'USDC', to: 'MXN', destinationCountry: 'MX' }, send: '1000000', fee: '500000', feeRealized: true,
@@ -64,5 +66,30 @@ describe('statement CSV', () => {
       'u,2026-03-01T00:00:00.000Z,USDC,MXN,MX,0.000005,ref,,',
       '',
     ]);
+  });
+});
+
+describe('the bytes a row adds to a statement (decision 096: the read stops at the size bound)', () => {
+  const rows: StatementRow[] = [
+    { transactionId: 'tx_aaaaaaaa', corridor: { from: 'USDC', to: 'MXN', destinationCountry: 'MX' }, send: '100000000', fee: '1500000', feeRealized: true, recipientReference: 'Factura é 1', createdAt: '2026-11-01T10:00:00.000Z' },
+    { transactionId: 'tx_bbbbbbbb', corridor: { from: 'USDC', to: 'BRL', destinationCountry: 'BR' }, send: '5', fee: '0', feeRealized: false, recipientReference: 'ref "2"', createdAt: '2026-11-02T10:00:00.000Z' },
+  ];
+  const statement = buildStatement('org_1', { from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z' }, rows, new Date('2026-12-01T00:00:00.000Z'));
+  const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+
+  it('are what its JSON line and comma, or its CSV row, take in the body', () => {
+    // '[' + lines joined by ',' + ']': each line and one comma, the last comma being the closing bracket, plus the opening one.
+    expect(bytes(JSON.stringify(statement.lines))).toBe(1 + rows.reduce((sum, row) => sum + statementLineBytes(row, 'json'), 0));
+    const header = statementCsv({ ...statement, lines: [] });
+    expect(bytes(statementCsv(statement))).toBe(bytes(header) + rows.reduce((sum, row) => sum + statementLineBytes(row, 'csv'), 0));
+  });
+
+  it('are never fewer than the smallest row\'s, in either format', () => {
+    for (const format of ['json', 'csv'] as const) {
+      const smallest = smallestLineBytes(format);
+      expect(smallest).toBeGreaterThan(40);
+      for (const row of rows) expect(statementLineBytes(row, format)).toBeGreaterThan(smallest);
+    }
+    expect(smallestLineBytes('json')).toBeGreaterThan(smallestLineBytes('csv'));
   });
 });
