@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { HouseAccountsVariable } from '#domain/houseAccounts.ts';
+import { houseAccountsVariable } from '#domain/houseAccounts.ts';
 
 // zod compiles each object schema to a function at its first parse: worth it in a long loop, a cost on
 // a cold start, where every schema is parsed for the first time (the configuration at import, then
@@ -96,7 +96,7 @@ function buildEnvironmentSchema() {
      * stops the service at its first config() (the local launcher's start; a Lambda's first request). Unset: the simulated accounts in `simulated`, none elsewhere
      * (GET /treasury/deposit-instructions answers 501). functions/domain/houseAccounts.ts; docs/decisions/053.
      */
-    HOUSE_ACCOUNTS: HouseAccountsVariable.optional(),
+    HOUSE_ACCOUNTS: houseAccountsVariable().optional(),
   });
 }
 

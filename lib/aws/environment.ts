@@ -3,7 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { HouseAccountList } from '../../functions/domain/houseAccounts.ts';
+import { houseAccountList } from '../../functions/domain/houseAccounts.ts';
 
 /**
  * The stage a deployment is for, from CDK context (`cdk deploy -c environment=sandbox`), and the
@@ -100,7 +100,7 @@ export function houseAccountsFromContext(scope: Construct): string | undefined {
       throw new Error('CDK context "houseAccounts" must be a JSON array of house bank accounts');
     }
   }
-  const checked = HouseAccountList.safeParse(parsed);
+  const checked = houseAccountList().safeParse(parsed);
   if (!checked.success) throw new Error(`CDK context "houseAccounts" is not valid: ${checked.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`);
   return JSON.stringify(parsed);
 }

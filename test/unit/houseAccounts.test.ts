@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { HouseAccountsVariable, houseAccountsFor, isValidIban, simulatedHouseAccounts } from '#domain/houseAccounts.ts';
+import { houseAccountsVariable, houseAccountsFor, isValidIban, simulatedHouseAccounts } from '#domain/houseAccounts.ts';
 
-const parse = (value: unknown) => HouseAccountsVariable.safeParse(typeof value === 'string' ? value : JSON.stringify(value));
+const parse = (value: unknown) => houseAccountsVariable().safeParse(typeof value === 'string' ? value : JSON.stringify(value));
 
 describe('HOUSE_ACCOUNTS', () => {
   it('keeps only the fields held: blank values are not held, IBAN and BIC in electronic form', () => {
