@@ -1,4 +1,5 @@
-import { listJournalEntries, organizationAccounts, readBalance, type JournalEntry, type LedgerAccount } from '#store/ledger.ts';
+import { organizationAccounts, type JournalEntry, type LedgerAccount } from '#store/ledger.ts';
+import { stableLedger } from '../support/ledgerSnapshot.ts';
 import { onRampDepositId } from '#operations/onRamp/progress.ts';
 import { verify } from '../support/webhookReceiver.ts';
 import type { Model, Operation } from './model.ts';
@@ -29,25 +30,19 @@ const isOrganizationAccount = (account: string): account is LedgerAccount => (or
  * journal).
  */
 export async function ledgerHolds(organizationId: string): Promise<JournalEntry[]> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const before = await patiently(() => readBalance(organizationId));
-    const entries = await patiently(() => listJournalEntries(organizationId));
-    const after = await patiently(() => readBalance(organizationId));
-    if (before.updatedAt !== after.updatedAt || organizationAccounts.some((account) => before[account] !== after[account])) continue;
-    const totals: Record<LedgerAccount, bigint> = { available: 0n, held: 0n, settling: 0n };
-    for (const entry of entries) {
-      const sum = entry.legs.reduce((total, leg) => total + leg.amount, 0n);
-      if (sum !== 0n) violated(`journal entry ${entry.entryId} of ${organizationId} does not balance (legs sum to ${sum})`);
-      for (const leg of entry.legs) if (isOrganizationAccount(leg.account)) totals[leg.account] += leg.amount;
-    }
-    for (const account of organizationAccounts) {
-      if (after[account] !== totals[account]) violated(`${account} of ${organizationId} is ${after[account]} but its journal sums to ${totals[account]}`);
-      if (after[account] < 0n) violated(`${account} of ${organizationId} is negative (${after[account]})`);
-    }
-    counted('ledger (entries balance, balance = journal, none negative)');
-    return entries;
+  const { balance, entries } = await stableLedger(organizationId, patiently).catch((error: Error) => violated(error.message));
+  const totals: Record<LedgerAccount, bigint> = { available: 0n, held: 0n, settling: 0n };
+  for (const entry of entries) {
+    const sum = entry.legs.reduce((total, leg) => total + leg.amount, 0n);
+    if (sum !== 0n) violated(`journal entry ${entry.entryId} of ${organizationId} does not balance (legs sum to ${sum})`);
+    for (const leg of entry.legs) if (isOrganizationAccount(leg.account)) totals[leg.account] += leg.amount;
   }
-  return violated(`the ledger of ${organizationId} never stood still for one read`);
+  for (const account of organizationAccounts) {
+    if (balance[account] !== totals[account]) violated(`${account} of ${organizationId} is ${balance[account]} but its journal sums to ${totals[account]}`);
+    if (balance[account] < 0n) violated(`${account} of ${organizationId} is negative (${balance[account]})`);
+  }
+  counted('ledger (entries balance, balance = journal, none negative)');
+  return entries;
 }
 
 /**

@@ -1,17 +1,17 @@
 import { expect } from 'vitest';
-import { journalTotals, listJournalEntries, organizationAccounts, readBalance, type LedgerBalance } from '#store/ledger.ts';
+import { organizationAccounts, type LedgerAccount, type LedgerBalance } from '#store/ledger.ts';
+import { stableLedger } from './ledgerSnapshot.ts';
 import { until } from './eventually.ts';
 
 /**
  * The ledger's invariant for one organization (DESIGN.md, "Ledger"): every journal entry's legs
  * sum to zero, the balance item equals the sum of the journal's organization legs account by
- * account, and no account is negative. Reads are strongly consistent but not one snapshot, so
- * call it when no movement of the organization is in flight. Answers the balance it checked.
+ * account, and no account is negative (read as of one moment: stableLedger). Answers the balance it checked.
  */
 export async function expectLedgerInvariant(organizationId: string): Promise<LedgerBalance> {
-  const balance = await readBalance(organizationId);
-  const entries = await listJournalEntries(organizationId);
-  const totals = await journalTotals(organizationId);
+  const { balance, entries } = await stableLedger(organizationId);
+  const totals: Record<LedgerAccount, bigint> = { available: 0n, held: 0n, settling: 0n };
+  for (const entry of entries) for (const leg of entry.legs) if ((organizationAccounts as readonly string[]).includes(leg.account)) totals[leg.account as LedgerAccount] += leg.amount;
   for (const entry of entries) {
     const sum = entry.legs.reduce((total, leg) => total + leg.amount, 0n);
     expect(sum, `legs of ${entry.entryId} sum to zero`).toBe(0n);
