@@ -14,6 +14,7 @@ if (process.env.LOG_LEVEL === 'SILENT') process.env.POWERTOOLS_METRICS_DISABLED 
 const { startWorld } = await import('./world.ts');
 const { startCrashingWorld } = await import('./crashingWorld.ts');
 const { runChaos } = await import('./harness.ts');
+const { copiesEdge, debitsEdge } = await import('./edges.ts');
 
 const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 2 ** 31);
 const lanes = Number(process.env.CHAOS_LANES ?? 4);
@@ -30,13 +31,26 @@ const crashing = killEvery ? await startCrashingWorld({ seed, killEveryMs: { min
 const world = crashing ?? (await startWorld());
 crashing?.startKilling();
 let figures;
+let edges: { copiesSent: number; debitsSent: number } | undefined;
+let edgeFailure: string | undefined;
 try {
+  // The edges first (CHAOS_EDGES=0 skips them): 200 copies of each money-moving POST, 100 debits against 500.
+  if (process.env.CHAOS_EDGES !== '0') {
+    const edgeRun = `${seed.toString(36)}-${Date.now().toString(36)}`;
+    log('edges: 200 concurrent copies of a payment and of a withdrawal; 100 concurrent debits of 10 against 500');
+    try {
+      edges = { copiesSent: await copiesEdge(world, edgeRun, 200), debitsSent: await debitsEdge(world, edgeRun) };
+    } catch (error) {
+      edgeFailure = (error as Error).message;
+    }
+  }
   figures = await runChaos({ world, seed, lanes, runs, commandsPerRun, organizations, log, ...(path ? { path } : {}) });
 } finally {
   await world.close();
 }
 
 const rows: [string, string | number][] = [
+  ...(edges ? ([['edge: concurrent copies sent (one operation each)', edges.copiesSent], ['edge: concurrent debits of 10 against 500 (exactly 50 sent)', edges.debitsSent]] as [string, number][]) : []),
   ['seed', figures.seed],
   ['lanes', figures.lanes],
   ['runs', figures.runs],
@@ -55,6 +69,7 @@ const rows: [string, string | number][] = [
 ];
 const width = Math.max(...rows.map(([name]) => name.length));
 process.stderr.write(`\n${rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n')}\n`);
+if (edgeFailure) process.stderr.write(`\nEDGE VIOLATION\n${edgeFailure}\n`);
 if (figures.failure) process.stderr.write(`\nVIOLATION\n${figures.failure}\n`);
-process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
-process.exit(figures.violations === 0 ? 0 : 1);
+process.stdout.write(`${JSON.stringify({ ...figures, ...(edges ? { edges } : {}), ...(edgeFailure ? { edgeFailure } : {}) }, null, 2)}\n`);
+process.exit(figures.violations === 0 && !edgeFailure ? 0 : 1);
