@@ -6,8 +6,11 @@ import { startWorld, type World } from '../chaos/world.ts';
 /**
  * The chaos harness checked against bugs planted on purpose (test/chaos/plantedBugs.ts): each must
  * be caught as a violation and shrunk by fast-check to a sequence of at most three commands. A
- * harness that passes a planted bug proves nothing about the service.
+ * harness that passes a planted bug proves nothing about the service. `npm test` plants the one
+ * caught at once; the balance condition, whose shrinking replays bursts of payments for a minute or
+ * more, runs in `npm run test:long` (CHAOS_PLANTED=all), as the long crash and hostile runs do.
  */
+const bugs = process.env.CHAOS_PLANTED === 'all' ? (['movedTwiceOnRedelivery', 'balanceConditionDropped'] as const) : (['movedTwiceOnRedelivery'] as const);
 let world: World;
 
 beforeAll(async () => {
@@ -19,7 +22,7 @@ afterAll(async () => {
 });
 
 describe('the chaos workload catches planted bugs', () => {
-  it.each(['balanceConditionDropped', 'movedTwiceOnRedelivery'] as const)('%s: a violation, shrunk to a short sequence', async (bug) => {
+  it.each(bugs)('%s: a violation, shrunk to a short sequence', async (bug) => {
     const remove = plantBug(bug);
     try {
       const figures = await runChaos({ world, seed: 7, runs: 10, commandsPerRun: 12, organizations: 1 });
