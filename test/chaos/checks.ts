@@ -1,4 +1,5 @@
 import { organizationAccounts, type JournalEntry, type LedgerAccount } from '#store/ledger.ts';
+import { until } from '../support/eventually.ts';
 import { stableLedger } from '../support/ledgerSnapshot.ts';
 import { onRampDepositId } from '#operations/onRamp/progress.ts';
 import { verify } from '../support/webhookReceiver.ts';
@@ -50,15 +51,13 @@ export async function ledgerHolds(organizationId: string): Promise<JournalEntry[
  * down meanwhile): any error but a violation is tried again for up to three minutes.
  */
 async function patiently<T>(read: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    try {
-      return await read();
-    } catch (error) {
-      if (error instanceof InvariantViolation || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
+  const outcome = await until(
+    () => read().then((value): { value: T } | { error: unknown } => ({ value }), (error: unknown) => ({ error })),
+    (outcome) => !('error' in outcome) || outcome.error instanceof InvariantViolation,
+    { what: 'the table to answer (a killed DynamoDB Local coming back)', timeoutMs: 180_000, intervalMs: 250 },
+  );
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
 }
 
 /** Net organization legs of each operation's entries, with the entries' kinds (the step after the id). */

@@ -6,6 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { LocalWorkflowRunner } from '../../lib/local/workflowRunner.ts';
 import { useWorkflowEngine } from '#platform/workflow.ts';
 import { crashableService } from '../support/crash.ts';
+import { until } from '../support/eventually.ts';
 import { startReceiver } from '../support/webhookReceiver.ts';
 import { chaosOrganization, integrator, type World } from './world.ts';
 
@@ -83,7 +84,7 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
       await new Promise((resolve) => setTimeout(resolve, pause));
       if (stopped) return;
       // Onboarding writes through this process's own runner: a kill lands between organizations, not inside one.
-      while (onboarding > 0 && !stopped) await new Promise((resolve) => setTimeout(resolve, 50));
+      await until(async () => onboarding, (count) => count === 0 || stopped, { what: 'onboarding to finish before a kill', timeoutMs: 600_000 });
       let up!: () => void;
       restarting = new Promise((resolve) => (up = resolve));
       await stack.killHard(child);
