@@ -22,10 +22,10 @@ export interface Real {
 type Command = fc.AsyncCommand<Model, Real, false>;
 
 const mexico = findCorridor('USDC', 'MXN', 'MX')!;
-const beneficiary = sampleBeneficiary(mexico);
+export const beneficiary = sampleBeneficiary(mexico);
 const batchProvider = mexico.routes[0]!.provider;
 /** A fixed own address: withdrawals go somewhere valid. */
-const toAddress = '0x52908400098527886e0f7030069857d2e4169ee7';
+export const toAddress = '0x52908400098527886e0f7030069857d2e4169ee7';
 
 function counted(real: Real, kind: string, count = 1): void {
   real.operations.set(kind, (real.operations.get(kind) ?? 0) + count);
@@ -59,6 +59,23 @@ async function sentTogether(real: Real, kind: string, copies: number, send: () =
   return answers.find((answer) => answer.status !== 409) ?? answers[0]!;
 }
 
+type PaymentBody = { idempotencyKey: string } & Record<string, unknown>;
+
+/**
+ * A payment's answer in the model: taken (202, named by its key) is an operation that must end as
+ * its band says; refused for funds is counted; anything else breaks the contract.
+ */
+function recordPayment(model: Model, organization: number, body: PaymentBody, cents: number, answer: Answer): void {
+  if (answer.status === 202) {
+    if (answer.body.transactionId !== body.idempotencyKey) fail(`payment ${body.idempotencyKey} was given the id ${answer.body.transactionId}`);
+    model.operations.push({ kind: 'payment', id: body.idempotencyKey, organization, ends: paymentEnds(cents), statusPath: `/transactions/${body.idempotencyKey}`, replay: { method: 'POST', path: '/transactions', body } });
+  } else if (answer.status === 422 && answer.body?.error === 'insufficient_funds') {
+    model.refused.set('payment', (model.refused.get('payment') ?? 0) + 1);
+  } else {
+    fail(`payment ${body.idempotencyKey} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  }
+}
+
 class Pay implements Command {
   constructor(readonly organization: number, readonly whole: number, readonly cents: number, readonly copies: number) {}
   check = (model: Readonly<Model>) => this.organization < model.organizations;
@@ -67,14 +84,7 @@ class Pay implements Command {
     const idempotencyKey = nextKey(real, 'pay');
     const body = { idempotencyKey, corridor: { to: 'MXN', destinationCountry: 'MX' }, sendAmount: { amount: decimal(this.whole, this.cents), currency: 'USDC' }, recipientReference: 'chaos', beneficiary };
     const answer = await sentTogether(real, 'payment', this.copies, () => real.world.request('POST', '/transactions', organization.apiKey, body), (body) => body?.transactionId);
-    if (answer.status === 202) {
-      if (answer.body.transactionId !== idempotencyKey) fail(`payment ${idempotencyKey} was given the id ${answer.body.transactionId}`);
-      model.operations.push({ kind: 'payment', id: idempotencyKey, organization: this.organization, ends: paymentEnds(this.cents), statusPath: `/transactions/${idempotencyKey}`, replay: { method: 'POST', path: '/transactions', body } });
-    } else if (answer.status === 422 && answer.body?.error === 'insufficient_funds') {
-      model.refused.set('payment', (model.refused.get('payment') ?? 0) + 1);
-    } else {
-      fail(`payment ${idempotencyKey} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-    }
+    recordPayment(model, this.organization, body, this.cents, answer);
     await ledgerHolds(organization.organizationId);
   }
   toString = () => `Pay(org ${this.organization}, ${decimal(this.whole, this.cents)} USDC, ${this.copies}×)`;
@@ -88,13 +98,9 @@ class Withdraw implements Command {
     const idempotencyKey = nextKey(real, 'wd');
     const body = { idempotencyKey, amount: { amount: decimal(this.whole, this.cents), currency: 'USDC' }, chain: 'base', toAddress };
     const answer = await sentTogether(real, 'withdrawal', this.copies, () => real.world.request('POST', '/treasury/withdrawals', organization.apiKey, body), (body) => body?.withdrawalId);
-    if (answer.status === 202) {
-      model.operations.push({ kind: 'withdrawal', id: answer.body.withdrawalId, organization: this.organization, ends: withdrawalEnds(this.cents), statusPath: `/treasury/withdrawals/${answer.body.withdrawalId}`, replay: { method: 'POST', path: '/treasury/withdrawals', body } });
-    } else if (answer.status === 422 && answer.body?.error === 'insufficient_funds') {
-      model.refused.set('withdrawal', (model.refused.get('withdrawal') ?? 0) + 1);
-    } else {
-      fail(`withdrawal ${idempotencyKey} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-    }
+    // The contract refuses no withdrawal at intake for funds (it may end FAILED): only 202 is right.
+    if (answer.status !== 202) fail(`withdrawal ${idempotencyKey} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    model.operations.push({ kind: 'withdrawal', id: answer.body.withdrawalId, organization: this.organization, ends: withdrawalEnds(this.cents), statusPath: `/treasury/withdrawals/${answer.body.withdrawalId}`, replay: { method: 'POST', path: '/treasury/withdrawals', body } });
     await ledgerHolds(organization.organizationId);
   }
   toString = () => `Withdraw(org ${this.organization}, ${decimal(this.whole, this.cents)} USDC, ${this.copies}×)`;
@@ -164,16 +170,7 @@ class Burst implements Command {
     }));
     const answers = await Promise.all(bodies.map((body) => real.world.request('POST', '/transactions', organization.apiKey, body)));
     counted(real, 'payment', this.count);
-    answers.forEach((answer, index) => {
-      const body = bodies[index]!;
-      if (answer.status === 202) {
-        model.operations.push({ kind: 'payment', id: body.idempotencyKey, organization: this.organization, ends: paymentEnds(0), statusPath: `/transactions/${body.idempotencyKey}`, replay: { method: 'POST', path: '/transactions', body } });
-      } else if (answer.status === 422 && answer.body?.error === 'insufficient_funds') {
-        model.refused.set('payment', (model.refused.get('payment') ?? 0) + 1);
-      } else {
-        fail(`payment ${body.idempotencyKey} of a burst answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-      }
-    });
+    answers.forEach((answer, index) => recordPayment(model, this.organization, bodies[index]!, 0, answer));
     await ledgerHolds(organization.organizationId);
   }
   toString = () => `Burst(org ${this.organization}, ${this.count} × ${this.whole} USDC)`;

@@ -1,9 +1,9 @@
-import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
-import { creditDeposit } from '#store/ledger.ts';
+import { creditDeposit, readBalance } from '#store/ledger.ts';
 import { countChecks, fail, ledgerHolds, movementsAgree } from './checks.ts';
-import { settledStates, type Operation } from './model.ts';
+import { beneficiary, toAddress } from './commands.ts';
+import { endOf } from './harness.ts';
+import type { Operation } from './model.ts';
 import type { World } from './world.ts';
-import { until } from '../support/eventually.ts';
 
 /**
  * The edges issue 29 names, run once before the random workload (`npm run chaos`):
@@ -12,18 +12,8 @@ import { until } from '../support/eventually.ts';
  * Withdrawals are the debit: the contract refuses none at intake for funds, so all 100 are taken
  * and the balance decides at the pull, where the ledger's condition is the only guard.
  */
-const mexico = findCorridor('USDC', 'MXN', 'MX')!;
-const beneficiary = sampleBeneficiary(mexico);
-const toAddress = '0x52908400098527886e0f7030069857d2e4169ee7';
-
-async function ended(world: World, apiKey: string, path: string): Promise<string> {
-  const body = await until(
-    async () => (await world.request('GET', path, apiKey)).body,
-    (body) => body && body.running === false && settledStates.has(String(body.state)),
-    { what: `${path} to end`, timeoutMs: 180_000, intervalMs: 200 },
-  );
-  return String(body.state);
-}
+/** The edges' operations take longer than the workload's: a hundred workflows at once. */
+const ended = (world: World, apiKey: string, kind: Operation['kind'], id: string, statusPath: string) => endOf(world, apiKey, { kind, id, statusPath }, 180_000);
 
 /** `copies` copies at once of each money-moving POST: one id, and (once ended) one movement per step. */
 export async function copiesEdge(world: World, run: string, copies: number): Promise<number> {
@@ -41,7 +31,7 @@ export async function copiesEdge(world: World, run: string, copies: number): Pro
     if (ids.size !== 1 || others.length > 0) fail(`${copies} copies of one ${request.kind}: ids ${[...ids].join(', ')}; other answers ${others.map((answer) => answer.status).join(', ')}`);
     const id = [...ids][0]!;
     operations.push({ kind: request.kind, id, organization: 0, ends: [], statusPath: request.status(id) });
-    finalStates.set(id, await ended(world, organization.apiKey, request.status(id)));
+    finalStates.set(id, await ended(world, organization.apiKey, request.kind, id, request.status(id)));
   }
   movementsAgree(operations, await ledgerHolds(organization.organizationId), finalStates);
   countChecks(`${copies} concurrent copies: one operation, one movement per step`, requests.length);
@@ -52,19 +42,14 @@ export async function copiesEdge(world: World, run: string, copies: number): Pro
 export async function debitsEdge(world: World, run: string): Promise<number> {
   const organization = await world.organization(`${run}-debits`);
   // The organization starts with the harness's opening balance; this one must hold exactly 500.
-  const { available } = (await ledgerHolds(organization.organizationId)).reduce(
-    (totals, entry) => {
-      for (const leg of entry.legs) if (leg.account === 'available') totals.available += leg.amount;
-      return totals;
-    },
-    { available: 0n },
-  );
+  await ledgerHolds(organization.organizationId);
+  const { available } = await readBalance(organization.organizationId);
   const target = 500_000_000n;
   if (available > target) {
     // Down to 500 by one withdrawal of the difference, ended before the edge starts.
     const answer = await world.request('POST', '/treasury/withdrawals', organization.apiKey, { idempotencyKey: `edge-trim-${run}`, amount: { amount: ((available - target) / 1_000_000n).toString(), currency: 'USDC' }, chain: 'base', toAddress });
     if (answer.status !== 202) fail(`trimming the balance answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-    const state = await ended(world, organization.apiKey, `/treasury/withdrawals/${answer.body.withdrawalId}`);
+    const state = await ended(world, organization.apiKey, 'withdrawal', answer.body.withdrawalId, `/treasury/withdrawals/${answer.body.withdrawalId}`);
     if (state !== 'SENT') fail(`trimming the balance ended ${state}`);
   } else if (available < target) {
     await creditDeposit({ organizationId: organization.organizationId, depositId: `edge-top-${run}`, amount: target - available, rail: 'wire', memo: 'edge top-up' });
@@ -73,7 +58,7 @@ export async function debitsEdge(world: World, run: string): Promise<number> {
   const answers = await Promise.all(ids.map((idempotencyKey) => world.request('POST', '/treasury/withdrawals', organization.apiKey, { idempotencyKey, amount: { amount: '10.00', currency: 'USDC' }, chain: 'base', toAddress })));
   const refused = answers.filter((answer) => answer.status !== 202);
   if (refused.length > 0) fail(`a debit of the 100 answered ${refused[0]!.status}: ${JSON.stringify(refused[0]!.body)}`);
-  const states = await Promise.all(ids.map((id) => ended(world, organization.apiKey, `/treasury/withdrawals/${id}`)));
+  const states = await Promise.all(ids.map((id) => ended(world, organization.apiKey, 'withdrawal', id, `/treasury/withdrawals/${id}`)));
   const sent = states.filter((state) => state === 'SENT').length;
   if (sent !== 50 || states.some((state) => state !== 'SENT' && state !== 'FAILED')) fail(`100 debits of 10 against 500: ${sent} sent (${[...new Set(states)].join(', ')}), not exactly 50`);
   const operations: Operation[] = ids.map((id) => ({ kind: 'withdrawal', id, organization: 0, ends: [], statusPath: '' }));

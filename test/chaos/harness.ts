@@ -49,16 +49,20 @@ export interface ChaosFigures {
 /** How long an operation may take to end once the workload stops (the simulators' slowest bands retry twice). */
 const settleTimeoutMs = 120_000;
 
+/** The state an operation ends (or parks) in, polled as an integrator would; past the deadline it is reported lost. */
+export async function endOf(world: World, apiKey: string, operation: Pick<Model['operations'][number], 'kind' | 'id' | 'statusPath'>, timeoutMs = settleTimeoutMs): Promise<string> {
+  const body = await until(
+    async () => (await world.request('GET', operation.statusPath, apiKey)).body,
+    (body) => body && body.running === false && settledStates.has(String(body.state)),
+    { what: `${operation.kind} ${operation.id} to end`, timeoutMs, intervalMs: 100 },
+  ).catch(() => fail(`${operation.kind} ${operation.id} was lost: it never ended or parked within ${timeoutMs / 1000} s`));
+  return String(body.state);
+}
+
 async function settled(real: Real, model: Model): Promise<Map<string, string>> {
   const finalStates = new Map<string, string>();
   const waitFor = async (operation: Model['operations'][number]) => {
-    const organization = real.organizations[operation.organization]!;
-    const body = await until(
-      async () => (await real.world.request('GET', operation.statusPath, organization.apiKey)).body,
-      (body) => body && body.running === false && settledStates.has(String(body.state)),
-      { what: `${operation.kind} ${operation.id} to end`, timeoutMs: settleTimeoutMs, intervalMs: 100 },
-    ).catch(() => fail(`${operation.kind} ${operation.id} was lost: it never ended or parked within ${settleTimeoutMs / 1000} s`));
-    const state = String(body.state);
+    const state = await endOf(real.world, real.organizations[operation.organization]!.apiKey, operation);
     if (!operation.ends.includes(state)) fail(`${operation.kind} ${operation.id} ended ${state}; its amount's band says ${operation.ends.join(' or ')}`);
     finalStates.set(operation.id, state);
   };
