@@ -1,12 +1,14 @@
 import { DeleteTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { afterAll, inject } from 'vitest';
+import './failureLogs.ts';
 
 // Every test file talks to the run's DynamoDB Local; test/support/table.ts gives it a table of its own.
 process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
 process.env.AWS_REGION ??= 'us-east-1';
 process.env.AWS_ACCESS_KEY_ID ??= 'local';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-process.env.LOG_LEVEL ??= 'SILENT';
+// Warnings and errors are logged, and shown only for a test that fails (test/support/failureLogs.ts).
+process.env.LOG_LEVEL ??= 'WARN';
 // Tasks answer Wait states at most 0 s (functions/platform/workflow.ts workflowWait): flows finish at once, paths still read.
 process.env.WAIT_MAX_SECONDS ??= '0';
 // EMF metric lines off, except in the test that reads them (test/integration/metrics.test.ts).
