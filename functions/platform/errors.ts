@@ -6,6 +6,7 @@ import {
   TransactionCanceledException,
   TransactionConflictException,
 } from '@aws-sdk/client-dynamodb';
+import { isTransientError } from '@smithy/core/retry';
 import { errorCodeStatus } from '#schemas/errors.ts';
 
 /**
@@ -86,9 +87,20 @@ export function isContentionCancellation(error: unknown): boolean {
 }
 
 /**
+ * An AWS call that never got its answer after the SDK's own retries: a timeout, a connection reset or
+ * refused, a 5xx the SDK calls transient. Classified by the SDK's own rules (the ones its retries
+ * use). Its work may or may not have been done: a write can commit and its answer be lost.
+ */
+function isAnswerLost(error: unknown): boolean {
+  return error instanceof Error && isTransientError(error as Parameters<typeof isTransientError>[0]);
+}
+
+/**
  * A dependency that did not answer in time or was too busy: 503 `unavailable`, retry with backoff.
  * A transaction still cancelled by contention after transactWrite's retries is one: it wrote nothing.
+ * A call whose answer was lost is one too: the contract's 503 says the request may or may not have
+ * taken effect, and a retry with the same idempotency key is what settles it (a 500 says neither).
  */
 export function isDependencyUnavailable(error: unknown): boolean {
-  return error instanceof DeadlineReached || error instanceof StoreContended || storeBusy.some((type) => error instanceof type) || isContentionCancellation(error);
+  return error instanceof DeadlineReached || error instanceof StoreContended || storeBusy.some((type) => error instanceof type) || isContentionCancellation(error) || isAnswerLost(error);
 }

@@ -22,3 +22,20 @@ describe('a transaction cancelled by contention', () => {
     expect(isContentionCancellation(new Error('TransactionConflict'))).toBe(false);
   });
 });
+
+describe('a call whose answer was lost', () => {
+  // As @smithy/node-http-handler hands them over once the SDK's own retries are spent.
+  const timedOut = Object.assign(new Error('Connection timed out after 2000 ms'), { name: 'TimeoutError' });
+  const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' });
+
+  it('is an unavailable dependency (503: it may or may not have taken effect; retry with the same key), never a bare 500', () => {
+    for (const error of [timedOut, reset, refused]) expect(isDependencyUnavailable(error)).toBe(true);
+  });
+
+  it('is told apart from our own failures and from refusals', () => {
+    for (const error of [new Error('boom'), new TypeError('x is undefined'), Object.assign(new Error('no'), { name: 'ValidationException', $metadata: { httpStatusCode: 400 } })]) {
+      expect(isDependencyUnavailable(error)).toBe(false);
+    }
+  });
+});
