@@ -99,6 +99,8 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
     receiver,
     ...client,
     killCount: () => kills,
+    // The killed stack runs as `npm start`, in a process of its own: kills are its fault.
+    faultsInjected: () => ({}),
     organization(label) {
       const onboarded = onboardingQueue.then(async () => {
         while (restarting) await restarting;

@@ -34,6 +34,8 @@ export interface ChaosFigures {
   resent: number;
   /** Times the stack (service and DynamoDB Local) was SIGKILLed mid-run and started again on its data. */
   kills: number;
+  /** Faults injected at the adapters (test/chaos/faults.ts), by kind. */
+  faultsInjected: Record<string, number>;
   operationsByKind: Record<string, number>;
   operationsEnded: Record<string, number>;
   invariantChecks: Record<string, number>;
@@ -108,6 +110,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   const requestsBefore = world.requestCount();
   const resentBefore = world.resentCount();
   const killsBefore = world.killCount();
+  const faultsBefore = world.faultsInjected();
   // Withdrawal and batch ids are the service's own, across organizations: keys name this harness run too.
   const harnessRun = randomBytes(3).toString('hex');
 
@@ -142,6 +145,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     requests: world.requestCount() - requestsBefore,
     resent: world.resentCount() - resentBefore,
     kills: world.killCount() - killsBefore,
+    faultsInjected: Object.fromEntries(Object.entries(world.faultsInjected()).map(([kind, count]) => [kind, count - (faultsBefore[kind as keyof typeof faultsBefore] ?? 0)])),
     operationsByKind: Object.fromEntries(operations),
     operationsEnded: Object.fromEntries(operationsEnded),
     invariantChecks: Object.fromEntries(checksMade),

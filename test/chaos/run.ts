@@ -5,13 +5,16 @@
  *
  * CHAOS_SEED (default: the time) replays a run (with CHAOS_LANES=1 and CHAOS_PATH, the failure it
  * printed); CHAOS_LANES (property checks side by side), CHAOS_RUNS (per lane), CHAOS_COMMANDS (per
- * run, at most) and CHAOS_ORGANIZATIONS (per run) size it.
+ * run, at most) and CHAOS_ORGANIZATIONS (per run) size it. The stack run in this process meets
+ * faults at its adapters (test/chaos/faults.ts; CHAOS_FAULTS=0 turns them off); the killed one
+ * (CHAOS_KILL_EVERY_MS) meets kills.
  */
 export {};
 process.env.LOG_LEVEL ??= 'SILENT';
 if (process.env.LOG_LEVEL === 'SILENT') process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 const { startWorld } = await import('./world.ts');
+const { defaultFaultPlan } = await import('./faults.ts');
 const { startCrashingWorld } = await import('./crashingWorld.ts');
 const { runChaos } = await import('./harness.ts');
 const { copiesEdge, debitsEdge } = await import('./edges.ts');
@@ -28,7 +31,7 @@ const log = (message: string) => process.stderr.write(`[chaos] ${message}\n`);
 
 log(`seed ${seed}: ${lanes} lanes of ${runs} runs, each up to ${commandsPerRun} commands over ${organizations} organizations`);
 const crashing = killEvery ? await startCrashingWorld({ seed, killEveryMs: { min: Number(killEvery[1]), max: Number(killEvery[2]) } }) : undefined;
-const world = crashing ?? (await startWorld());
+const world = crashing ?? (await startWorld(process.env.CHAOS_FAULTS === '0' ? {} : { faults: defaultFaultPlan, seed }));
 crashing?.startKilling();
 let figures;
 let edges: { copiesSent: number; debitsSent: number } | undefined;
@@ -59,6 +62,7 @@ const rows: [string, string | number][] = [
   ['requests (with the checks\' status reads)', figures.requests],
   ['resent after a 503 or a dropped connection', figures.resent],
   ['kills survived (service and DynamoDB Local)', figures.kills],
+  ...Object.entries(figures.faultsInjected).map(([kind, count]): [string, number] => [`fault injected: ${kind}`, count]),
   ...Object.entries(figures.operationsByKind).map(([kind, count]): [string, number] => [`sent: ${kind}`, count]),
   ...Object.entries(figures.operationsEnded).map(([state, count]): [string, number] => [`ended ${state}`, count]),
   ...Object.entries(figures.invariantChecks).map(([kind, count]): [string, number] => [`checked: ${kind}`, count]),

@@ -5,6 +5,7 @@ import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { startReceiver, type Receiver } from '../support/webhookReceiver.ts';
+import { injectFaults, type FaultKind, type FaultPlan } from './faults.ts';
 
 /**
  * What the chaos harness works against: the whole local stack (`npm start`'s: HTTP adapter,
@@ -23,6 +24,8 @@ export interface World {
   organization(label: string): Promise<ChaosOrganization>;
   /** Times the stack was killed and came back (0 for a stack that is never killed). */
   killCount(): number;
+  /** Faults injected at the adapters so far, by kind (none for a stack run as `npm start`). */
+  faultsInjected(): Partial<Record<FaultKind, number>>;
   close(): Promise<void>;
 }
 
@@ -106,8 +109,23 @@ export async function chaosOrganization(label: string, client: Integrator, recei
   return { organizationId, apiKey, webhookSecret: endpoint.body.secret as string };
 }
 
-/** The stack in this process (as the bench runs it), never killed. */
-export async function startWorld(options: { dynamoEndpoint?: string } = {}): Promise<World> {
+/** A seeded source of numbers in [0, 1) (mulberry32): the faults' rolls. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The stack in this process (as the bench runs it), never killed; with `faults`, faults injected
+ * at its adapters (test/chaos/faults.ts) once the world is up, rolled from `seed`.
+ */
+export async function startWorld(options: { dynamoEndpoint?: string; faults?: FaultPlan; seed?: number } = {}): Promise<World> {
   const service = await startLocalService({
     port: 0,
     dynamoEndpoint: options.dynamoEndpoint,
@@ -115,13 +133,17 @@ export async function startWorld(options: { dynamoEndpoint?: string } = {}): Pro
     waitSeconds: 0,
   });
   const receiver = await startReceiver();
-  const client = integrator(() => service.url, 10_000);
+  const faults = options.faults ? injectFaults(options.faults, seededRandom(options.seed ?? 1), receiver) : undefined;
+  // Resends meet injected faults too: more patience than a quiet stack needs.
+  const client = integrator(() => service.url, faults ? 30_000 : 10_000);
   return {
     receiver,
     ...client,
     organization: (label) => chaosOrganization(label, client, receiver, (execution) => service.runner.waitFor(execution)),
     killCount: () => 0,
+    faultsInjected: () => faults?.injected() ?? {},
     async close() {
+      faults?.stop();
       await receiver.close();
       await service.stop();
     },
