@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { entryName, lambdaEntries } from '../aws/handlers.ts';
@@ -141,6 +141,33 @@ function filesUnder(directory: string): string[] {
   });
 }
 
+/**
+ * @middy/core imports `node:stream/web` and `node:stream/promises` at its top for streamed responses,
+ * which no function of ours answers; loading web streams cost every API function about 10 ms of its
+ * cold import (issue 28, docs/decisions/148). The bundles take a copy of middy's one module that reads
+ * them at first use instead: the global ReadableStream (the same class, which Node loads when it is
+ * first touched) when a response is tested against it, and a pipeline imported when a stream is piped. (esbuild's synchronous API takes no
+ * plugin, so the copy is written beside the other caches and aliased.) A middy whose imports read
+ * otherwise fails the build, so that an upgrade is looked at.
+ */
+const middyEagerStreams = 'import { pipeline } from "node:stream/promises";\nimport { ReadableStream } from "node:stream/web";\n';
+const middyLazyStreams =
+  'const pipeline = (...streams) => import("node:stream/promises").then((streamPromises) => streamPromises.pipeline(...streams));\n' +
+  // Only `instanceof ReadableStream` reads it: the global is touched then, not when the bundle loads.
+  'const ReadableStream = { [Symbol.hasInstance]: (value) => value instanceof globalThis.ReadableStream };\n';
+
+function middyWithStreamsAtFirstUse(): string {
+  const original = join(projectRoot, 'node_modules', '@middy', 'core', 'index.js');
+  const source = readFileSync(original, 'utf8');
+  if (!source.includes(middyEagerStreams)) {
+    throw new Error(`${original} no longer imports web streams as lib/build/lambdaBundles.ts expects: update middyWithStreamsAtFirstUse (docs/decisions/148)`);
+  }
+  const copy = join(projectRoot, 'node_modules', '.cache', 'middy-core-streams-at-first-use', 'index.js');
+  mkdirSync(dirname(copy), { recursive: true });
+  writeFileSync(copy, source.replace(middyEagerStreams, middyLazyStreams));
+  return copy;
+}
+
 function build(outRoot: string, names: Map<string, string>, flavor: BundleFlavor): void {
   rmSync(outRoot, { recursive: true, force: true });
   const { metafile } = buildSync({
@@ -171,6 +198,7 @@ function build(outRoot: string, names: Map<string, string>, flavor: BundleFlavor
     logLevel: 'error',
     // Run before the handler's own code: every port finds its simulator registered.
     inject: flavor === 'simulated' ? [join(projectRoot, simulatorsWiring)] : [],
+    alias: { '@middy/core': middyWithStreamsAtFirstUse() },
     metafile: true,
   });
   // A simulator reached by any other way than the wiring (an import from a port or a handler) would
