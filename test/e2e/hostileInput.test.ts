@@ -269,15 +269,20 @@ describe('hostile combinations on the endpoints that take an amount', () => {
     }
   });
 
-  it('every field with every hostile value, each time beside another field spoiled (partners rotating through every pair): 4xx (or a success), never 500', async () => {
+  /** Of the pairs, the share npm test walks (one in three; CI's time is bounded); HOSTILE_PAIRS=all walks every one. */
+  const pairShare = process.env.HOSTILE_PAIRS === 'all' ? 1 : 3;
+
+  it('fields with hostile values, each beside another field spoiled (partners rotating through every pair; a third of them unless HOSTILE_PAIRS=all): 4xx (or a success), never 500', async () => {
     for (const definition of amountRoutes) {
       const leaves = leavesOf(definition);
       if (leaves.length < 2) continue; // one field alone: the walk above covers it
       const requests: [string[], unknown][][] = [];
       // Field a meets value k with partner a+1+k: as k runs through the hostile list (longer than any
-      // of these bodies) every field meets every value and every other field.
+      // of these bodies) every field meets every value and every other field. npm test walks a third
+      // of the pairs (every field still meets every value alone, in the walk above); test:long all.
       leaves.forEach((first, a) => {
         hostileValues.forEach((value, k) => {
+          if ((a * hostileValues.length + k) % pairShare !== 0) return;
           const partner = leaves[(a + 1 + (k % (leaves.length - 1))) % leaves.length]!;
           requests.push([[first, value], [partner, hostileValues[(k * 7 + 1) % hostileValues.length]]]);
         });
