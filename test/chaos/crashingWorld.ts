@@ -8,7 +8,7 @@ import { useWorkflowEngine } from '#platform/workflow.ts';
 import { crashableService } from '../support/crash.ts';
 import { until } from '../support/eventually.ts';
 import { startReceiver } from '../support/webhookReceiver.ts';
-import { chaosOrganization, integrator, type World } from './world.ts';
+import { chaosOrganization, integrator, seededRandom, type World } from './world.ts';
 
 /**
  * The stack as `npm start` runs it, in a child process with its own DynamoDB Local on a DATA_DIR,
@@ -22,6 +22,8 @@ export interface CrashingWorldOptions {
   killEveryMs: { min: number; max: number };
   /** Seeded choice of the pauses, so a run replays its rhythm (not its exact moments: the machine's speed varies). */
   seed: number;
+  /** Kills after which the stack is left up (default: no end), so the work in flight can finish on it. */
+  maxKills?: number;
 }
 
 async function freePort(): Promise<number> {
@@ -33,18 +35,6 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-/** mulberry32: a small seeded generator for the kill rhythm. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export async function startCrashingWorld(options: CrashingWorldOptions): Promise<World & { startKilling(): void; stopKilling(): Promise<void> }> {
@@ -68,7 +58,7 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
   const receiver = await startReceiver();
   // Patience enough for a restart: a JVM and the service coming up on two busy cores.
   const client = integrator(() => url, 180_000);
-  const random = seeded(options.seed);
+  const random = seededRandom(options.seed);
   let kills = 0;
   let killing: Promise<void> | undefined;
   let stopped = true;
@@ -79,7 +69,7 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
   let onboardingQueue: Promise<unknown> = Promise.resolve();
 
   async function killLoop(): Promise<void> {
-    while (!stopped) {
+    while (!stopped && kills < (options.maxKills ?? Infinity)) {
       const pause = options.killEveryMs.min + random() * (options.killEveryMs.max - options.killEveryMs.min);
       await new Promise((resolve) => setTimeout(resolve, pause));
       if (stopped) return;

@@ -161,3 +161,33 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     seconds: Math.round((Date.now() - started) / 1000),
   };
 }
+
+/** The figures of several runs (the default run's phases) as one: counts added, the first failure kept. */
+export function combinedFigures(parts: ChaosFigures[]): ChaosFigures {
+  const add = (records: Record<string, number>[]) => {
+    const sum: Record<string, number> = {};
+    for (const record of records) for (const [key, count] of Object.entries(record)) sum[key] = (sum[key] ?? 0) + count;
+    return sum;
+  };
+  const total = (pick: (figures: ChaosFigures) => number) => parts.reduce((sum, figures) => sum + pick(figures), 0);
+  const failed = parts.find((figures) => figures.failure);
+  return {
+    seed: parts[0]!.seed,
+    lanes: Math.max(...parts.map((figures) => figures.lanes)),
+    runs: total((figures) => figures.runs),
+    commands: total((figures) => figures.commands),
+    operations: total((figures) => figures.operations),
+    requests: total((figures) => figures.requests),
+    resent: total((figures) => figures.resent),
+    kills: total((figures) => figures.kills),
+    faultsInjected: add(parts.map((figures) => figures.faultsInjected)),
+    operationsByKind: add(parts.map((figures) => figures.operationsByKind)),
+    operationsEnded: add(parts.map((figures) => figures.operationsEnded)),
+    invariantChecks: add(parts.map((figures) => figures.invariantChecks)),
+    violations: total((figures) => figures.violations),
+    lost: total((figures) => figures.lost),
+    paidTwice: total((figures) => figures.paidTwice),
+    ...(failed ? { failure: failed.failure, shrunkTo: failed.shrunkTo } : {}),
+    seconds: total((figures) => figures.seconds),
+  };
+}

@@ -3,54 +3,93 @@
  * checked after every command and at the end of every run (test/chaos/harness.ts). Prints the
  * figures as a table on stderr and as JSON on stdout; exits 1 on a violation.
  *
- * CHAOS_SEED (default: the time) replays a run (with CHAOS_LANES=1 and CHAOS_PATH, the failure it
- * printed); CHAOS_LANES (property checks side by side), CHAOS_RUNS (per lane), CHAOS_COMMANDS (per
- * run, at most) and CHAOS_ORGANIZATIONS (per run) size it. The stack run in this process meets
- * faults at its adapters (test/chaos/faults.ts; CHAOS_FAULTS=0 turns them off); the killed one
- * (CHAOS_KILL_EVERY_MS) meets kills.
+ * Two phases (CHAOS_PHASES=faults,kills, the default; either alone):
+ * - faults: the stack in this process, with faults injected at its adapters (test/chaos/faults.ts;
+ *   CHAOS_FAULTS=0 turns them off), CHAOS_LANES property checks side by side (4), CHAOS_RUNS each (3)
+ *   of up to CHAOS_COMMANDS commands (400) over CHAOS_ORGANIZATIONS organizations (3);
+ * - kills: the stack as `npm start` on its own DynamoDB Local, SIGKILLed every CHAOS_KILL_EVERY_MS
+ *   (<min>-<max>, 6000-12000) until CHAOS_KILLS kills (20), in rounds of one run a lane of up to
+ *   CHAOS_KILL_COMMANDS commands (100); the last round ends on a stack left up.
+ * The edges run first, on the first phase's stack (CHAOS_EDGES=0 skips them). CHAOS_SEED (default:
+ * the time) replays a run; a failure prints its phase, seed and path (CHAOS_PHASES, CHAOS_SEED,
+ * CHAOS_LANES=1, CHAOS_PATH) to replay it alone.
  */
-export {};
+import type { ChaosFigures } from './harness.ts';
+import type { World } from './world.ts';
 process.env.LOG_LEVEL ??= 'SILENT';
 if (process.env.LOG_LEVEL === 'SILENT') process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 const { startWorld } = await import('./world.ts');
 const { defaultFaultPlan } = await import('./faults.ts');
 const { startCrashingWorld } = await import('./crashingWorld.ts');
-const { runChaos } = await import('./harness.ts');
+const { combinedFigures, runChaos } = await import('./harness.ts');
 const { copiesEdge, debitsEdge } = await import('./edges.ts');
 
 const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 2 ** 31);
 const lanes = Number(process.env.CHAOS_LANES ?? 4);
-const runs = Number(process.env.CHAOS_RUNS ?? 5);
+const runs = Number(process.env.CHAOS_RUNS ?? 3);
 const commandsPerRun = Number(process.env.CHAOS_COMMANDS ?? 400);
 const organizations = Number(process.env.CHAOS_ORGANIZATIONS ?? 3);
 const path = process.env.CHAOS_PATH;
-// CHAOS_KILL_EVERY_MS=<min>-<max>: the stack runs as `npm start` and is SIGKILLed that often.
-const killEvery = /^(\d+)-(\d+)$/.exec(process.env.CHAOS_KILL_EVERY_MS ?? '');
+const phases = new Set((process.env.CHAOS_PHASES ?? 'faults,kills').split(','));
+// The kills phase: the stack runs as `npm start` and is SIGKILLed every CHAOS_KILL_EVERY_MS=<min>-<max>
+// until CHAOS_KILLS kills, in rounds of one run a lane of CHAOS_KILL_COMMANDS commands.
+const killEvery = /^(\d+)-(\d+)$/.exec(process.env.CHAOS_KILL_EVERY_MS ?? '6000-12000');
+const killsWanted = Number(process.env.CHAOS_KILLS ?? 20);
+const killCommands = Number(process.env.CHAOS_KILL_COMMANDS ?? 100);
 const log = (message: string) => process.stderr.write(`[chaos] ${message}\n`);
+const startedAt = Date.now();
+if (!killEvery) throw new Error('CHAOS_KILL_EVERY_MS is <min>-<max> in milliseconds');
 
-log(`seed ${seed}: ${lanes} lanes of ${runs} runs, each up to ${commandsPerRun} commands over ${organizations} organizations`);
-const crashing = killEvery ? await startCrashingWorld({ seed, killEveryMs: { min: Number(killEvery[1]), max: Number(killEvery[2]) } }) : undefined;
-const world = crashing ?? (await startWorld(process.env.CHAOS_FAULTS === '0' ? {} : { faults: defaultFaultPlan, seed }));
-crashing?.startKilling();
-let figures;
+const parts: ChaosFigures[] = [];
 let edges: { copiesSent: number; debitsSent: number } | undefined;
 let edgeFailure: string | undefined;
-try {
-  // The edges first (CHAOS_EDGES=0 skips them): 200 copies of each money-moving POST, 100 debits against 500.
-  if (process.env.CHAOS_EDGES !== '0') {
-    const edgeRun = `${seed.toString(36)}-${Date.now().toString(36)}`;
-    log('edges: 200 concurrent copies of a payment and of a withdrawal; 100 concurrent debits of 10 against 500');
-    try {
-      edges = { copiesSent: await copiesEdge(world, edgeRun, 200), debitsSent: await debitsEdge(world, edgeRun) };
-    } catch (error) {
-      edgeFailure = (error as Error).message;
-    }
+const failedIn = (figures: ChaosFigures, phase: string) => (figures.failure ? { ...figures, failure: `in the ${phase} phase (CHAOS_PHASES=${phase} replays it): ${figures.failure}` } : figures);
+
+/** 200 copies of each money-moving POST, 100 debits against 500 (CHAOS_EDGES=0 skips them); once a run, on the first phase's stack. */
+async function edgesOn(world: World): Promise<void> {
+  if (process.env.CHAOS_EDGES === '0' || edges || edgeFailure) return;
+  const edgeRun = `${seed.toString(36)}-${Date.now().toString(36)}`;
+  log('edges: 200 concurrent copies of a payment and of a withdrawal; 100 concurrent debits of 10 against 500');
+  try {
+    edges = { copiesSent: await copiesEdge(world, edgeRun, 200), debitsSent: await debitsEdge(world, edgeRun) };
+  } catch (error) {
+    edgeFailure = (error as Error).message;
   }
-  figures = await runChaos({ world, seed, lanes, runs, commandsPerRun, organizations, log, ...(path ? { path } : {}) });
-} finally {
-  await world.close();
 }
+
+if (phases.has('faults')) {
+  const faults = process.env.CHAOS_FAULTS === '0' ? undefined : defaultFaultPlan;
+  log(`faults phase, seed ${seed}: ${lanes} lanes of ${runs} runs, each up to ${commandsPerRun} commands over ${organizations} organizations; the stack in this process${faults ? ', faults injected at its adapters' : ''}`);
+  const world = await startWorld(faults ? { faults, seed } : {});
+  try {
+    await edgesOn(world);
+    parts.push(failedIn(await runChaos({ world, seed, lanes, runs, commandsPerRun, organizations, log, ...(path ? { path } : {}) }), 'faults'));
+  } finally {
+    await world.close();
+  }
+}
+
+if (phases.has('kills') && !parts.some((figures) => figures.failure)) {
+  const killEveryMs = { min: Number(killEvery[1]), max: Number(killEvery[2]) };
+  log(`kills phase: the stack as npm start, SIGKILLed every ${killEveryMs.min / 1000} to ${killEveryMs.max / 1000} s until ${killsWanted} kills; rounds of ${lanes} lanes, one run of up to ${killCommands} commands each`);
+  const world = await startCrashingWorld({ seed, killEveryMs, maxKills: killsWanted });
+  world.startKilling();
+  try {
+    await edgesOn(world);
+    // Rounds until the kills are done: the last one ends on a stack left up, so its work finishes.
+    for (let round = 1; ; round += 1) {
+      const figures = failedIn(await runChaos({ world, seed: seed + 1_000 * (round - 1), lanes, runs: 1, commandsPerRun: killCommands, organizations, log, ...(path ? { path } : {}) }), 'kills');
+      parts.push(figures);
+      log(`kills phase round ${round}: ${world.killCount()} kills so far`);
+      if (figures.failure || world.killCount() >= killsWanted || path) break;
+    }
+  } finally {
+    await world.close();
+  }
+}
+
+const figures = combinedFigures(parts);
 
 const rows: [string, string | number][] = [
   ...(edges ? ([['edge: concurrent copies sent (one operation each)', edges.copiesSent], ['edge: concurrent debits of 10 against 500 (exactly 50 sent)', edges.debitsSent]] as [string, number][]) : []),
@@ -69,7 +108,8 @@ const rows: [string, string | number][] = [
   ['violations', figures.violations],
   ['lost', figures.lost],
   ['paid twice', figures.paidTwice],
-  ['seconds', figures.seconds],
+  ['seconds in the workload (its phases)', figures.seconds],
+  ['seconds in all (stacks started, edges)', Math.round((Date.now() - startedAt) / 1000)],
 ];
 const width = Math.max(...rows.map(([name]) => name.length));
 process.stderr.write(`\n${rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n')}\n`);
