@@ -91,6 +91,24 @@ export async function call(
 }
 
 /**
+ * `call` as the contract tells an integrator to send: a 503 (the request may or may not have taken
+ * effect) is sent again, the same request, until another answer comes or `timeoutMs` passes. For a
+ * test's load that one process on a busy machine may not carry within a function's deadline (the
+ * local twin keeps Lambda's timeouts; in AWS each request has a function of its own): what the
+ * test asserts is what the resends converge to. A keyed request is safe to resend; an unkeyed one
+ * only where a second copy changes nothing the test reads.
+ */
+export async function callResending(
+  service: LocalService,
+  method: string,
+  path: string,
+  options: Parameters<typeof call>[3] = {},
+  timeoutMs = 60_000,
+): Promise<Awaited<ReturnType<typeof call>>> {
+  return until(() => call(service, method, path, options), (answer) => answer.status !== 503, { what: `${method} ${path} to answer other than 503`, timeoutMs, intervalMs: 500 });
+}
+
+/**
  * Polls a status endpoint until the operation has ended (by default `running: false`: ended or
  * needs a person, as the contract tells integrators to poll); answers that body.
  */
