@@ -124,10 +124,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       for (let index = 0; index < options.organizations; index += 1) organizations.push(await world.organization(`${run}-${index}`));
       const real: Real = { world, organizations, run, operations, sequence: 0 };
       const model = emptyModel(options.organizations);
-      await fc.asyncModelRun(() => ({ model, real }), sequence);
-      commands += [...sequence].length;
-      const finalStates = await finalChecks(real, model);
-      for (const state of finalStates.values()) operationsEnded.set(state, (operationsEnded.get(state) ?? 0) + 1);
+      try {
+        await fc.asyncModelRun(() => ({ model, real }), sequence);
+        commands += [...sequence].length;
+        const finalStates = await finalChecks(real, model);
+        for (const state of finalStates.values()) operationsEnded.set(state, (operationsEnded.get(state) ?? 0) + 1);
+      } catch (error) {
+        // Said at once: shrinking under random faults may run long, and the first failure is the news.
+        log(`seed ${laneSeed} run ${runIndex} VIOLATED: ${(error as Error).message}`);
+        throw error;
+      }
       log(`seed ${laneSeed} run ${runIndex}: ${model.operations.length} operations ended; ${world.requestCount() - requestsBefore} requests in all so far`);
     });
     const details = await fc.check(property, { seed: laneSeed, numRuns: options.runs, endOnFailure: false, ...(options.path ? { path: options.path } : {}) });
