@@ -139,7 +139,7 @@ export function cancellationCodes(error: unknown): (string | undefined)[] | unde
 const largestAmount = 10n ** 38n - 1n;
 const externalAccountPattern = new RegExp(`^(${externalAccountPrefixes.join('|')}):\\S+$`);
 
-function isOrganizationAccount(account: string): account is LedgerAccount {
+export function isOrganizationAccount(account: string): account is LedgerAccount {
   return (organizationAccounts as readonly string[]).includes(account);
 }
 
@@ -368,13 +368,18 @@ export async function listJournalEntries(organizationId: string, currency = ledg
   return items.map(journalEntryOf).filter((entry) => entry.currency === currency);
 }
 
-/** The sum of every journal entry's organization legs per account: what the balance item must equal. */
-export async function journalTotals(organizationId: string, currency = ledgerCurrency): Promise<Record<LedgerAccount, bigint>> {
+/** The sum of the entries' organization legs per account: for a whole journal, what the balance item must equal. */
+export function organizationTotals(entries: JournalEntry[]): Record<LedgerAccount, bigint> {
   const totals: Record<LedgerAccount, bigint> = { available: 0n, held: 0n, settling: 0n };
-  for (const entry of await listJournalEntries(organizationId, currency)) {
+  for (const entry of entries) {
     for (const { account, amount } of entry.legs) {
       if (isOrganizationAccount(account)) totals[account] += amount;
     }
   }
   return totals;
+}
+
+/** The sum of every journal entry's organization legs per account: what the balance item must equal. */
+export async function journalTotals(organizationId: string, currency = ledgerCurrency): Promise<Record<LedgerAccount, bigint>> {
+  return organizationTotals(await listJournalEntries(organizationId, currency));
 }

@@ -1,4 +1,4 @@
-import { organizationAccounts, type JournalEntry, type LedgerAccount } from '#store/ledger.ts';
+import { organizationAccounts, organizationTotals, type JournalEntry, type LedgerAccount } from '#store/ledger.ts';
 import { until } from '../support/eventually.ts';
 import { stableLedger } from '../support/ledgerSnapshot.ts';
 import { onRampDepositId } from '#operations/onRamp/progress.ts';
@@ -21,8 +21,6 @@ function violated(what: string): never {
   throw new InvariantViolation(what);
 }
 
-const isOrganizationAccount = (account: string): account is LedgerAccount => (organizationAccounts as readonly string[]).includes(account);
-
 /**
  * The ledger of one organization while its money moves: every entry balances, the balance item
  * equals the sum of the entries' organization legs, no account is negative. The balance is read
@@ -32,12 +30,11 @@ const isOrganizationAccount = (account: string): account is LedgerAccount => (or
  */
 export async function ledgerHolds(organizationId: string): Promise<JournalEntry[]> {
   const { balance, entries } = await stableLedger(organizationId, patiently).catch((error: Error) => violated(error.message));
-  const totals: Record<LedgerAccount, bigint> = { available: 0n, held: 0n, settling: 0n };
   for (const entry of entries) {
     const sum = entry.legs.reduce((total, leg) => total + leg.amount, 0n);
     if (sum !== 0n) violated(`journal entry ${entry.entryId} of ${organizationId} does not balance (legs sum to ${sum})`);
-    for (const leg of entry.legs) if (isOrganizationAccount(leg.account)) totals[leg.account] += leg.amount;
   }
+  const totals = organizationTotals(entries);
   for (const account of organizationAccounts) {
     if (balance[account] !== totals[account]) violated(`${account} of ${organizationId} is ${balance[account]} but its journal sums to ${totals[account]}`);
     if (balance[account] < 0n) violated(`${account} of ${organizationId} is negative (${balance[account]})`);
@@ -62,14 +59,18 @@ async function patiently<T>(read: () => Promise<T>): Promise<T> {
 
 /** Net organization legs of each operation's entries, with the entries' kinds (the step after the id). */
 function movementsByOperation(entries: JournalEntry[]): Map<string, { steps: string[]; net: Record<LedgerAccount, bigint> }> {
-  const byOperation = new Map<string, { steps: string[]; net: Record<LedgerAccount, bigint> }>();
+  const entriesOf = new Map<string, JournalEntry[]>();
   for (const entry of entries) {
-    const moved = byOperation.get(entry.operation.id) ?? { steps: [], net: { available: 0n, held: 0n, settling: 0n } };
-    moved.steps.push(entry.entryId.slice(entry.entryId.lastIndexOf(':') + 1));
-    for (const leg of entry.legs) if (isOrganizationAccount(leg.account)) moved.net[leg.account] += leg.amount;
-    byOperation.set(entry.operation.id, moved);
+    const own = entriesOf.get(entry.operation.id);
+    if (own) own.push(entry);
+    else entriesOf.set(entry.operation.id, [entry]);
   }
-  return byOperation;
+  return new Map(
+    [...entriesOf].map(([operationId, own]) => [
+      operationId,
+      { steps: own.map((entry) => entry.entryId.slice(entry.entryId.lastIndexOf(':') + 1)), net: organizationTotals(own) },
+    ]),
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { organizationAccounts, type LedgerAccount, type LedgerBalance } from '#store/ledger.ts';
+import { organizationAccounts, organizationTotals, type LedgerBalance } from '#store/ledger.ts';
 import { stableLedger } from './ledgerSnapshot.ts';
 import { until } from './eventually.ts';
 
@@ -10,8 +10,7 @@ import { until } from './eventually.ts';
  */
 export async function expectLedgerInvariant(organizationId: string): Promise<LedgerBalance> {
   const { balance, entries } = await stableLedger(organizationId);
-  const totals: Record<LedgerAccount, bigint> = { available: 0n, held: 0n, settling: 0n };
-  for (const entry of entries) for (const leg of entry.legs) if ((organizationAccounts as readonly string[]).includes(leg.account)) totals[leg.account as LedgerAccount] += leg.amount;
+  const totals = organizationTotals(entries);
   for (const entry of entries) {
     const sum = entry.legs.reduce((total, leg) => total + leg.amount, 0n);
     expect(sum, `legs of ${entry.entryId} sum to zero`).toBe(0n);
