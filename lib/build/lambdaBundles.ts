@@ -143,12 +143,12 @@ function filesUnder(directory: string): string[] {
 
 /**
  * @middy/core imports `node:stream/web` and `node:stream/promises` at its top for streamed responses,
- * which no function of ours answers; loading web streams cost every API function about 10 ms of its
+ * which no function of ours answers; loading web streams cost every API function about 5 ms of its
  * cold import (issue 28, docs/decisions/148). The bundles take a copy of middy's one module that reads
  * them at first use instead: the global ReadableStream (the same class, which Node loads when it is
- * first touched) when a response is tested against it, and a pipeline imported when a stream is piped. (esbuild's synchronous API takes no
- * plugin, so the copy is written beside the other caches and aliased.) A middy whose imports read
- * otherwise fails the build, so that an upgrade is looked at.
+ * first touched) when a response is tested against it, and a pipeline imported when a stream is
+ * piped. (esbuild's synchronous API takes no plugin, so the copy is written beside the other caches
+ * and aliased.) A middy whose imports read otherwise fails the build, so that an upgrade is looked at.
  */
 const middyEagerStreams = 'import { pipeline } from "node:stream/promises";\nimport { ReadableStream } from "node:stream/web";\n';
 const middyLazyStreams =
