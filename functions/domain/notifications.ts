@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EventType } from '#schemas/webhooks.ts';
 import { escapeHtml } from './html.ts';
+import { publicLink } from './publicLinks.ts';
 import { formatMoney } from './money.ts';
 import { oneLine, quoted } from './plainText.ts';
 import { maskAccount } from './accountMask.ts';
@@ -23,17 +24,10 @@ export function isNotificationEventType(type: string): type is EventType {
   return (notificationEventTypes as readonly string[]).includes(type);
 }
 
-function link(baseUrl: string, path: string, token: string): string {
-  // Stryker disable next-line Regex: equivalent, an absolute path replaces the base URL's path whatever its trailing slashes
-  const url = new URL(path, `${baseUrl.replace(/\/+$/, '')}/`);
-  url.searchParams.set('token', token);
-  return url.toString();
-}
-
 /** The verification link a person clicks: GET verifies and shows a page (its token is single use). */
-export const verificationLink = (baseUrl: string, token: string) => link(baseUrl, '/notifications/verify', token);
+export const verificationLink = (baseUrl: string, token: string) => publicLink(baseUrl, '/notifications/verify', token);
 /** The `List-Unsubscribe` link: GET shows a button, POST (RFC 8058 one-click) unsubscribes. */
-export const unsubscribeLink = (baseUrl: string, token: string) => link(baseUrl, '/notifications/unsubscribe', token);
+export const unsubscribeLink = (baseUrl: string, token: string) => publicLink(baseUrl, '/notifications/unsubscribe', token);
 
 // ---- Unsubscribe tokens ------------------------------------------------------------------
 
@@ -201,7 +195,7 @@ export function notificationEmail(input: {
     ...(described.note ? [['Note', quoted(described.note)] as const] : []),
     ['Organization', quoted(input.organizationName)],
   ];
-  const readAt = `${input.baseUrl.replace(/\/+$/, '')}${described.read.replace(/^GET /, '')}`;
+  const readAt = publicLink(input.baseUrl, described.read.replace(/^GET /, ''));
   const why = `You receive this e-mail because you chose ${input.type} in your notification preferences.`;
   const text = [
     'Hello,',

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { roleRank, type Role } from '#domain/permissions.ts';
 import { escapeHtml } from './html.ts';
+import { publicLink } from './publicLinks.ts';
 import { oneLine, quoted } from './plainText.ts';
 
 /**
@@ -53,10 +54,7 @@ export function invitationExpiry(now: Date, ttlSeconds: number): Date {
 
 /** The link a person opens; the token travels as the query parameter `token`. */
 export function acceptLink(baseUrl: string, token: string): string {
-  // Stryker disable next-line Regex: equivalent, an absolute path replaces the base URL's path whatever its trailing slashes
-  const url = new URL('/invitations/accept', `${baseUrl.replace(/\/+$/, '')}/`);
-  url.searchParams.set('token', token);
-  return url.toString();
+  return publicLink(baseUrl, '/invitations/accept', token);
 }
 
 export interface InvitationEmail {
@@ -80,7 +78,7 @@ export function invitationEmail(input: {
   expiresAt: Date;
 }): InvitationEmail {
   const link = acceptLink(input.baseUrl, input.token);
-  const endpoint = `${input.baseUrl.replace(/\/+$/, '')}/invitations/accept`;
+  const endpoint = publicLink(input.baseUrl, '/invitations/accept');
   const expires = input.expiresAt.toISOString();
   const organization = quoted(input.organizationName);
   const invited = `You are invited to join the organization ${organization} as ${input.role}.`;

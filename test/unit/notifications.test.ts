@@ -91,6 +91,8 @@ describe('notification links', () => {
   it('open the verify and unsubscribe pages on the base URL\'s host, the token as the query parameter', () => {
     expect(verificationLink('https://a.example', 'v+1')).toBe('https://a.example/notifications/verify?token=v%2B1');
     expect(unsubscribeLink('https://a.example//', 'u1')).toBe('https://a.example/notifications/unsubscribe?token=u1');
+    expect(verificationLink('https://a.example/pay/', 'v1')).toBe('https://a.example/pay/notifications/verify?token=v1');
+    expect(unsubscribeLink('https://a.example/pay', 'u1')).toBe('https://a.example/pay/notifications/unsubscribe?token=u1');
   });
 
   it('are for the contract\'s event types only', () => {

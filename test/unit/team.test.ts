@@ -44,6 +44,8 @@ describe('invitations', () => {
   it('link to /invitations/accept on the base URL\'s host, the token as its query parameter', () => {
     expect(acceptLink('https://pay.example', 't-1')).toBe('https://pay.example/invitations/accept?token=t-1');
     expect(acceptLink('https://pay.example//', 'a+b')).toBe('https://pay.example/invitations/accept?token=a%2Bb');
+    // A service served under a prefix keeps it: the link names the page the prefix serves.
+    expect(acceptLink('https://pay.example/api//', 't-1')).toBe('https://pay.example/api/invitations/accept?token=t-1');
   });
 
   it('limit the mails to an address: two a minute, six a day, remembered a day (decision 109)', () => {
