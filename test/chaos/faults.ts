@@ -4,6 +4,8 @@ import { LocalEventBus } from '../../lib/local/eventBus.ts';
 import { localGrants } from '../../lib/local/grants/enforcement.ts';
 import type { Receiver } from '../support/webhookReceiver.ts';
 import { attemptTimeoutMs } from '#domain/webhookRetries.ts';
+import { ChainSendUnanswered, chainSender, useChainSender, type ChainSender } from '#providers/chain.ts';
+import { PayoutUnanswered, payoutProvider, usePayoutProvider, type PayoutProvider } from '#providers/payout.ts';
 
 /**
  * Faults injected at the adapters while the workload runs (issue 29), in this process: the stack
@@ -20,12 +22,18 @@ import { attemptTimeoutMs } from '#domain/webhookRetries.ts';
  * - `eventLate`: a bus delivery held back for a while before its target sees it.
  * - `receiverFailed` / `receiverHung`: the organization's webhook receiver answers 500, or holds the
  *   request past the sender's timeout before it answers.
+ * - `providerAnswerLost`: a payout or chain send the provider accepted, its answer lost on the way
+ *   back (the port's Unanswered error): the step must ask the provider by reference, find it, and
+ *   go on as the answer would have; never submit again, never park what the provider knows.
+ * - `providerTwice`: a payout or chain send that reaches the provider twice (a client's retry of a
+ *   request whose first copy landed): the provider answers the first, and nothing is paid twice.
+ *   Both only where the provider accepted: a refusal is not recorded, so a lost one is rightly IN_DOUBT.
  *
  * Only calls made inside a deployed function are touched (the local grants know which function runs):
  * the workflow runner's own bookkeeping stands for Step Functions, and the harness's setup and
  * checks read the table directly.
  */
-export type FaultKind = 'dynamoThrottled' | 'dynamoAnswerLost' | 'eventTwice' | 'eventLate' | 'receiverFailed' | 'receiverHung';
+export type FaultKind = 'dynamoThrottled' | 'dynamoAnswerLost' | 'eventTwice' | 'eventLate' | 'receiverFailed' | 'receiverHung' | 'providerAnswerLost' | 'providerTwice';
 
 /** The chance of each fault per opportunity (a DynamoDB call, a bus delivery, a webhook attempt). */
 export type FaultPlan = Record<FaultKind, number>;
@@ -37,6 +45,8 @@ export const defaultFaultPlan: FaultPlan = {
   eventLate: 0.05,
   receiverFailed: 0.05,
   receiverHung: 0.005,
+  providerAnswerLost: 0.03,
+  providerTwice: 0.03,
 };
 
 /** API functions whose writes may lose their answer: the POSTs an integrator resends with the same key. */
@@ -63,7 +73,7 @@ export interface Faults {
 
 /** Starts injecting `plan`'s faults; `random` (seeded by the caller) decides each opportunity. */
 export function injectFaults(plan: FaultPlan, random: () => number, receiver: Receiver): Faults {
-  const counts: Record<FaultKind, number> = { dynamoThrottled: 0, dynamoAnswerLost: 0, eventTwice: 0, eventLate: 0, receiverFailed: 0, receiverHung: 0 };
+  const counts: Record<FaultKind, number> = { dynamoThrottled: 0, dynamoAnswerLost: 0, eventTwice: 0, eventLate: 0, receiverFailed: 0, receiverHung: 0, providerAnswerLost: 0, providerTwice: 0 };
   const roll = (kind: FaultKind) => {
     if (random() >= plan[kind]) return false;
     counts[kind] += 1;
@@ -105,12 +115,40 @@ export function injectFaults(plan: FaultPlan, random: () => number, receiver: Re
     return respond(delivery);
   };
 
+  // The provider ports (the simulators stand for the partners): installed over them, as a test may at a port.
+  const payouts = payoutProvider();
+  const faultyPayouts: PayoutProvider = {
+    name: payouts.name,
+    submit: (request) => providerCall(() => payouts.submit(request), (answer) => answer.status === 'accepted', () => new PayoutUnanswered(`the payout answer for ${request.reference} was lost (injected by the chaos harness; the provider accepted it)`)),
+    status: (reference) => payouts.status(reference),
+  };
+  usePayoutProvider(faultyPayouts);
+  const chain = chainSender();
+  const faultyChain: ChainSender = {
+    name: chain.name,
+    send: (request) => providerCall(() => chain.send(request), (answer) => answer.status === 'accepted', () => new ChainSendUnanswered(`the chain send answer for ${request.reference} was lost (injected by the chaos harness; the provider accepted it)`)),
+    sendStatus: (reference) => chain.sendStatus(reference),
+    moveHome: (request) => chain.moveHome(request),
+    moveHomeStatus: (reference) => chain.moveHomeStatus(reference),
+  };
+  useChainSender(faultyChain);
+  async function providerCall<A>(call: () => Promise<A>, accepted: (answer: A) => boolean, lost: () => Error): Promise<A> {
+    if (!localGrants()?.current()) return call();
+    // A copy that landed first; the provider answers the second as it answered the first.
+    if (roll('providerTwice')) await call().catch(() => undefined);
+    const answer = await call();
+    if (accepted(answer) && roll('providerAnswerLost')) throw lost();
+    return answer;
+  }
+
   return {
     injected: () => ({ ...counts }),
     stop() {
       clientPrototype.send = send;
       busPrototype.deliver = deliver;
       receiver.respond = respond;
+      usePayoutProvider(undefined);
+      useChainSender(undefined);
     },
   };
 }

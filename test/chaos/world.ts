@@ -32,6 +32,11 @@ export interface World {
 export interface Answer {
   status: number;
   body: any;
+  /** Attempts sent (more than one after a 503 or a dropped connection). */
+  attempts: number;
+  /** When the attempt that answered was sent, and when its answer came (ms since the epoch). */
+  sentAt: number;
+  answeredAt: number;
 }
 
 export interface ChaosOrganization {
@@ -64,6 +69,7 @@ export function integrator(baseUrl: () => string, patienceMs: number): Integrato
     for (let attempt = 1; ; attempt += 1) {
       requests += 1;
       const pause = Math.min(attempt * 100, 1_000);
+      const sentAt = Date.now();
       let response: Response;
       try {
         response = await fetch(`${baseUrl()}${path}`, {
@@ -89,7 +95,7 @@ export function integrator(baseUrl: () => string, patienceMs: number): Integrato
       } catch {
         // Not JSON: kept as text, and a check will say so.
       }
-      return { status: response.status, body: parsed };
+      return { status: response.status, body: parsed, attempts: attempt, sentAt, answeredAt: Date.now() };
     }
   }
   return { request, requestCount: () => requests, resentCount: () => resent };

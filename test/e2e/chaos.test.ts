@@ -11,7 +11,7 @@ import type { FaultPlan } from '../chaos/faults.ts';
  * hung receiver (a 12 s hold each) is left to the long run.
  */
 let world: World;
-const faults: FaultPlan = { dynamoThrottled: 0.03, dynamoAnswerLost: 0.03, eventTwice: 0.2, eventLate: 0.1, receiverFailed: 0.2, receiverHung: 0 };
+const faults: FaultPlan = { dynamoThrottled: 0.03, dynamoAnswerLost: 0.03, eventTwice: 0.2, eventLate: 0.1, receiverFailed: 0.2, receiverHung: 0, providerAnswerLost: 0.15, providerTwice: 0.15 };
 
 beforeAll(async () => {
   world = await startWorld({ dynamoEndpoint: process.env.DYNAMODB_ENDPOINT, faults, seed: 1 });
@@ -25,7 +25,7 @@ describe('the chaos workload, seeded slice', () => {
   it('ends every operation as its band says, moves money once, balances the ledger, signs and sends every event, through injected faults', async () => {
     const figures = await runChaos({ world, seed: 1, runs: 2, commandsPerRun: 30, organizations: 1 });
     expect(figures.failure).toBeUndefined();
-    for (const kind of ['dynamoThrottled', 'dynamoAnswerLost', 'eventTwice', 'receiverFailed'] as const) expect(figures.faultsInjected[kind], kind).toBeGreaterThan(0);
+    for (const kind of ['dynamoThrottled', 'dynamoAnswerLost', 'eventTwice', 'receiverFailed', 'providerAnswerLost', 'providerTwice'] as const) expect(figures.faultsInjected[kind], kind).toBeGreaterThan(0);
     expect(figures.violations).toBe(0);
     expect(figures.commands).toBeGreaterThan(0);
     expect(figures.invariantChecks['ledger (entries balance, balance = journal, none negative)']).toBeGreaterThan(0);
