@@ -71,11 +71,23 @@ export async function startReceiver(): Promise<Receiver> {
   return receiver;
 }
 
-/** Verifies a delivery as a receiver does; throws WebhookVerificationError when no signature matches the secret. */
+/**
+ * Verifies a delivery as the receiver does when it arrives; throws WebhookVerificationError when no
+ * signature matches the secret, or when its timestamp was more than the library's five minutes from
+ * the moment it was received. The check of the timestamp is the library's own, against the moment of
+ * receipt rather than now: a test that reads its deliveries minutes later (a long chaos run) asks what
+ * the receiver saw. The library reads the clock synchronously, so nothing else runs meanwhile.
+ */
 export function verify(delivery: ReceivedDelivery, secret: string): { type: string; timestamp: string; data: Record<string, any> } {
-  return new Webhook(secret).verify(delivery.body, {
-    'webhook-id': delivery.id,
-    'webhook-timestamp': delivery.timestamp,
-    'webhook-signature': delivery.signature,
-  }) as { type: string; timestamp: string; data: Record<string, any> };
+  const clock = Date.now;
+  Date.now = () => delivery.receivedAt;
+  try {
+    return new Webhook(secret).verify(delivery.body, {
+      'webhook-id': delivery.id,
+      'webhook-timestamp': delivery.timestamp,
+      'webhook-signature': delivery.signature,
+    }) as { type: string; timestamp: string; data: Record<string, any> };
+  } finally {
+    Date.now = clock;
+  }
 }
