@@ -22,6 +22,11 @@ export interface World {
   resentCount(): number;
   request(method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<Answer>;
   organization(label: string): Promise<ChaosOrganization>;
+  /**
+   * Work done in this process as an operator or a custody adapter would (an `admin` command, a
+   * chain deposit notice): the stack's table and workflows are reachable while it runs.
+   */
+  operator<T>(work: () => Promise<T>): Promise<T>;
   /** Times the stack was killed and came back (0 for a stack that is never killed). */
   killCount(): number;
   /** Faults injected at the adapters so far, by kind (none for a stack run as `npm start`). */
@@ -39,6 +44,8 @@ export interface ChaosOrganization {
   /** The organization key now (rotations replace it). */
   apiKey: string;
   webhookSecret: string;
+  /** Off-ramp beneficiaries registered so far, by payout currency (registered on first use). */
+  offRampBeneficiaries: Record<string, string>;
 }
 
 /** USDC every organization starts with (minor units, 6 decimals): enough that most payments fit, not all. */
@@ -106,7 +113,7 @@ export async function chaosOrganization(label: string, client: Integrator, recei
   const apiKey = created.apiKey.apiKey;
   const endpoint = await client.request('PUT', '/webhooks/endpoint', apiKey, { url: `${receiver.url}/${organizationId}` });
   if (endpoint.status !== 200) throw new Error(`PUT /webhooks/endpoint answered ${endpoint.status}: ${JSON.stringify(endpoint.body)}`);
-  return { organizationId, apiKey, webhookSecret: endpoint.body.secret as string };
+  return { organizationId, apiKey, webhookSecret: endpoint.body.secret as string, offRampBeneficiaries: {} };
 }
 
 /** A seeded source of numbers in [0, 1) (mulberry32): the faults' rolls. */
@@ -140,6 +147,7 @@ export async function startWorld(options: { dynamoEndpoint?: string; faults?: Fa
     receiver,
     ...client,
     organization: (label) => chaosOrganization(label, client, receiver, (execution) => service.runner.waitFor(execution)),
+    operator: (work) => work(),
     killCount: () => 0,
     faultsInjected: () => faults?.injected() ?? {},
     async close() {
