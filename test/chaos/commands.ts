@@ -3,6 +3,7 @@ import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
 import { crossingFees } from '#domain/pricing.ts';
 import { sampleOffRampBeneficiaries } from '#operations/offRamp/beneficiaries.ts';
 import { simulateChainDeposit } from '../../lib/ops/chainDeposit.ts';
+import { invitationTokenOf, latestMessageTo } from '../../lib/ops/outbox.ts';
 import { parseDepositResolution, runDepositResolution } from '../../lib/ops/resolveDeposits.ts';
 import { resolveFromCli } from '../../lib/ops/resolvePayments.ts';
 import { countChecks, endOf, fail, ledgerHolds } from './checks.ts';
@@ -224,6 +225,44 @@ class RotateKey implements Command {
   toString = () => `RotateKey(org ${this.organization})`;
 }
 
+/**
+ * A teammate joins and is removed, as a person would: invited with the organization key (the
+ * e-mail read from the stack's outbox, the token taken from its accept link), accepted over HTTP,
+ * the member key used, then the member removed: its key is refused at once, the organization's
+ * never.
+ */
+class MemberChange implements Command {
+  constructor(readonly organization: number, readonly role: string) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(_model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const email = `${nextKey(real, 'member')}@example.com`;
+    const invited = await real.world.request('POST', '/members/invitations', organization.apiKey, { email, role: this.role, name: 'Chaos teammate' });
+    counted(real, 'member change');
+    if (invited.status !== 201 || invited.body?.emailDelivered !== true) fail(`POST /members/invitations answered ${invited.status}: ${JSON.stringify(invited.body)}`);
+    const message = await latestMessageTo(real.world.outbox, email);
+    const token = message && invitationTokenOf(message);
+    if (!token) fail(`no invitation with an accept link reached ${email}`);
+    const accepted = await real.world.request('POST', '/invitations/accept', undefined, { token });
+    counted(real, 'member change');
+    if (accepted.status !== 200 || typeof accepted.body?.apiKey !== 'string' || accepted.body.member?.id !== invited.body.member?.id) fail(`POST /invitations/accept answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
+    const memberKey = accepted.body.apiKey as string;
+    const asMember = await real.world.request('GET', '/balance', memberKey);
+    counted(real, 'balance read');
+    if (asMember.status !== 200) fail(`a new ${this.role}'s key answers GET /balance ${asMember.status}`);
+    const removed = await real.world.request('DELETE', `/members/${encodeURIComponent(accepted.body.member.id)}`, organization.apiKey);
+    counted(real, 'member change');
+    if (removed.status !== 200 || removed.body?.rescinded !== false || removed.body?.member?.status !== 'removed') fail(`DELETE /members/${accepted.body.member.id} answered ${removed.status}: ${JSON.stringify(removed.body)}`);
+    const withRemoved = await real.world.request('GET', '/balance', memberKey);
+    const withOrganization = await real.world.request('GET', '/balance', organization.apiKey);
+    counted(real, 'balance read', 2);
+    if (withRemoved.status !== 401) fail(`a removed member's key still answers ${withRemoved.status}`);
+    if (withOrganization.status !== 200) fail(`the organization key answers ${withOrganization.status} after a member was removed`);
+    countChecks("a removed member's key dies at once");
+  }
+  toString = () => `MemberChange(org ${this.organization}, ${this.role})`;
+}
+
 /** GET /balance against the ledger it reports. */
 class ReadBalance implements Command {
   constructor(readonly organization: number) {}
@@ -422,6 +461,7 @@ export function chaosCommands(organizations: number): fc.Arbitrary<Command>[] {
     fc.nat().map((pick) => new Replay(pick)),
     organization.map((o) => new ReadBalance(o)),
     organization.map((o) => new RotateKey(o)),
+    fc.tuple(organization, fc.constantFrom('admin', 'member', 'viewer')).map(([o, role]) => new MemberChange(o, role)),
   ];
 }
 

@@ -8,7 +8,7 @@ import { useWorkflowEngine } from '#platform/workflow.ts';
 import { crashableService } from '../support/crash.ts';
 import { until } from '../support/eventually.ts';
 import { startReceiver } from '../support/webhookReceiver.ts';
-import { chaosOrganization, integrator, seededRandom, type World } from './world.ts';
+import { chaosOrganization, chaosOutbox, integrator, seededRandom, type World } from './world.ts';
 
 /**
  * The stack as `npm start` runs it, in a child process with its own DynamoDB Local on a DATA_DIR,
@@ -39,6 +39,7 @@ async function freePort(): Promise<number> {
 
 export async function startCrashingWorld(options: CrashingWorldOptions): Promise<World & { startKilling(): void; stopKilling(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'chaos-data-'));
+  const outbox = chaosOutbox();
   const [port, dynamoPort] = [await freePort(), await freePort()];
   const stack = crashableService('chaos', {
     DATA_DIR: dataDir,
@@ -117,6 +118,7 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
     // A call in this process (an operator's resolution, a chain deposit notice) with a workflow
     // runner of its own, between kills; what it starts and leaves unfinished the stack re-drives.
     operator: (work) => exclusive(() => work()),
+    outbox,
     startKilling() {
       stopped = false;
       killing = killLoop();
@@ -131,6 +133,7 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
       await receiver.close();
       await stack.killAll();
       rmSync(dataDir, { recursive: true, force: true });
+      rmSync(outbox, { recursive: true, force: true });
     },
   };
 }

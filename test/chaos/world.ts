@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startLocalService } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
@@ -27,6 +30,8 @@ export interface World {
    * chain deposit notice): the stack's table and workflows are reachable while it runs.
    */
   operator<T>(work: () => Promise<T>): Promise<T>;
+  /** The folder the stack's e-mails are written to (invitations), as the local mail stand-in writes them. */
+  outbox: string;
   /** Times the stack was killed and came back (0 for a stack that is never killed). */
   killCount(): number;
   /** Faults injected at the adapters so far, by kind (none for a stack run as `npm start`). */
@@ -116,6 +121,13 @@ export async function chaosOrganization(label: string, client: Integrator, recei
   return { organizationId, apiKey, webhookSecret: endpoint.body.secret as string, offRampBeneficiaries: {} };
 }
 
+/** A mail folder of the chaos run's own (MAIL_OUTBOX_DIR, inherited by a stack run as `npm start`), so invitations are found among few. */
+export function chaosOutbox(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'chaos-outbox-'));
+  process.env.MAIL_OUTBOX_DIR = directory;
+  return directory;
+}
+
 /** A seeded source of numbers in [0, 1) (mulberry32): the faults' rolls. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
@@ -133,6 +145,7 @@ export function seededRandom(seed: number): () => number {
  * at its adapters (test/chaos/faults.ts) once the world is up, rolled from `seed`.
  */
 export async function startWorld(options: { dynamoEndpoint?: string; faults?: FaultPlan; seed?: number } = {}): Promise<World> {
+  const outbox = chaosOutbox();
   const service = await startLocalService({
     port: 0,
     dynamoEndpoint: options.dynamoEndpoint,
@@ -148,12 +161,14 @@ export async function startWorld(options: { dynamoEndpoint?: string; faults?: Fa
     ...client,
     organization: (label) => chaosOrganization(label, client, receiver, (execution) => service.runner.waitFor(execution)),
     operator: (work) => work(),
+    outbox,
     killCount: () => 0,
     faultsInjected: () => faults?.injected() ?? {},
     async close() {
       faults?.stop();
       await receiver.close();
       await service.stop();
+      rmSync(outbox, { recursive: true, force: true });
     },
   };
 }
