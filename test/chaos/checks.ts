@@ -2,8 +2,10 @@ import { organizationAccounts, organizationTotals, type JournalEntry, type Ledge
 import { until } from '../support/eventually.ts';
 import { stableLedger } from '../support/ledgerSnapshot.ts';
 import { onRampDepositId } from '#operations/onRamp/progress.ts';
+import type { ChainDepositRecord } from '#operations/chainDeposit/view.ts';
+import { getOperation } from '#store/operations.ts';
 import { verify } from '../support/webhookReceiver.ts';
-import type { Model, Operation } from './model.ts';
+import { settledStates, type Model, type Operation } from './model.ts';
 import type { ChaosOrganization, World } from './world.ts';
 
 /** A broken invariant: fast-check shrinks the command sequence that led to it. */
@@ -57,6 +59,35 @@ async function patiently<T>(read: () => Promise<T>): Promise<T> {
   return outcome.value;
 }
 
+/** How long an operation may take to end once the workload stops (the simulators' slowest bands retry twice). */
+export const settleTimeoutMs = 120_000;
+
+/**
+ * The state an operation ends (or parks) in, polled as an integrator would; past the deadline it is
+ * reported lost. An off-ramp's status has no `running`: it has ended once `state` is set.
+ */
+export async function endOf(world: World, apiKey: string, operation: Pick<Operation, 'kind' | 'id' | 'statusPath'>, timeoutMs = settleTimeoutMs): Promise<string> {
+  const body = await until(
+    async () => (await world.request('GET', operation.statusPath, apiKey)).body,
+    (body) => body && (body.running === false || (operation.kind === 'offramp' && body.state !== undefined)) && settledStates.has(String(body.state)),
+    { what: `${operation.kind} ${operation.id} to end`, timeoutMs, intervalMs: 100 },
+  ).catch(() => fail(`${operation.kind} ${operation.id} was lost: it never ended or parked within ${timeoutMs / 1000} s`));
+  return String(body.state);
+}
+
+/**
+ * A chain deposit's end: it has no GET (the organization sees it in GET /balance), so its record
+ * is read as operations would; one moving home ends CREDITED once its workflow has moved it.
+ */
+export async function chainDepositEnd(organizationId: string, id: string, timeoutMs = settleTimeoutMs): Promise<string> {
+  const record = await until(
+    () => patiently(() => getOperation<ChainDepositRecord>(organizationId, 'chainDeposit', id)),
+    (record) => record !== undefined && record.status !== 'SETTLING' && record.status !== 'MOVING',
+    { what: `chain deposit ${id} to be credited`, timeoutMs, intervalMs: 100 },
+  ).catch(() => fail(`chain deposit ${id} was lost: it never ended within ${timeoutMs / 1000} s`));
+  return record!.status;
+}
+
 /** Net organization legs of each operation's entries, with the entries' kinds (the step after the id). */
 function movementsByOperation(entries: JournalEntry[]): Map<string, { steps: string[]; net: Record<LedgerAccount, bigint> }> {
   const entriesOf = new Map<string, JournalEntry[]>();
@@ -85,10 +116,9 @@ export function movementsAgree(operations: Operation[], entries: JournalEntry[],
     const state = finalStates.get(operation.id);
     // A batch item's movements are the batch's (one hold for the batch, a release per failed item).
     if (operation.kind === 'batchItem' || state === undefined) continue;
-    // A deposit's credit names the deposit it came from (`onramp:<id>`), not the on-ramp alone.
-    const movement = moved.get(operation.kind === 'deposit' ? onRampDepositId(operation.id) : operation.id) ?? { steps: [], net: { available: 0n, held: 0n, settling: 0n } };
+    const movement = movementOf(moved, operation);
     if (new Set(movement.steps).size !== movement.steps.length) violated(`${operation.kind} ${operation.id} moved money twice in one step: ${movement.steps.join(', ')}`);
-    const { available, held } = movement.net;
+    const { available, held, settling } = movement.net;
     const noNet = available === 0n && held === 0n;
     const paidOut = available < 0n && held === 0n;
     const stillHeld = held > 0n && available === -held;
@@ -98,9 +128,12 @@ export function movementsAgree(operations: Operation[], entries: JournalEntry[],
       RETURNED: noNet,
       RECONCILED: paidOut,
       SENT: paidOut,
+      PAID: paidOut,
       IN_DOUBT: operation.kind === 'deposit' ? movement.steps.length === 0 : stillHeld,
       NEEDS_ATTENTION: stillHeld,
       DELIVERED: available > 0n && held === 0n,
+      // Credited less the move fee (the fee may eat a small deposit whole), nothing left settling.
+      CREDITED: available === operation.credits && held === 0n && settling === 0n,
     };
     if (expected[state] === false) {
       violated(`${operation.kind} ${operation.id} ended ${state} but its movements net available ${available}, held ${held} (${movement.steps.join(', ') || 'none'})`);
@@ -109,11 +142,28 @@ export function movementsAgree(operations: Operation[], entries: JournalEntry[],
   }
 }
 
+/**
+ * An operation's movements: a deposit's credit names the deposit it came from (`onramp:<id>`), not
+ * the on-ramp alone; a chain deposit's credit on the home network is `chain:<id>`, its move home
+ * the deposit's own id.
+ */
+function movementOf(moved: ReturnType<typeof movementsByOperation>, operation: Operation): { steps: string[]; net: Record<LedgerAccount, bigint> } {
+  const none = { steps: [], net: { available: 0n, held: 0n, settling: 0n } };
+  if (operation.kind === 'deposit') return moved.get(onRampDepositId(operation.id)) ?? none;
+  if (operation.kind !== 'chainDeposit') return moved.get(operation.id) ?? none;
+  const parts = [moved.get(`chain:${operation.id}`), moved.get(operation.id)].filter((part) => part !== undefined);
+  return {
+    steps: parts.flatMap((part) => part.steps),
+    net: { available: parts.reduce((sum, part) => sum + part.net.available, 0n), held: parts.reduce((sum, part) => sum + part.net.held, 0n), settling: parts.reduce((sum, part) => sum + part.net.settling, 0n) },
+  };
+}
+
 /** Events the contract names for each end (docs: "Events"). */
 const eventsOfEnd: Record<string, Record<string, string[]>> = {
   payment: { RECONCILED: ['transaction.reconciled'], REFUNDED: ['transaction.refunded'], IN_DOUBT: ['transaction.in_doubt'], FAILED: [], NEEDS_ATTENTION: [] },
   batchItem: { RECONCILED: ['transaction.reconciled'], REFUNDED: ['transaction.refunded'], IN_DOUBT: ['transaction.in_doubt'], FAILED: [], NEEDS_ATTENTION: [] },
   deposit: { DELIVERED: ['onramp.delivered'], REFUNDED: ['onramp.refunded'], FAILED: [], IN_DOUBT: [] },
+  offramp: { PAID: ['offramp.paid'], REFUNDED: [], FAILED: [], IN_DOUBT: [] },
 };
 
 /** Deliveries the receiver got, verified with each organization's secret: events by type and subject id. */
@@ -141,7 +191,8 @@ export function verifiedEvents(world: World, organizations: ChaosOrganization[])
 
 /**
  * Each end the contract gives an event has exactly one event (one webhook id, however many times it
- * was delivered), and no other end has one.
+ * was delivered), and no other end has one. An operation an operator resolved passed through its
+ * parked state: the events of both are its own.
  */
 export function eventsAgree(operations: Operation[], finalStates: Map<string, string>, events: Map<string, Set<string>>): string[] {
   const missing: string[] = [];
@@ -149,12 +200,13 @@ export function eventsAgree(operations: Operation[], finalStates: Map<string, st
     const byEnd = eventsOfEnd[operation.kind];
     const state = finalStates.get(operation.id);
     if (!byEnd || state === undefined) continue;
+    const reached = new Set([state, ...(operation.resolvedFrom ? [operation.resolvedFrom] : [])]);
     for (const [end, types] of Object.entries(byEnd)) {
       for (const type of types) {
         const count = events.get(`${type} ${operation.id}`)?.size ?? 0;
-        if (end === state && count === 0) missing.push(`${type} ${operation.id}`);
+        if (reached.has(end) && count === 0) missing.push(`${type} ${operation.id}`);
         if (count > 1) violated(`${operation.kind} ${operation.id} has ${count} different ${type} events`);
-        if (end !== state && count > 0) violated(`${operation.kind} ${operation.id} ended ${state} but has a ${type} event`);
+        if (!reached.has(end) && count > 0) violated(`${operation.kind} ${operation.id} ended ${state}${operation.resolvedFrom ? ` (resolved from ${operation.resolvedFrom})` : ''} but has a ${type} event`);
       }
     }
   }
@@ -171,3 +223,103 @@ export function fail(what: string): never {
 }
 
 export type { Model };
+
+/** The lists an operation of each kind is a row of, and the field naming it. */
+const listOf: Partial<Record<Operation['kind'], { path: string; rows: string; id: string; amount: string }>> = {
+  payment: { path: '/transactions', rows: 'transactions', id: 'transactionId', amount: 'sendAmount' },
+  batchItem: { path: '/transactions', rows: 'transactions', id: 'transactionId', amount: 'sendAmount' },
+  withdrawal: { path: '/treasury/withdrawals', rows: 'withdrawals', id: 'withdrawalId', amount: 'amount' },
+  deposit: { path: '/treasury/onramps', rows: 'onramps', id: 'onRampId', amount: 'amount' },
+  offramp: { path: '/treasury/offramps', rows: 'offramps', id: 'offRampId', amount: 'amount' },
+};
+
+type Row = Record<string, any>;
+
+/** Every row of a list, page by page as an integrator walks it; a row twice is a violation. */
+async function walk(world: World, apiKey: string, path: string, rowsField: string, idField: string): Promise<Map<string, Row>> {
+  const rows = new Map<string, Row>();
+  let cursor: string | null = null;
+  for (let page = 0; ; page += 1) {
+    const answer = await world.request('GET', `${path}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, apiKey);
+    if (answer.status !== 200) violated(`GET ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    const { [rowsField]: found, count, nextCursor, hasMore } = answer.body as Row;
+    if (!Array.isArray(found) || count !== found.length || hasMore !== (nextCursor !== null)) violated(`GET ${path} page ${page} is inconsistent: count ${count}, ${found?.length} rows, hasMore ${hasMore}, nextCursor ${nextCursor}`);
+    for (const row of found as Row[]) {
+      const id = String(row[idField]);
+      if (rows.has(id)) violated(`GET ${path} lists ${id} twice`);
+      rows.set(id, row);
+    }
+    if (!hasMore) return rows;
+    cursor = nextCursor;
+  }
+}
+
+/** A decimal string (`12.3`) in minor units of `scale` decimals. */
+function minorOf(decimal: string, scale: number): bigint {
+  const [whole, fraction = ''] = decimal.split('.');
+  return BigInt(whole!) * 10n ** BigInt(scale) + BigInt(fraction.padEnd(scale, '0').slice(0, scale) || '0');
+}
+
+/**
+ * The lists and the statement against the model and the ledger's ends: every operation the model
+ * knows is a row of its list exactly once, with the amount it was sent with, and no row is one the
+ * model does not know; GET still gives each the state it ended in. The statement has one line per
+ * payment, with the amount sent, a realized fee only for a reconciled payment, and totals that are
+ * the sums of its lines.
+ */
+export async function listsAgree(world: World, apiKey: string, operations: Operation[], finalStates: Map<string, string>): Promise<void> {
+  const byList = new Map<string, Operation[]>();
+  for (const operation of operations) {
+    const list = listOf[operation.kind];
+    if (!list) continue;
+    byList.set(list.path, [...(byList.get(list.path) ?? []), operation]);
+  }
+  for (const [path, own] of byList) {
+    const list = listOf[own[0]!.kind]!;
+    const rows = await walk(world, apiKey, path, list.rows, list.id);
+    const known = new Map(own.map((operation) => [operation.id, operation]));
+    for (const id of rows.keys()) if (!known.has(id)) violated(`GET ${path} lists ${id}, which the workload never started`);
+    for (const operation of known.values()) {
+      const row = rows.get(operation.id);
+      if (!row) violated(`${operation.kind} ${operation.id} is missing from GET ${path}`);
+      const amount = row[list.amount] as { amount: string; scale: number } | undefined;
+      if (operation.amount !== undefined && (!amount || BigInt(amount.amount) !== minorOf(operation.amount, amount.scale))) {
+        violated(`GET ${path} lists ${operation.kind} ${operation.id} with ${JSON.stringify(amount)}; it was sent with ${operation.amount}`);
+      }
+      const state = finalStates.get(operation.id);
+      const again = await world.request('GET', operation.statusPath, apiKey);
+      if (state !== undefined && again.body?.state !== state) violated(`${operation.kind} ${operation.id} ended ${state} but GET now says ${again.status} ${JSON.stringify(again.body?.state)}`);
+    }
+    counted(`list agrees with the model (${path})`);
+  }
+
+  const payments = operations.filter((operation) => operation.kind === 'payment' || operation.kind === 'batchItem');
+  const statement = await world.request('GET', '/statements', apiKey);
+  if (statement.status !== 200) violated(`GET /statements answered ${statement.status}: ${JSON.stringify(statement.body)}`);
+  const lines = new Map<string, Row>();
+  for (const line of statement.body.lines as Row[]) {
+    if (lines.has(line.transactionId)) violated(`the statement has ${line.transactionId} twice`);
+    lines.set(line.transactionId, line);
+  }
+  const known = new Set(payments.map((payment) => payment.id));
+  for (const id of lines.keys()) if (!known.has(id)) violated(`the statement has a line for ${id}, which the workload never started`);
+  const volume = new Map<string, bigint>();
+  const fees = new Map<string, bigint>();
+  for (const payment of payments) {
+    const line = lines.get(payment.id);
+    if (!line) violated(`payment ${payment.id} is missing from the statement`);
+    if (payment.amount !== undefined && BigInt(line.sendAmount.amount) !== minorOf(payment.amount, line.sendAmount.scale)) violated(`the statement has ${payment.id} at ${JSON.stringify(line.sendAmount)}; it was sent with ${payment.amount}`);
+    volume.set(line.sendAmount.currency, (volume.get(line.sendAmount.currency) ?? 0n) + BigInt(line.sendAmount.amount));
+    const realized = (line.fee as { amount: string; currency: string }[]).reduce((sum, fee) => sum + BigInt(fee.amount), 0n);
+    for (const fee of line.fee as { amount: string; currency: string }[]) fees.set(fee.currency, (fees.get(fee.currency) ?? 0n) + BigInt(fee.amount));
+    const state = finalStates.get(payment.id);
+    if (state !== undefined && state !== 'RECONCILED' && realized !== 0n) violated(`payment ${payment.id} ended ${state} but the statement realizes a fee of ${realized}`);
+  }
+  const totals = statement.body.totals as { transactionCount: number; initiatedVolume: { amount: string; currency: string }[]; feesEarned: { amount: string; currency: string }[] };
+  const sums = (money: { amount: string; currency: string }[]) => new Map(money.filter((each) => BigInt(each.amount) !== 0n).map((each) => [each.currency, BigInt(each.amount)]));
+  const same = (a: Map<string, bigint>, b: Map<string, bigint>) => [...a].filter(([, value]) => value !== 0n).length === [...b].filter(([, value]) => value !== 0n).length && [...a].every(([currency, value]) => value === 0n || b.get(currency) === value);
+  if (totals.transactionCount !== lines.size || !same(volume, sums(totals.initiatedVolume)) || !same(fees, sums(totals.feesEarned))) {
+    violated(`the statement's totals are not the sums of its lines: ${JSON.stringify(totals)}`);
+  }
+  counted('statement agrees with the model and its lines');
+}

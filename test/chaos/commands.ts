@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
-import { countChecks, fail, ledgerHolds } from './checks.ts';
-import { decimal, depositCents, depositEnds, paymentCents, paymentEnds, withdrawalCents, withdrawalEnds, type Model, type Operation } from './model.ts';
+import { crossingFees } from '#domain/pricing.ts';
+import { sampleOffRampBeneficiaries } from '#operations/offRamp/beneficiaries.ts';
+import { simulateChainDeposit } from '../../lib/ops/chainDeposit.ts';
+import { invitationTokenOf, latestMessageTo } from '../../lib/ops/outbox.ts';
+import { parseDepositResolution, runDepositResolution } from '../../lib/ops/resolveDeposits.ts';
+import { resolveFromCli } from '../../lib/ops/resolvePayments.ts';
+import { countChecks, endOf, fail, ledgerHolds } from './checks.ts';
+import {
+  decimal, depositCents, depositEnds, offRampCents, offRampEnds, parkedStates, paymentCents, paymentEnds, pixCents, withdrawalCents, withdrawalEnds, type Model, type Operation,
+} from './model.ts';
 import type { Answer, ChaosOrganization, World } from './world.ts';
 
 /**
@@ -86,7 +94,8 @@ type PaymentBody = { idempotencyKey: string } & Record<string, unknown>;
 function recordPayment(model: Model, organization: number, body: PaymentBody, cents: number, answer: Answer): void {
   if (answer.status === 202) {
     if (answer.body.transactionId !== body.idempotencyKey) fail(`payment ${body.idempotencyKey} was given the id ${answer.body.transactionId}`);
-    model.operations.push({ kind: 'payment', id: body.idempotencyKey, organization, ends: paymentEnds(cents), statusPath: `/transactions/${body.idempotencyKey}`, replay: { method: 'POST', path: '/transactions', body } });
+    const amount = (body.sendAmount as { amount: string }).amount;
+    model.operations.push({ kind: 'payment', id: body.idempotencyKey, organization, ends: paymentEnds(cents), statusPath: `/transactions/${body.idempotencyKey}`, replay: { method: 'POST', path: '/transactions', body }, amount });
   } else if (answer.status === 422 && answer.body?.error === 'insufficient_funds') {
     model.refused.set('payment', (model.refused.get('payment') ?? 0) + 1);
   } else {
@@ -118,7 +127,7 @@ class Withdraw implements Command {
     const answer = await sentTogether(real, 'withdrawal', this.copies, () => real.world.request('POST', '/treasury/withdrawals', organization.apiKey, body), (body) => body?.withdrawalId);
     // The contract refuses no withdrawal at intake for funds (it may end FAILED): only 202 is right.
     if (answer.status !== 202) fail(`withdrawal ${idempotencyKey} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-    model.operations.push({ kind: 'withdrawal', id: answer.body.withdrawalId, organization: this.organization, ends: withdrawalEnds(this.cents), statusPath: `/treasury/withdrawals/${answer.body.withdrawalId}`, replay: { method: 'POST', path: '/treasury/withdrawals', body } });
+    model.operations.push({ kind: 'withdrawal', id: answer.body.withdrawalId, organization: this.organization, ends: withdrawalEnds(this.cents), statusPath: `/treasury/withdrawals/${answer.body.withdrawalId}`, replay: { method: 'POST', path: '/treasury/withdrawals', body }, amount: body.amount.amount });
     await ledgerHolds(organization.organizationId);
   }
   toString = () => `Withdraw(org ${this.organization}, ${decimal(this.whole, this.cents)} USDC, ${this.copies}×)`;
@@ -161,7 +170,7 @@ class Batch implements Command {
     if (answer.body.state !== 'REJECTED') {
       this.items.forEach((item, index) => {
         const id = `${batchId}:i${index}`;
-        model.operations.push({ kind: 'batchItem', id, organization: this.organization, ends: paymentEnds(item.cents), statusPath: `/transactions/${encodeURIComponent(id)}` });
+        model.operations.push({ kind: 'batchItem', id, organization: this.organization, ends: paymentEnds(item.cents), statusPath: `/transactions/${encodeURIComponent(id)}`, amount: decimal(item.whole, item.cents) });
       });
     }
     await ledgerHolds(organization.organizationId);
@@ -205,7 +214,7 @@ class Replay implements Command {
     const { method, path, body } = operation.replay!;
     const answer = await real.world.request(method, path, organization.apiKey, body);
     counted(real, `replay of a ${operation.kind}`);
-    const id = answer.body?.transactionId ?? answer.body?.withdrawalId;
+    const id = answer.body?.transactionId ?? answer.body?.withdrawalId ?? answer.body?.onRampId ?? answer.body?.offRampId;
     if (answer.status !== 202 || id !== operation.id) fail(`replaying ${operation.kind} ${operation.id} answered ${answer.status} ${JSON.stringify(answer.body)}`);
     countChecks('a replay names the same operation');
     await ledgerHolds(organization.organizationId);
@@ -234,6 +243,42 @@ class RotateKey implements Command {
   toString = () => `RotateKey(org ${this.organization})`;
 }
 
+/**
+ * A teammate joins and is removed, as a person would: invited with the organization key (the
+ * e-mail read from the stack's outbox, the token taken from its accept link), accepted over HTTP,
+ * the member key used, then the member removed: its key is refused at once, the organization's
+ * never.
+ */
+class MemberChange implements Command {
+  constructor(readonly organization: number, readonly role: string) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(_model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const email = `${nextKey(real, 'member')}@example.com`;
+    const invited = await real.world.request('POST', '/members/invitations', organization.apiKey, { email, role: this.role, name: 'Chaos teammate' });
+    counted(real, 'member change (invited, accepted, removed)');
+    if (invited.status !== 201 || invited.body?.emailDelivered !== true) fail(`POST /members/invitations answered ${invited.status}: ${JSON.stringify(invited.body)}`);
+    const message = await latestMessageTo(real.world.outbox, email);
+    const token = message && invitationTokenOf(message);
+    if (!token) fail(`no invitation with an accept link reached ${email}`);
+    const accepted = await real.world.request('POST', '/invitations/accept', undefined, { token });
+    if (accepted.status !== 200 || typeof accepted.body?.apiKey !== 'string' || accepted.body.member?.id !== invited.body.member?.id) fail(`POST /invitations/accept answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
+    const memberKey = accepted.body.apiKey as string;
+    const asMember = await real.world.request('GET', '/balance', memberKey);
+    counted(real, 'balance read');
+    if (asMember.status !== 200) fail(`a new ${this.role}'s key answers GET /balance ${asMember.status}`);
+    const removed = await real.world.request('DELETE', `/members/${encodeURIComponent(accepted.body.member.id)}`, organization.apiKey);
+    if (removed.status !== 200 || removed.body?.rescinded !== false || removed.body?.member?.status !== 'removed') fail(`DELETE /members/${accepted.body.member.id} answered ${removed.status}: ${JSON.stringify(removed.body)}`);
+    const withRemoved = await real.world.request('GET', '/balance', memberKey);
+    const withOrganization = await real.world.request('GET', '/balance', organization.apiKey);
+    counted(real, 'balance read', 2);
+    if (withRemoved.status !== 401) fail(`a removed member's key still answers ${withRemoved.status}`);
+    if (withOrganization.status !== 200) fail(`the organization key answers ${withOrganization.status} after a member was removed`);
+    countChecks("a removed member's key dies at once");
+  }
+  toString = () => `MemberChange(org ${this.organization}, ${this.role})`;
+}
+
 /** GET /balance against the ledger it reports. */
 class ReadBalance implements Command {
   constructor(readonly organization: number) {}
@@ -253,7 +298,161 @@ class ReadBalance implements Command {
   toString = () => `ReadBalance(org ${this.organization})`;
 }
 
-/** The commands, weighted like an integrator's day: mostly payments, some treasury, a few key changes. */
+/** The organization's off-ramp beneficiary in `currency`, registered over HTTP on first use (no idempotency key: registered once, by the harness). */
+async function offRampBeneficiary(real: Real, organization: ChaosOrganization, currency: string): Promise<string> {
+  const known = organization.offRampBeneficiaries[currency];
+  if (known) return known;
+  const body = sampleOffRampBeneficiaries.find((sample) => sample.currency === currency)!;
+  const answer = await real.world.request('POST', '/treasury/beneficiaries', organization.apiKey, body);
+  counted(real, 'beneficiary registration');
+  if (answer.status !== 201 || typeof answer.body?.id !== 'string') fail(`POST /treasury/beneficiaries answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  organization.offRampBeneficiaries[currency] = answer.body.id;
+  return answer.body.id;
+}
+
+/**
+ * USDC off-ramped to a registered bank beneficiary, with a quote bound to it or without: 202 and
+ * the off-ramp named by its key, whatever the balance (the contract gives POST no insufficient
+ * funds: one the balance does not cover ends FAILED with nothing moved).
+ */
+class OffRamp implements Command {
+  constructor(readonly organization: number, readonly whole: number, readonly cents: number, readonly currency: string, readonly quoted: boolean, readonly copies: number) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const beneficiaryId = await offRampBeneficiary(real, organization, this.currency);
+    const amount = decimal(this.whole, this.cents);
+    let quoteId: string | undefined;
+    if (this.quoted) {
+      const quote = await real.world.request('GET', `/treasury/offramp/quote?amount=${amount}&beneficiaryId=${beneficiaryId}`, organization.apiKey);
+      counted(real, 'off-ramp quote');
+      if (quote.status !== 200) fail(`GET /treasury/offramp/quote answered ${quote.status}: ${JSON.stringify(quote.body)}`);
+      // At or above the minimum a quote has a net and an id; the workload's amounts all are.
+      if (typeof quote.body.quoteId !== 'string') fail(`an off-ramp quote of ${amount} USDC has no quoteId: ${JSON.stringify(quote.body)}`);
+      quoteId = quote.body.quoteId;
+    }
+    const idempotencyKey = nextKey(real, 'ofr');
+    const body = { idempotencyKey, amount: { amount, currency: 'USDC' }, beneficiaryId, ...(quoteId ? { quoteId } : {}) };
+    const answer = await sentTogether(real, 'off-ramp', this.copies, () => real.world.request('POST', '/treasury/offramp', organization.apiKey, body), (body) => body?.offRampId);
+    if (answer.status !== 202 || answer.body.offRampId !== idempotencyKey) fail(`off-ramp ${idempotencyKey} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    model.operations.push({ kind: 'offramp', id: idempotencyKey, organization: this.organization, ends: offRampEnds(this.cents), statusPath: `/treasury/offramp/${idempotencyKey}`, replay: { method: 'POST', path: '/treasury/offramp', body }, amount });
+    await ledgerHolds(organization.organizationId);
+  }
+  toString = () => `OffRamp(org ${this.organization}, ${decimal(this.whole, this.cents)} USDC to ${this.currency}${this.quoted ? ', quoted' : ''}, ${this.copies}×)`;
+}
+
+/**
+ * A PIX deposit: a BR Code opened (202, or 422 pix_onramp_unavailable in band 97, nothing stored),
+ * then paid by the sandbox payer (202); the USDC is credited once its delivery confirms.
+ */
+class PixDeposit implements Command {
+  constructor(readonly organization: number, readonly whole: number, readonly cents: number, readonly copies: number) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const idempotencyKey = nextKey(real, 'pix');
+    const amount = decimal(this.whole, this.cents);
+    const body = { idempotencyKey, amount: { amount } };
+    const answer = await sentTogether(real, 'pix deposit', this.copies, () => real.world.request('POST', '/treasury/onramp/pix', organization.apiKey, body), (body) => body?.onRampId);
+    if (this.cents === 97) {
+      if (answer.status !== 422 || answer.body?.error !== 'pix_onramp_unavailable') fail(`a PIX deposit in band 97 answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      model.refused.set('pix deposit', (model.refused.get('pix deposit') ?? 0) + 1);
+      const after = await real.world.request('GET', `/treasury/onramp/${idempotencyKey}`, organization.apiKey);
+      if (after.status !== 404) fail(`a PIX deposit refused at intake is stored: GET answered ${after.status}`);
+      return;
+    }
+    if (answer.status !== 202 || answer.body.onRampId !== idempotencyKey || answer.body.status !== 'AWAITING_PAYMENT') fail(`PIX deposit ${idempotencyKey} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    const paid = await real.world.request('POST', `/treasury/onramp/${idempotencyKey}/simulate-payment`, organization.apiKey);
+    counted(real, 'pix payment (sandbox payer)');
+    if (paid.status !== 202 || paid.body?.simulated !== true) fail(`paying PIX deposit ${idempotencyKey} answered ${paid.status}: ${JSON.stringify(paid.body)}`);
+    model.operations.push({ kind: 'deposit', id: idempotencyKey, organization: this.organization, ends: depositEnds(this.cents), statusPath: `/treasury/onramp/${idempotencyKey}`, replay: { method: 'POST', path: '/treasury/onramp/pix', body }, amount });
+    await ledgerHolds(organization.organizationId);
+  }
+  toString = () => `PixDeposit(org ${this.organization}, ${decimal(this.whole, this.cents)} BRL, ${this.copies}×)`;
+}
+
+/**
+ * USDC arriving on chain, as the custodian reports it (there is no HTTP endpoint: the custody
+ * adapter calls the core function, as `admin chain-deposit simulate` does), sometimes reported
+ * twice: credited once, on the home network at once, from another listed network after its move
+ * home less the move fee. The organization sees it in GET /balance.
+ */
+class ChainDeposit implements Command {
+  constructor(readonly organization: number, readonly network: string, readonly whole: number, readonly cents: number, readonly reports: number) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const amount = BigInt(this.whole) * 1_000_000n + BigInt(this.cents) * 10_000n;
+    const first = await real.world.operator(() => simulateChainDeposit({ organizationId: organization.organizationId, network: this.network, amount }));
+    counted(real, 'chain deposit');
+    if (first.repeated) fail(`a new chain deposit ${first.deposit.txHash} was taken for a repeat`);
+    for (let report = 1; report < this.reports; report += 1) {
+      const again = await real.world.operator(() => simulateChainDeposit({ organizationId: organization.organizationId, network: this.network, amount, txHash: first.deposit.txHash }));
+      counted(real, 'chain deposit reported again');
+      if (!again.repeated || again.deposit.depositId !== first.deposit.depositId) fail(`chain deposit ${first.deposit.txHash} reported again was taken as new: ${JSON.stringify(again.deposit)}`);
+      countChecks('a chain deposit reported again is the same deposit');
+    }
+    const fee = crossingFees.base?.[this.network] ?? 0n;
+    model.operations.push({ kind: 'chainDeposit', id: first.deposit.depositId, organization: this.organization, ends: ['CREDITED'], statusPath: '', credits: amount > fee ? amount - fee : 0n });
+    await ledgerHolds(organization.organizationId);
+  }
+  toString = () => `ChainDeposit(org ${this.organization}, ${decimal(this.whole, this.cents)} USDC on ${this.network}, reported ${this.reports}×)`;
+}
+
+const resolvableKinds = new Set<Operation['kind']>(['payment', 'withdrawal', 'deposit', 'offramp']);
+const resolvable = (operation: Operation) => resolvableKinds.has(operation.kind) && operation.resolvedFrom === undefined && operation.ends.some((end) => parkedStates.has(end));
+
+/** What each resolution ends an operation as, from either parked state (lib/ops' resolutions, docs/decisions/063). */
+const resolutions: Record<string, [string, string][]> = {
+  payment: [['paid', 'RECONCILED'], ['not-paid', 'REFUNDED']],
+  withdrawal: [['sent', 'SENT'], ['not-sent', 'RETURNED']],
+  deposit: [['delivered', 'DELIVERED'], ['not-delivered', 'FAILED']],
+  offramp: [['paid', 'PAID'], ['refunded', 'REFUNDED']],
+};
+
+/**
+ * An operator resolves an operation the workload parked (IN_DOUBT, NEEDS_ATTENTION), through the
+ * `admin resolve` code in this process, once it has parked: the resolution answers the end it
+ * reached, GET gives it at once, the money moves as that end says (the end checks) and its events
+ * are the parked state's and the end's. An operation that did not park (a withdrawal that failed
+ * for funds) is left as it is: the resolution must say nothing changed.
+ */
+class Resolve implements Command {
+  constructor(readonly pick: number, readonly second: boolean) {}
+  check = (model: Readonly<Model>) => model.operations.some(resolvable);
+  async run(model: Model, real: Real): Promise<void> {
+    const candidates = model.operations.filter(resolvable);
+    const operation = candidates[this.pick % candidates.length]!;
+    const organization = real.organizations[operation.organization]!;
+    const parked = await endOf(real.world, organization.apiKey, operation);
+    const [as, end] = resolutions[operation.kind]![this.second ? 1 : 0]!;
+    const txHash = `0x${operation.id.replace(/[^0-9a-f]/g, '').padEnd(64, 'a').slice(0, 64)}`;
+    const status = await real.world.request('GET', operation.statusPath, organization.apiKey);
+    const note = `chaos: confirmed ${as} with the provider`;
+    const args = [organization.organizationId, operation.id, '--as', as, '--note', note, ...(as === 'sent' || as === 'delivered' ? ['--tx-hash', status.body?.txHash ?? txHash] : [])];
+    const answer: { resolved: boolean; status: string; detail: string } = await real.world.operator(async () => {
+      if (operation.kind === 'payment' || operation.kind === 'withdrawal') return resolveFromCli(operation.kind, args);
+      const result = await runDepositResolution(parseDepositResolution(operation.kind === 'deposit' ? 'onramp' : 'offramp', args));
+      return { resolved: result.resolved as boolean, status: String(result.status ?? (result.onRamp as { state?: string } | undefined)?.state ?? (result.offRamp as { state?: string } | undefined)?.state), detail: String(result.detail) };
+    });
+    counted(real, `resolution of a ${operation.kind}`);
+    if (!parkedStates.has(parked)) {
+      if (answer.resolved) fail(`resolving ${operation.kind} ${operation.id}, which ended ${parked}, not parked, changed it: ${JSON.stringify(answer)}`);
+      countChecks('a resolution of an operation not parked changes nothing');
+      return;
+    }
+    if (!answer.resolved || answer.status !== end) fail(`resolving ${operation.kind} ${operation.id} (${parked}) as ${as} answered ${JSON.stringify(answer)}; ${end} was due`);
+    const after = await real.world.request('GET', operation.statusPath, organization.apiKey);
+    if (after.body?.state !== end) fail(`${operation.kind} ${operation.id} resolved as ${as} reads ${after.status} ${JSON.stringify(after.body?.state)} at once, not ${end}`);
+    operation.ends = [end];
+    operation.resolvedFrom = parked;
+    countChecks('a resolution ends a parked operation as it says');
+    await ledgerHolds(organization.organizationId);
+  }
+  toString = () => `Resolve(#${this.pick}, ${this.second ? 'second' : 'first'} outcome)`;
+}
+
+/** The commands, weighted like an integrator's day: mostly payments, some treasury, a few key changes and operators' resolutions. */
 export function chaosCommands(organizations: number): fc.Arbitrary<Command>[] {
   const organization = fc.integer({ min: 0, max: organizations - 1 });
   const copies = fc.oneof({ weight: 6, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.constant(2) }, { weight: 1, arbitrary: fc.integer({ min: 3, max: 8 }) });
@@ -266,13 +465,24 @@ export function chaosCommands(organizations: number): fc.Arbitrary<Command>[] {
     fc.tuple(organization, whole, fc.constantFrom(...paymentCents), copies).map(([o, w, c, n]) => new Pay(o, w, c, n)),
     fc.tuple(organization, whole, fc.constantFrom(...paymentCents), copies).map(([o, w, c, n]) => new Pay(o, w, c, n)),
     fc.tuple(organization, whole, fc.constantFrom(...paymentCents), copies).map(([o, w, c, n]) => new Pay(o, w, c, n)),
+    fc.tuple(organization, whole, fc.constantFrom(...paymentCents), copies).map(([o, w, c, n]) => new Pay(o, w, c, n)),
     fc.tuple(organization, whole, fc.constantFrom(...withdrawalCents), copies).map(([o, w, c, n]) => new Withdraw(o, w, c, n)),
     fc.tuple(organization, fc.integer({ min: 10, max: 2_000 }), fc.constantFrom(...depositCents)).map(([o, w, c]) => new WireDeposit(o, w, c)),
     fc.tuple(organization, fc.array(item, { minLength: 1, maxLength: 5 }), copies).map(([o, items, n]) => new Batch(o, items, n)),
     fc.tuple(organization, fc.integer({ min: 2, max: 12 }), fc.integer({ min: 500, max: 6_000 })).map(([o, n, w]) => new Burst(o, n, w)),
+    fc.tuple(organization, fc.integer({ min: 10, max: 400 }), fc.constantFrom(...offRampCents), fc.constantFrom('EUR', 'GBP', 'USD'), fc.boolean(), copies).map(([o, w, c, currency, quoted, n]) => new OffRamp(o, w, c, currency, quoted, n)),
+    // PIX and chain deposits share a slot, as key rotations and team changes do: payments stay the bulk of the mix.
+    fc.oneof(
+      fc.tuple(organization, fc.integer({ min: 10, max: 5_000 }), fc.constantFrom(...pixCents), copies).map(([o, w, c, n]): Command => new PixDeposit(o, w, c, n)),
+      fc.tuple(organization, fc.constantFrom('base', 'base', 'polygon', 'ethereum', 'solana', 'tron'), fc.integer({ min: 0, max: 500 }), fc.integer({ min: 1, max: 99 }), fc.integer({ min: 1, max: 3 })).map(([o, network, w, c, n]): Command => new ChainDeposit(o, network, w, c, n)),
+    ),
+    fc.tuple(fc.nat(), fc.boolean()).map(([pick, second]) => new Resolve(pick, second)),
     fc.nat().map((pick) => new Replay(pick)),
     organization.map((o) => new ReadBalance(o)),
-    organization.map((o) => new RotateKey(o)),
+    fc.oneof(
+      organization.map((o): Command => new RotateKey(o)),
+      fc.tuple(organization, fc.constantFrom('admin', 'member', 'viewer')).map(([o, role]): Command => new MemberChange(o, role)),
+    ),
   ];
 }
 

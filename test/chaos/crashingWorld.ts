@@ -8,7 +8,7 @@ import { useWorkflowEngine } from '#platform/workflow.ts';
 import { crashableService } from '../support/crash.ts';
 import { until } from '../support/eventually.ts';
 import { startReceiver } from '../support/webhookReceiver.ts';
-import { chaosOrganization, integrator, seededRandom, type World } from './world.ts';
+import { chaosOrganization, chaosOutbox, integrator, seededRandom, type World } from './world.ts';
 
 /**
  * The stack as `npm start` runs it, in a child process with its own DynamoDB Local on a DATA_DIR,
@@ -39,6 +39,7 @@ async function freePort(): Promise<number> {
 
 export async function startCrashingWorld(options: CrashingWorldOptions): Promise<World & { startKilling(): void; stopKilling(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'chaos-data-'));
+  const outbox = chaosOutbox();
   const [port, dynamoPort] = [await freePort(), await freePort()];
   const stack = crashableService('chaos', {
     DATA_DIR: dataDir,
@@ -68,6 +69,26 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
   // One onboarding at a time: the engine the wallet workflow runs on is this process's only one.
   let onboardingQueue: Promise<unknown> = Promise.resolve();
 
+  /** Work in this process while no kill may happen (onboarding, an operator's call), with a workflow runner of its own. */
+  function exclusive<T>(work: (waitFor: (execution: string) => Promise<unknown>) => Promise<T>): Promise<T> {
+    const done = onboardingQueue.then(async () => {
+      while (restarting) await restarting;
+      onboarding += 1;
+      // Workflows it starts (an organization's wallet) run here, as the ops CLI runs them, and the runner stops after it.
+      const runner = new LocalWorkflowRunner();
+      useWorkflowEngine(runner);
+      try {
+        return await work((execution) => runner.waitFor(execution));
+      } finally {
+        await runner.stop();
+        useWorkflowEngine(undefined);
+        onboarding -= 1;
+      }
+    });
+    onboardingQueue = done.catch(() => undefined);
+    return done;
+  }
+
   async function killLoop(): Promise<void> {
     while (!stopped && kills < (options.maxKills ?? Infinity)) {
       const pause = options.killEveryMs.min + random() * (options.killEveryMs.max - options.killEveryMs.min);
@@ -92,23 +113,12 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
     // The killed stack runs as `npm start`, in a process of its own: kills are its fault.
     faultsInjected: () => ({}),
     organization(label) {
-      const onboarded = onboardingQueue.then(async () => {
-        while (restarting) await restarting;
-        onboarding += 1;
-        // The wallet workflow runs here, as the ops CLI runs it, and the runner stops after it.
-        const runner = new LocalWorkflowRunner();
-        useWorkflowEngine(runner);
-        try {
-          return await chaosOrganization(label, client, receiver, (execution) => runner.waitFor(execution));
-        } finally {
-          await runner.stop();
-          useWorkflowEngine(undefined);
-          onboarding -= 1;
-        }
-      });
-      onboardingQueue = onboarded.catch(() => undefined);
-      return onboarded;
+      return exclusive((waitFor) => chaosOrganization(label, client, receiver, waitFor));
     },
+    // A call in this process (an operator's resolution, a chain deposit notice) with a workflow
+    // runner of its own, between kills; what it starts and leaves unfinished the stack re-drives.
+    operator: (work) => exclusive(() => work()),
+    outbox,
     startKilling() {
       stopped = false;
       killing = killLoop();
@@ -123,6 +133,7 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
       await receiver.close();
       await stack.killAll();
       rmSync(dataDir, { recursive: true, force: true });
+      rmSync(outbox, { recursive: true, force: true });
     },
   };
 }

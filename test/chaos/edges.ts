@@ -1,7 +1,6 @@
 import { creditDeposit, readBalance } from '#store/ledger.ts';
-import { countChecks, fail, ledgerHolds, movementsAgree } from './checks.ts';
+import { countChecks, endOf, fail, ledgerHolds, movementsAgree } from './checks.ts';
 import { beneficiary, toAddress } from './commands.ts';
-import { endOf } from './harness.ts';
 import type { Operation } from './model.ts';
 import type { World } from './world.ts';
 

@@ -54,6 +54,8 @@ const keyedApiEntries = new Set([
   'functions/api/transactions/createTransaction.ts',
   'functions/api/withdrawals/createWithdrawal.ts',
   'functions/api/batches/createBatch.ts',
+  'functions/api/offRamps/createOffRamp.ts',
+  'functions/api/onRamps/createPixOnRamp.ts',
 ]);
 
 const writeCommands = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand', 'PutCommand', 'UpdateCommand', 'DeleteCommand', 'TransactWriteCommand', 'BatchWriteCommand']);

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { until } from '../support/eventually.ts';
-import { checksMade, eventsAgree, fail, ledgerHolds, movementsAgree, verifiedEvents } from './checks.ts';
+import { chainDepositEnd, checksMade, endOf, eventsAgree, fail, ledgerHolds, listsAgree, movementsAgree, verifiedEvents } from './checks.ts';
 import { chaosCommands, type Real } from './commands.ts';
-import { emptyModel, settledStates, type Model } from './model.ts';
+import { emptyModel, type Model } from './model.ts';
 import type { World } from './world.ts';
 
 export interface ChaosOptions {
@@ -48,23 +48,11 @@ export interface ChaosFigures {
   seconds: number;
 }
 
-/** How long an operation may take to end once the workload stops (the simulators' slowest bands retry twice). */
-const settleTimeoutMs = 120_000;
-
-/** The state an operation ends (or parks) in, polled as an integrator would; past the deadline it is reported lost. */
-export async function endOf(world: World, apiKey: string, operation: Pick<Model['operations'][number], 'kind' | 'id' | 'statusPath'>, timeoutMs = settleTimeoutMs): Promise<string> {
-  const body = await until(
-    async () => (await world.request('GET', operation.statusPath, apiKey)).body,
-    (body) => body && body.running === false && settledStates.has(String(body.state)),
-    { what: `${operation.kind} ${operation.id} to end`, timeoutMs, intervalMs: 100 },
-  ).catch(() => fail(`${operation.kind} ${operation.id} was lost: it never ended or parked within ${timeoutMs / 1000} s`));
-  return String(body.state);
-}
-
 async function settled(real: Real, model: Model): Promise<Map<string, string>> {
   const finalStates = new Map<string, string>();
   const waitFor = async (operation: Model['operations'][number]) => {
-    const state = await endOf(real.world, real.organizations[operation.organization]!.apiKey, operation);
+    const organization = real.organizations[operation.organization]!;
+    const state = operation.kind === 'chainDeposit' ? await chainDepositEnd(organization.organizationId, operation.id) : await endOf(real.world, organization.apiKey, operation);
     if (!operation.ends.includes(state)) fail(`${operation.kind} ${operation.id} ended ${state}; its amount's band says ${operation.ends.join(' or ')}`);
     finalStates.set(operation.id, state);
   };
@@ -81,7 +69,9 @@ async function finalChecks(real: Real, model: Model): Promise<Map<string, string
   const finalStates = await settled(real, model);
   for (const [index, organization] of real.organizations.entries()) {
     const entries = await ledgerHolds(organization.organizationId);
-    movementsAgree(model.operations.filter((operation) => operation.organization === index), entries, finalStates);
+    const own = model.operations.filter((operation) => operation.organization === index);
+    movementsAgree(own, entries, finalStates);
+    await listsAgree(real.world, organization.apiKey, own, finalStates);
   }
   await until(
     async () => eventsAgree(model.operations, finalStates, verifiedEvents(real.world, real.organizations)),

@@ -1,4 +1,4 @@
-import { onRampBands, outcomeBands, withdrawalBands } from '#contract/outcomeBands.ts';
+import { offRampBands, onRampBands, outcomeBands, withdrawalBands } from '#contract/outcomeBands.ts';
 
 /**
  * The chaos harness's model: what the workload asked for and what each operation must end as. The
@@ -6,7 +6,7 @@ import { onRampBands, outcomeBands, withdrawalBands } from '#contract/outcomeBan
  * every operation known from its amount, so the model needs no price or fee: the checks hold the
  * service's own records against these ends and against each other.
  */
-export type OperationKind = 'payment' | 'withdrawal' | 'deposit' | 'batchItem';
+export type OperationKind = 'payment' | 'withdrawal' | 'deposit' | 'batchItem' | 'offramp' | 'chainDeposit';
 
 export interface Operation {
   kind: OperationKind;
@@ -15,10 +15,16 @@ export interface Operation {
   organization: number;
   /** States the operation may end in (or be parked in for a person). */
   ends: readonly string[];
-  /** Where to read its status (GET). */
+  /** Where to read its status (GET); a chain deposit has no GET and is read from the table. */
   statusPath: string;
   /** The request that created it, to replay with the same key. */
   replay?: { method: string; path: string; body: unknown };
+  /** The amount it was sent with (a decimal string, as in the request): its list row must say the same. */
+  amount?: string;
+  /** What a chain deposit must credit to available once home (minor units: the amount less the move fee). */
+  credits?: bigint;
+  /** The parked state (IN_DOUBT, NEEDS_ATTENTION) an operator resolved it from: its events are those of both. */
+  resolvedFrom?: string;
 }
 
 export interface Model {
@@ -86,13 +92,37 @@ export function depositEnds(cents: number): readonly string[] {
   }
 }
 
+/**
+ * An off-ramp's end from the cents of the USDC off-ramped (decision 061); any off-ramp may also
+ * end FAILED with nothing moved when the balance does not cover it at the pull (the contract
+ * gives POST /treasury/offramp no insufficient_funds), which the movement check holds it to.
+ */
+export function offRampEnds(cents: number): readonly string[] {
+  switch (cents) {
+    case offRampBands.refused:
+      return ['FAILED'];
+    case offRampBands.returned:
+      return ['REFUNDED', 'FAILED'];
+    case offRampBands.unanswered:
+      return ['IN_DOUBT', 'FAILED'];
+    default:
+      return ['PAID', 'FAILED'];
+  }
+}
+
 /** Ends that stop polling: final, or parked for a person. */
-export const settledStates = new Set(['RECONCILED', 'REFUNDED', 'FAILED', 'IN_DOUBT', 'NEEDS_ATTENTION', 'SENT', 'RETURNED', 'DELIVERED', 'EXPIRED']);
+export const settledStates = new Set(['RECONCILED', 'REFUNDED', 'FAILED', 'IN_DOUBT', 'NEEDS_ATTENTION', 'SENT', 'RETURNED', 'DELIVERED', 'EXPIRED', 'PAID', 'CREDITED']);
+
+/** States an operator resolves from (functions/operations/kit/resolution.ts parkedStatuses). */
+export const parkedStates = new Set(['IN_DOUBT', 'NEEDS_ATTENTION']);
 
 /** The cents bands the workload draws from: every band, and ordinary amounts more often. */
 export const paymentCents = [0, 10, 25, 50, outcomeBands.rejected, outcomeBands.returned, outcomeBands.unavailableTwice, outcomeBands.unanswered, outcomeBands.review, outcomeBands.shortPaid, outcomeBands.failedAfterAcceptance];
 export const withdrawalCents = [0, 10, 50, withdrawalBands.refused, withdrawalBands.cancelled, withdrawalBands.unavailableTwice, withdrawalBands.unanswered, withdrawalBands.review];
 export const depositCents = [0, 10, 50, onRampBands.refunded, onRampBands.unanswered, onRampBands.failed];
+/** PIX: band 97 is refused at intake (422 pix_onramp_unavailable), the others as a wire's. */
+export const pixCents = [0, 10, 50, onRampBands.refunded, onRampBands.unanswered, onRampBands.failed];
+export const offRampCents = [0, 10, 50, offRampBands.refused, offRampBands.returned, offRampBands.unavailableTwice, offRampBands.unanswered, offRampBands.slippage];
 
 export function decimal(whole: number, cents: number): string {
   return `${whole}.${String(cents).padStart(2, '0')}`;

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startLocalService } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
@@ -22,6 +25,13 @@ export interface World {
   resentCount(): number;
   request(method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<Answer>;
   organization(label: string): Promise<ChaosOrganization>;
+  /**
+   * Work done in this process as an operator or a custody adapter would (an `admin` command, a
+   * chain deposit notice): the stack's table and workflows are reachable while it runs.
+   */
+  operator<T>(work: () => Promise<T>): Promise<T>;
+  /** The folder the stack's e-mails are written to (invitations), as the local mail stand-in writes them. */
+  outbox: string;
   /** Times the stack was killed and came back (0 for a stack that is never killed). */
   killCount(): number;
   /** Faults injected at the adapters so far, by kind (none for a stack run as `npm start`). */
@@ -44,6 +54,8 @@ export interface ChaosOrganization {
   /** The organization key now (rotations replace it). */
   apiKey: string;
   webhookSecret: string;
+  /** Off-ramp beneficiaries registered so far, by payout currency (registered on first use). */
+  offRampBeneficiaries: Record<string, string>;
 }
 
 /** USDC every organization starts with (minor units, 6 decimals): enough that most payments fit, not all. */
@@ -112,7 +124,14 @@ export async function chaosOrganization(label: string, client: Integrator, recei
   const apiKey = created.apiKey.apiKey;
   const endpoint = await client.request('PUT', '/webhooks/endpoint', apiKey, { url: `${receiver.url}/${organizationId}` });
   if (endpoint.status !== 200) throw new Error(`PUT /webhooks/endpoint answered ${endpoint.status}: ${JSON.stringify(endpoint.body)}`);
-  return { organizationId, apiKey, webhookSecret: endpoint.body.secret as string };
+  return { organizationId, apiKey, webhookSecret: endpoint.body.secret as string, offRampBeneficiaries: {} };
+}
+
+/** A mail folder of the chaos run's own (MAIL_OUTBOX_DIR, inherited by a stack run as `npm start`), so invitations are found among few. */
+export function chaosOutbox(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'chaos-outbox-'));
+  process.env.MAIL_OUTBOX_DIR = directory;
+  return directory;
 }
 
 /** A seeded source of numbers in [0, 1) (mulberry32): the faults' rolls. */
@@ -132,6 +151,7 @@ export function seededRandom(seed: number): () => number {
  * at its adapters (test/chaos/faults.ts) once the world is up, rolled from `seed`.
  */
 export async function startWorld(options: { dynamoEndpoint?: string; faults?: FaultPlan; seed?: number } = {}): Promise<World> {
+  const outbox = chaosOutbox();
   const service = await startLocalService({
     port: 0,
     dynamoEndpoint: options.dynamoEndpoint,
@@ -146,12 +166,15 @@ export async function startWorld(options: { dynamoEndpoint?: string; faults?: Fa
     receiver,
     ...client,
     organization: (label) => chaosOrganization(label, client, receiver, (execution) => service.runner.waitFor(execution)),
+    operator: (work) => work(),
+    outbox,
     killCount: () => 0,
     faultsInjected: () => faults?.injected() ?? {},
     async close() {
       faults?.stop();
       await receiver.close();
       await service.stop();
+      rmSync(outbox, { recursive: true, force: true });
     },
   };
 }

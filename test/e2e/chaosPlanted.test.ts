@@ -25,7 +25,9 @@ describe.runIf(process.env.CHAOS_PLANTED === 'all')('the chaos workload catches 
   it.each(bugs)('%s: a violation, shrunk to a short sequence', async (bug) => {
     const remove = plantBug(bug);
     try {
-      const figures = await runChaos({ world, seed: 7, runs: 10, commandsPerRun: 12, organizations: 1 });
+      // A seed whose first runs send a burst past the balance and a single payment or withdrawal
+      // (the generator's slots moved with the mix of issue 29: seed 7 no longer sent such a burst).
+      const figures = await runChaos({ world, seed: 8, runs: 10, commandsPerRun: 12, organizations: 1 });
       expect(figures.violations, JSON.stringify(figures)).toBe(1);
       expect(figures.failure).toMatch(bug === 'balanceConditionDropped' ? /is negative/ : /moved money twice in one step/);
       expect(figures.shrunkTo!.length, figures.shrunkTo!.join('\n')).toBeLessThanOrEqual(3);
