@@ -203,6 +203,29 @@ class Burst implements Command {
   toString = () => `Burst(org ${this.organization}, ${this.count} × ${this.whole} USDC)`;
 }
 
+/**
+ * Many payments of one organization sent at once, each its own (the kills phase's: with several
+ * lanes flooding, hundreds of operations are in flight when the stack is killed). Amounts in every
+ * band, small enough that the balance covers them: each is taken, or refused whole for funds.
+ */
+class Flood implements Command {
+  constructor(readonly organization: number, readonly count: number, readonly cents: number[]) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const payments = Array.from({ length: this.count }, (_, index) => {
+      const cents = this.cents[index % this.cents.length]!;
+      const body = { idempotencyKey: nextKey(real, 'flood'), corridor: { to: 'MXN', destinationCountry: 'MX' }, sendAmount: { amount: decimal(2 + (index % 7), cents), currency: 'USDC' }, recipientReference: 'chaos', beneficiary };
+      return { body, cents };
+    });
+    const answers = await Promise.all(payments.map(({ body }) => real.world.request('POST', '/transactions', organization.apiKey, body)));
+    counted(real, 'payment', this.count);
+    answers.forEach((answer, index) => recordPayment(model, this.organization, payments[index]!.body, payments[index]!.cents, answer));
+    await ledgerHolds(organization.organizationId);
+  }
+  toString = () => `Flood(org ${this.organization}, ${this.count} payments)`;
+}
+
 /** An earlier request sent again with its key, long after: the same operation, never a second one. */
 class Replay implements Command {
   constructor(readonly pick: number) {}
@@ -452,8 +475,13 @@ class Resolve implements Command {
   toString = () => `Resolve(#${this.pick}, ${this.second ? 'second' : 'first'} outcome)`;
 }
 
-/** The commands, weighted like an integrator's day: mostly payments, some treasury, a few key changes and operators' resolutions. */
-export function chaosCommands(organizations: number): fc.Arbitrary<Command>[] {
+/**
+ * The commands, weighted like an integrator's day: mostly payments, some treasury, a few key changes
+ * and operators' resolutions. With `flood` (the kills phase), a quarter of the balance reads'
+ * slot is 100 to 250 payments at once instead; without it the slots are as they were, so the seeds
+ * of runs without floods still draw the same sequences.
+ */
+export function chaosCommands(organizations: number, options: { flood?: boolean } = {}): fc.Arbitrary<Command>[] {
   const organization = fc.integer({ min: 0, max: organizations - 1 });
   const copies = fc.oneof({ weight: 6, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.constant(2) }, { weight: 1, arbitrary: fc.integer({ min: 3, max: 8 }) });
   // Mostly amounts that fit; now and then one no balance here covers.
@@ -478,7 +506,12 @@ export function chaosCommands(organizations: number): fc.Arbitrary<Command>[] {
     ),
     fc.tuple(fc.nat(), fc.boolean()).map(([pick, second]) => new Resolve(pick, second)),
     fc.nat().map((pick) => new Replay(pick)),
-    organization.map((o) => new ReadBalance(o)),
+    options.flood
+      ? fc.oneof(
+          { weight: 3, arbitrary: organization.map((o): Command => new ReadBalance(o)) },
+          { weight: 1, arbitrary: fc.tuple(organization, fc.integer({ min: 100, max: 250 }), fc.shuffledSubarray([...paymentCents], { minLength: 1 })).map(([o, n, cents]): Command => new Flood(o, n, cents)) },
+        )
+      : organization.map((o) => new ReadBalance(o)),
     fc.oneof(
       organization.map((o): Command => new RotateKey(o)),
       fc.tuple(organization, fc.constantFrom('admin', 'member', 'viewer')).map(([o, role]): Command => new MemberChange(o, role)),

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { LocalWorkflowRunner } from '../../lib/local/workflowRunner.ts';
 import { useWorkflowEngine } from '#platform/workflow.ts';
+import { listRunningExecutions } from '#store/executions.ts';
 import { crashableService } from '../support/crash.ts';
 import { until } from '../support/eventually.ts';
 import { startReceiver } from '../support/webhookReceiver.ts';
-import { chaosOrganization, chaosOutbox, integrator, seededRandom, type World } from './world.ts';
+import { chaosOrganization, chaosOutbox, integrator, seededRandom, type InFlight, type World } from './world.ts';
 
 /**
  * The stack as `npm start` runs it, in a child process with its own DynamoDB Local on a DATA_DIR,
@@ -61,6 +62,7 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
   const client = integrator(() => url, 180_000);
   const random = seededRandom(options.seed);
   let kills = 0;
+  const atKills: InFlight[] = [];
   let killing: Promise<void> | undefined;
   let stopped = true;
   let onboarding = 0;
@@ -98,6 +100,9 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
       await until(async () => onboarding, (count) => count === 0 || stopped, { what: 'onboarding to finish before a kill', timeoutMs: 600_000 });
       let up!: () => void;
       restarting = new Promise((resolve) => (up = resolve));
+      // What the kill cuts short, read from the table the stack runs on just before it.
+      const running = await listRunningExecutions().then((executions) => executions.length, () => -1);
+      atKills.push({ executions: running, requests: client.inFlight() });
       await stack.killHard(child);
       kills += 1;
       ({ child, url } = await stack.launch(port));
@@ -112,6 +117,7 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
     killCount: () => kills,
     // The killed stack runs as `npm start`, in a process of its own: kills are its fault.
     faultsInjected: () => ({}),
+    inFlightAtKills: () => [...atKills],
     organization(label) {
       return exclusive((waitFor) => chaosOrganization(label, client, receiver, waitFor));
     },

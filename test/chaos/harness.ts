@@ -4,7 +4,7 @@ import { until } from '../support/eventually.ts';
 import { chainDepositEnd, checksMade, endOf, eventsAgree, fail, ledgerHolds, listsAgree, movementsAgree, verifiedEvents } from './checks.ts';
 import { chaosCommands, type Real } from './commands.ts';
 import { emptyModel, type Model } from './model.ts';
-import type { World } from './world.ts';
+import type { InFlight, World } from './world.ts';
 
 export interface ChaosOptions {
   world: World;
@@ -19,6 +19,8 @@ export interface ChaosOptions {
   /** fast-check's replay path of a failure (with its lane's seed, one lane). */
   path?: string;
   log?: (message: string) => void;
+  /** Floods of 100 to 250 payments at once in the mix (the kills phase: many operations in flight at a kill). */
+  flood?: boolean;
 }
 
 export interface ChaosFigures {
@@ -34,6 +36,8 @@ export interface ChaosFigures {
   resent: number;
   /** Times the stack (service and DynamoDB Local) was SIGKILLed mid-run and started again on its data. */
   kills: number;
+  /** At each of those kills: workflow executions running and requests awaiting an answer. */
+  inFlightAtKills: InFlight[];
   /** Faults injected at the adapters (test/chaos/faults.ts), by kind. */
   faultsInjected: Record<string, number>;
   operationsByKind: Record<string, number>;
@@ -106,7 +110,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 
   const lane = async (laneSeed: number) => {
     let runIndex = 0;
-    const property = fc.asyncProperty(fc.commands(chaosCommands(options.organizations), { maxCommands: options.commandsPerRun, size: 'max' }), async (sequence) => {
+    const property = fc.asyncProperty(fc.commands(chaosCommands(options.organizations, { flood: options.flood }), { maxCommands: options.commandsPerRun, size: 'max' }), async (sequence) => {
       runIndex += 1;
       runs += 1;
       const run = `${harnessRun}-${laneSeed.toString(36)}-${runIndex.toString(36)}`;
@@ -141,6 +145,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     requests: world.requestCount() - requestsBefore,
     resent: world.resentCount() - resentBefore,
     kills: world.killCount() - killsBefore,
+    inFlightAtKills: world.inFlightAtKills().slice(killsBefore),
     faultsInjected: Object.fromEntries(Object.entries(world.faultsInjected()).map(([kind, count]) => [kind, count - (faultsBefore[kind as keyof typeof faultsBefore] ?? 0)])),
     operationsByKind: Object.fromEntries(operations),
     operationsEnded: Object.fromEntries(operationsEnded),
@@ -176,6 +181,7 @@ export function combinedFigures(parts: ChaosFigures[]): ChaosFigures {
     requests: total((figures) => figures.requests),
     resent: total((figures) => figures.resent),
     kills: total((figures) => figures.kills),
+    inFlightAtKills: parts.flatMap((figures) => figures.inFlightAtKills),
     faultsInjected: add(parts.map((figures) => figures.faultsInjected)),
     operationsByKind: add(parts.map((figures) => figures.operationsByKind)),
     operationsEnded: add(parts.map((figures) => figures.operationsEnded)),

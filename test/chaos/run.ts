@@ -9,7 +9,9 @@
  *   of up to CHAOS_COMMANDS commands (400) over CHAOS_ORGANIZATIONS organizations (3);
  * - kills: the stack as `npm start` on its own DynamoDB Local, SIGKILLed every CHAOS_KILL_EVERY_MS
  *   (<min>-<max>, 6000-12000) until CHAOS_KILLS kills (20), in rounds of one run a lane of up to
- *   CHAOS_KILL_COMMANDS commands (100); the last round ends on a stack left up.
+ *   CHAOS_KILL_COMMANDS commands (100); the last round ends on a stack left up. Its mix also floods
+ *   (100 to 250 payments at once), and each kill records what it cut short (executions running,
+ *   requests awaiting an answer).
  * The edges run first, on the first phase's stack (CHAOS_EDGES=0 skips them). CHAOS_SEED (default:
  * the time) replays a run; a failure prints its phase, seed and path (CHAOS_PHASES, CHAOS_SEED,
  * CHAOS_LANES=1, CHAOS_PATH) to replay it alone.
@@ -79,7 +81,7 @@ if (phases.has('kills') && !parts.some((figures) => figures.failure)) {
     await edgesOn(world);
     // Rounds until the kills are done: the last one ends on a stack left up, so its work finishes.
     for (let round = 1; ; round += 1) {
-      const figures = failedIn(await runChaos({ world, seed: seed + 1_000 * (round - 1), lanes, runs: 1, commandsPerRun: killCommands, organizations, log, ...(path ? { path } : {}) }), 'kills');
+      const figures = failedIn(await runChaos({ world, seed: seed + 1_000 * (round - 1), lanes, runs: 1, commandsPerRun: killCommands, organizations, log, flood: true, ...(path ? { path } : {}) }), 'kills');
       parts.push(figures);
       log(`kills phase round ${round}: ${world.killCount()} kills so far`);
       if (figures.failure || world.killCount() >= killsWanted || path) break;
@@ -91,6 +93,19 @@ if (phases.has('kills') && !parts.some((figures) => figures.failure)) {
 
 const figures = combinedFigures(parts);
 
+/** Median and largest of what each kill cut short: workflows running, requests awaiting an answer. */
+function inFlightRows(atKills: ChaosFigures['inFlightAtKills']): [string, string][] {
+  if (atKills.length === 0) return [];
+  const spread = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return `median ${sorted[Math.floor((sorted.length - 1) / 2)]}, largest ${sorted[sorted.length - 1]}`;
+  };
+  return [
+    ['at a kill: workflow executions running', spread(atKills.map((kill) => kill.executions))],
+    ['at a kill: requests awaiting an answer', spread(atKills.map((kill) => kill.requests))],
+  ];
+}
+
 const rows: [string, string | number][] = [
   ...(edges ? ([['edge: concurrent copies sent (one operation each)', edges.copiesSent], ['edge: concurrent debits of 10 against 500 (exactly 50 sent)', edges.debitsSent]] as [string, number][]) : []),
   ['seed', figures.seed],
@@ -101,6 +116,7 @@ const rows: [string, string | number][] = [
   ['requests (with the checks\' status reads)', figures.requests],
   ['resent after a 503 or a dropped connection', figures.resent],
   ['kills survived (service and DynamoDB Local)', figures.kills],
+  ...inFlightRows(figures.inFlightAtKills),
   ...Object.entries(figures.faultsInjected).map(([kind, count]): [string, number] => [`fault injected: ${kind}`, count]),
   ...Object.entries(figures.operationsByKind).map(([kind, count]): [string, number] => [`sent: ${kind}`, count]),
   ...Object.entries(figures.operationsEnded).map(([state, count]): [string, number] => [`ended ${state}`, count]),

@@ -36,7 +36,14 @@ export interface World {
   killCount(): number;
   /** Faults injected at the adapters so far, by kind (none for a stack run as `npm start`). */
   faultsInjected(): Partial<Record<FaultKind, number>>;
+  /** At each kill so far: the workflow executions running and the workload's HTTP requests awaiting an answer. */
+  inFlightAtKills(): InFlight[];
   close(): Promise<void>;
+}
+
+export interface InFlight {
+  executions: number;
+  requests: number;
 }
 
 export interface Answer {
@@ -65,6 +72,8 @@ export interface Integrator {
   request: World['request'];
   requestCount(): number;
   resentCount(): number;
+  /** Requests sent and not yet answered (resends of one request count once). */
+  inFlight(): number;
 }
 
 /**
@@ -76,7 +85,16 @@ export interface Integrator {
 export function integrator(baseUrl: () => string, patienceMs: number): Integrator {
   let requests = 0;
   let resent = 0;
+  let inFlight = 0;
   async function request(method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<Answer> {
+    inFlight += 1;
+    try {
+      return await answerOf(method, path, apiKey, body);
+    } finally {
+      inFlight -= 1;
+    }
+  }
+  async function answerOf(method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<Answer> {
     const deadline = Date.now() + patienceMs;
     for (let attempt = 1; ; attempt += 1) {
       requests += 1;
@@ -110,7 +128,7 @@ export function integrator(baseUrl: () => string, patienceMs: number): Integrato
       return { status: response.status, body: parsed, attempts: attempt, sentAt, answeredAt: Date.now() };
     }
   }
-  return { request, requestCount: () => requests, resentCount: () => resent };
+  return { request, requestCount: () => requests, resentCount: () => resent, inFlight: () => inFlight };
 }
 
 /** An organization as the harness needs it: onboarded (through the table, as the ops CLI does), limits lifted, funded, its webhook registered. */
@@ -170,6 +188,7 @@ export async function startWorld(options: { dynamoEndpoint?: string; faults?: Fa
     outbox,
     killCount: () => 0,
     faultsInjected: () => faults?.injected() ?? {},
+    inFlightAtKills: () => [],
     async close() {
       faults?.stop();
       await receiver.close();
