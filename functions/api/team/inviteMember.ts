@@ -6,6 +6,7 @@ import { ApiError } from '#platform/errors.ts';
 import { inviteMember } from '#contract/routes.ts';
 import { createInvitation, inviterOf } from '#store/members.ts';
 import { mailInvitation } from '#operations/team/invitationMail.ts';
+import { mailableAddress } from '#store/mailSuppressions.ts';
 
 /**
  * POST /members/invitations: the member is created `invited` with a single-use token whose link is
@@ -16,6 +17,8 @@ export const handler = endpoint(inviteMember, async ({ caller, organization, bod
   if (!mayGrant(caller.role, body.role)) {
     throw new ApiError('forbidden', `The ${caller.role} role may only grant a role below its own, and owner is never granted.`);
   }
+  // Read before the write: nothing after it may fail the request (mailInvitation).
+  const to = await mailableAddress(body.email);
   const invitation = await createInvitation({
     organizationId: caller.organizationId,
     email: body.email,
@@ -25,5 +28,5 @@ export const handler = endpoint(inviteMember, async ({ caller, organization, bod
     invitedBy: await inviterOf(caller),
   });
   if (invitation === 'email_taken') throw new ApiError('conflict', 'That address is already on the team (as a member or a pending invitation).');
-  return ok(await mailInvitation(organization.name, invitation), 201);
+  return ok(await mailInvitation(organization.name, invitation, to), 201);
 });
