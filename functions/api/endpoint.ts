@@ -12,6 +12,7 @@ import { countRequestCalls } from '#store/client.ts';
 import { config } from '#platform/config.ts';
 import { requireEdgeOrigin } from '#platform/edgeOrigin.ts';
 import { ApiError, DeadlineReached, isDependencyUnavailable } from '#platform/errors.ts';
+import { withInvocationSignal } from '#platform/invocation.ts';
 import { logger } from '#platform/logger.ts';
 import { ProviderNotConfigured } from '#platform/providerErrors.ts';
 import { requireProvider } from '#platform/providerPorts.ts';
@@ -243,9 +244,10 @@ export function endpoint<R extends RouteRequest>(
     .use(edge)
     .use(access(definition))
     .use(input(definition))
-    .handler(async (event) => {
+    // The handler's calls are abandoned with it when the early timeout answers for it.
+    .handler(async (event, _context, { signal }) => {
       const state = states.get(event)!;
-      const reply = await fn({
+      const reply = await withInvocationSignal(signal, () => fn({
         requestId: state.requestId,
         event,
         caller: state.caller as never,
@@ -254,7 +256,7 @@ export function endpoint<R extends RouteRequest>(
         bodyAs: state.bodyAs,
         query: state.query as Infer<R['query']>,
         params: state.params as Infer<R['params']>,
-      } as ApiRequest<R>);
+      } as ApiRequest<R>));
       // middy treats an undefined result as "not answered"; a handler must always answer.
       return reply as unknown as ApiResult;
     });

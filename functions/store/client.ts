@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledExc
 import { BatchGetCommand, BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput, type TransactWriteCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import { config } from '#platform/config.ts';
 import { isContentionCancellation } from '#platform/errors.ts';
+import { invocationSignal } from '#platform/invocation.ts';
 
 /**
  * One DynamoDB connection pool per process (per Lambda container), built on first use so that
@@ -78,8 +79,23 @@ function documentClientWith(unmarshallOptions: NonNullable<TranslateConfig['unma
     },
     { step: 'initialize', name: 'countConsumedCapacity' },
   );
+  if (!baseClients[0]) abandonedWithItsInvocation(base.config.requestHandler as unknown as SendsRequests);
   baseClients.push(base);
   return DynamoDBDocumentClient.from(base, { marshallOptions, unmarshallOptions });
+}
+
+interface SendsRequests {
+  handle(request: unknown, options?: { abortSignal?: AbortSignal }): Promise<unknown>;
+}
+
+/**
+ * Every call sent for an invocation whose time ran out is aborted with it, queued or in flight
+ * (#platform/invocation.ts), unless the caller gave a signal of its own. The shared request handler
+ * is wrapped once: every client of the process sends through it.
+ */
+function abandonedWithItsInvocation(handler: SendsRequests): void {
+  const handle = handler.handle.bind(handler);
+  handler.handle = (request, options = {}) => handle(request, { ...options, abortSignal: options.abortSignal ?? invocationSignal() });
 }
 
 /** Numbers are read as JS numbers: fine for counters and epoch seconds, never for money. */

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
-import { createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
+import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
+import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
+import { creditDeposit } from '#store/ledger.ts';
 
 /**
  * A request that runs out of its function's time answers the contract's 503 `unavailable` with
@@ -42,5 +44,37 @@ describe('a request past its deadline', () => {
 
     const inTime = await handler(listEvent(org.apiKey) as never, { getRemainingTimeInMillis: () => 10_000 } as never);
     expect(inTime.statusCode).toBe(200);
+  });
+
+  it("abandons the handler's remaining calls with it: a payment answered 503 before its write is never made later", async () => {
+    const { handler } = await import('../../functions/api/transactions/createTransaction.ts');
+    await creditDeposit({ organizationId: org.organizationId, depositId: `deadline-${Date.now().toString(36)}`, amount: 1_000n * 1_000_000n, rail: 'wire', memo: 'test deposit' });
+    const body = {
+      idempotencyKey: `deadline-${Date.now().toString(36)}`,
+      corridor: { to: 'MXN', destinationCountry: 'MX' },
+      sendAmount: { amount: '10.00', currency: 'USDC' },
+      recipientReference: 'deadline',
+      beneficiary: sampleBeneficiary(findCorridor('USDC', 'MXN', 'MX')!),
+    };
+    const event = {
+      version: '2.0',
+      routeKey: 'POST /transactions',
+      rawPath: '/transactions',
+      rawQueryString: '',
+      headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      requestContext: { requestId: 'deadline-write', http: { method: 'POST', path: '/transactions' } },
+      isBase64Encoded: false,
+    };
+    const late = await handler(event as never, { getRemainingTimeInMillis: () => 5 } as never);
+    expect(late.statusCode).toBe(503);
+    // Were its calls left running, the payment would be written a few milliseconds later.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const listed = await call(service, 'GET', '/transactions', { apiKey: org.apiKey });
+    expect(listed.body.transactions).toEqual([]);
+    // The integrator's retry with time to spare makes the one payment.
+    const retried = await handler(event as never, { getRemainingTimeInMillis: () => 10_000 } as never);
+    expect(retried.statusCode).toBe(202);
+    expect((await call(service, 'GET', '/transactions', { apiKey: org.apiKey })).body.transactions).toHaveLength(1);
   });
 });

@@ -18,6 +18,7 @@ import { appendFileSync } from 'node:fs';
 import { DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { config } from '#platform/config.ts';
 import { useStandInCheck, type StandInCall, type StandInCheck } from '#platform/awsStandIns.ts';
+import { outsideAnyInvocation, withInvocationSignal } from '#platform/invocation.ts';
 import { evaluate, type AccessRequest, type Decision, type PolicyStatement } from './policy.ts';
 import type { DeployedFunction, DeployedGrants } from './synthesizedGrants.ts';
 
@@ -62,17 +63,22 @@ export class LocalGrants {
 
   /**
    * Runs a handler as its deployed function: its calls are checked against its role, and it fails
-   * with FunctionTimedOut past its timeout (the work itself cannot be stopped in this process; its
-   * answer is dropped, as Lambda drops a timed-out invocation's).
+   * with FunctionTimedOut past its timeout: its answer is dropped, as Lambda drops a timed-out
+   * invocation's, and the DynamoDB calls it still makes are aborted (#platform/invocation.ts), as
+   * Lambda stops the function.
    */
   async invoke<T>(entry: string, work: () => Promise<T>): Promise<T> {
     const deployed = this.functionOf(entry);
     let timer: NodeJS.Timeout | undefined;
+    const stopped = new AbortController();
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new FunctionTimedOut(entry, deployed.timeoutSeconds)), deployed.timeoutSeconds * 1000);
+      timer = setTimeout(() => {
+        stopped.abort();
+        reject(new FunctionTimedOut(entry, deployed.timeoutSeconds));
+      }, deployed.timeoutSeconds * 1000);
     });
     try {
-      return await Promise.race([running.run(deployed, work), timedOut]);
+      return await Promise.race([running.run(deployed, () => withInvocationSignal(stopped.signal, work)), timedOut]);
     } finally {
       clearTimeout(timer);
     }
@@ -85,7 +91,7 @@ export class LocalGrants {
 
   /** Work that belongs to no function (a runner's execution started by a handler, a bus delivery). */
   static outside<T>(work: () => T): T {
-    return running.exit(work);
+    return running.exit(() => outsideAnyInvocation(work));
   }
 
   /** Refuses, as AWS would, a call the running function's role does not allow. Outside a function: allowed. */
