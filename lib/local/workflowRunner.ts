@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -379,8 +380,14 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     let lostOwnership = false;
     // Set once the outcome is being written: a renewal refused after that is our own finish.
     let finishing = false;
+    // One renewal at a time: on a saturated table, renewals sent on every tick would queue up behind
+    // each other (hundreds of executions, each a write every leaseMs/3) and add to the load that delays them.
+    let renewing = false;
     const heartbeat = setInterval(() => {
+      if (renewing) return;
+      renewing = true;
       renewLease(name, workflow, this.owner.id, Date.now() + this.leaseMs)
+        .finally(() => (renewing = false))
         .then((renewed) => {
           if (renewed || finishing || controller.signal.aborted) return;
           // Someone else holds it now (we were presumed dead): stop, and leave it to them.
@@ -728,10 +735,24 @@ function ownerGone(record: ExecutionRecord): boolean {
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it exists but belongs to someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !zombie(pid);
+}
+
+/**
+ * A killed process nobody has reaped yet (where the init process does not reap, as in some
+ * containers) still answers signal 0: it runs nothing, and its executions are free at once rather
+ * than when their lease runs out. Linux's /proc says so; elsewhere it is taken as alive.
+ */
+function zombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
   }
 }
 
