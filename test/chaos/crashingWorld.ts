@@ -38,7 +38,10 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startCrashingWorld(options: CrashingWorldOptions): Promise<World & { startKilling(): void; stopKilling(): Promise<void> }> {
+/** Requests the stack answers after a restart before the next kill's pause begins (or none waits). */
+const answersBetweenKills = 50;
+
+export async function startCrashingWorld(options: CrashingWorldOptions): Promise<World & { startKilling(): void; stopKilling(): Promise<void>; diedOnItsOwn(): string[] }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'chaos-data-'));
   const outbox = chaosOutbox();
   const [port, dynamoPort] = [await freePort(), await freePort()];
@@ -48,11 +51,29 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
     // Its own DynamoDB Local, killed with it: not the test run's.
     DYNAMODB_ENDPOINT: '',
     WAIT_MAX_SECONDS: '0',
+    // The restart takes over a killed process's executions at once (its pid is gone, or a zombie):
+    // the lease only bounds a live but stuck owner. Short leases (crash tests use 2 s) cost every
+    // running execution a renewal each 0.7 s, and a flood runs hundreds at once.
+    WORKFLOW_LEASE_SECONDS: '15',
     LOG_LEVEL: 'ERROR',
   });
   let child: ChildProcess;
   let url = '';
-  ({ child, url } = await stack.launch(port));
+  // Exits the kill loop did not cause: the service (or its DynamoDB Local) died on its own, a finding.
+  const diedOnItsOwn: string[] = [];
+  let killingNow: ChildProcess | undefined;
+  let stopped: boolean | 'closing' = true;
+  async function launch(): Promise<void> {
+    ({ child, url } = await stack.launch(port));
+    const launched = child;
+    launched.once('exit', (code, signal) => {
+      if (killingNow === launched || stopped === 'closing') return;
+      const said = `the stack exited on its own (code ${code}, signal ${signal}) after ${kills} kills; its last words:\n${stack.outputOf(launched).slice(-4_000)}`;
+      diedOnItsOwn.push(said);
+      process.stderr.write(`[chaos] ${said}\n`);
+    });
+  }
+  await launch();
   // This process reads (and, to onboard, writes) the same table, as the ops CLI does.
   process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${dynamoPort}`;
   stack.readItsTable();
@@ -64,7 +85,6 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
   let kills = 0;
   const atKills: InFlight[] = [];
   let killing: Promise<void> | undefined;
-  let stopped = true;
   let onboarding = 0;
   // Set while the stack is down: onboarding writes to the table, so it starts only when it is up.
   let restarting: Promise<void> | undefined;
@@ -93,19 +113,30 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
 
   async function killLoop(): Promise<void> {
     while (!stopped && kills < (options.maxKills ?? Infinity)) {
+      // The next kill's clock starts once the stack has answered some of what waits on it: on a slow
+      // or busy machine a fixed rhythm of kills could otherwise cut every restart short of any work.
+      const answeredBefore = client.answeredCount();
+      await until(async () => client.answeredCount() - answeredBefore, (answered) => answered >= answersBetweenKills || client.inFlight() === 0 || stopped !== false, {
+        what: `the restarted stack to answer ${answersBetweenKills} requests`,
+        timeoutMs: 300_000,
+        intervalMs: 100,
+      });
       const pause = options.killEveryMs.min + random() * (options.killEveryMs.max - options.killEveryMs.min);
       await new Promise((resolve) => setTimeout(resolve, pause));
       if (stopped) return;
       // Onboarding writes through this process's own runner: a kill lands between organizations, not inside one.
-      await until(async () => onboarding, (count) => count === 0 || stopped, { what: 'onboarding to finish before a kill', timeoutMs: 600_000 });
+      await until(async () => onboarding, (count) => count === 0 || stopped !== false, { what: 'onboarding to finish before a kill', timeoutMs: 600_000 });
       let up!: () => void;
       restarting = new Promise((resolve) => (up = resolve));
       // What the kill cuts short, read from the table the stack runs on just before it.
       const running = await listRunningExecutions().then((executions) => executions.length, () => -1);
       atKills.push({ executions: running, requests: client.inFlight() });
+      killingNow = child;
       await stack.killHard(child);
       kills += 1;
-      ({ child, url } = await stack.launch(port));
+      const down = Date.now();
+      await launch();
+      process.stderr.write(`[chaos] kill ${kills}: ${running} executions running, ${atKills[atKills.length - 1]!.requests} requests awaiting an answer; up again in ${((Date.now() - down) / 1000).toFixed(1)} s\n`);
       restarting = undefined;
       up();
     }
@@ -127,14 +158,19 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
     outbox,
     startKilling() {
       stopped = false;
-      killing = killLoop();
+      // A failed restart is said at once, not when the run ends (the workload would wait out its patience first).
+      killing = killLoop().catch((error: Error) => {
+        diedOnItsOwn.push(`the kill loop failed: ${error.message}`);
+        process.stderr.write(`[chaos] the kill loop failed: ${error.stack}\n`);
+      });
     },
     async stopKilling() {
       stopped = true;
       await killing;
     },
+    diedOnItsOwn: () => [...diedOnItsOwn],
     async close() {
-      stopped = true;
+      stopped = 'closing';
       await killing;
       await receiver.close();
       await stack.killAll();

@@ -46,6 +46,8 @@ if (!killEvery) throw new Error('CHAOS_KILL_EVERY_MS is <min>-<max> in milliseco
 const parts: ChaosFigures[] = [];
 let edges: { copiesSent: number; debitsSent: number } | undefined;
 let edgeFailure: string | undefined;
+// The kills phase's stack dying when no kill was made: a violation of its own, whatever the workload saw.
+let diedOnItsOwn: string[] = [];
 const failedIn = (figures: ChaosFigures, phase: string) => (figures.failure ? { ...figures, failure: `in the ${phase} phase (CHAOS_PHASES=${phase} replays it): ${figures.failure}` } : figures);
 
 /** 200 copies of each money-moving POST, 100 debits against 500 (CHAOS_EDGES=0 skips them); once a run, on the first phase's stack. */
@@ -86,12 +88,14 @@ if (phases.has('kills') && !parts.some((figures) => figures.failure)) {
       log(`kills phase round ${round}: ${world.killCount()} kills so far`);
       if (figures.failure || world.killCount() >= killsWanted || path) break;
     }
+    diedOnItsOwn = world.diedOnItsOwn();
   } finally {
     await world.close();
   }
 }
 
-const figures = combinedFigures(parts);
+const combined = combinedFigures(parts);
+const figures = diedOnItsOwn.length === 0 ? combined : { ...combined, violations: combined.violations + 1, failure: [`in the kills phase: ${diedOnItsOwn.join('\n')}`, combined.failure].filter(Boolean).join('\n') };
 
 /** Median and largest of what each kill cut short: workflows running, requests awaiting an answer. */
 function inFlightRows(atKills: ChaosFigures['inFlightAtKills']): [string, string][] {

@@ -74,11 +74,17 @@ export interface Integrator {
   resentCount(): number;
   /** Requests sent and not yet answered (resends of one request count once). */
   inFlight(): number;
+  /** Requests answered, a 503 resent aside: the stack's progress as its integrators see it. */
+  answeredCount(): number;
 }
 
+/** The longest pause between two sends of one request (a stack restarting is back within a few seconds). */
+const maxPauseMs = 4_000;
+
 /**
- * Requests as a careful integrator sends them: a 503 (the contract's "retry") or a dropped
- * connection is sent again, the same bytes and key, after a growing pause, for up to `patienceMs`;
+ * Requests as a careful integrator sends them: a 503 (the contract's "retry with backoff") or a
+ * dropped connection is sent again, the same bytes and key, after a growing pause with jitter (at
+ * least the answer's Retry-After), for up to `patienceMs`;
  * what it then answers is the answer. Money-moving requests carry their idempotency key, so a
  * resend is safe; the workload relies on it across crashes.
  */
@@ -86,6 +92,7 @@ export function integrator(baseUrl: () => string, patienceMs: number): Integrato
   let requests = 0;
   let resent = 0;
   let inFlight = 0;
+  let answered = 0;
   async function request(method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<Answer> {
     inFlight += 1;
     try {
@@ -98,7 +105,8 @@ export function integrator(baseUrl: () => string, patienceMs: number): Integrato
     const deadline = Date.now() + patienceMs;
     for (let attempt = 1; ; attempt += 1) {
       requests += 1;
-      const pause = Math.min(attempt * 100, 1_000);
+      // Backoff with full jitter: under contention, copies resent in step would meet each other again.
+      let pause = Math.random() * Math.min(100 * 2 ** attempt, maxPauseMs);
       const sentAt = Date.now();
       let response: Response;
       try {
@@ -114,6 +122,8 @@ export function integrator(baseUrl: () => string, patienceMs: number): Integrato
         continue;
       }
       const text = await response.text();
+      // At least the Retry-After the 503 names, as the contract asks of an integrator.
+      pause = Math.max(pause, Number(response.headers.get('retry-after') ?? 0) * 1_000);
       if (response.status === 503 && Date.now() + pause <= deadline) {
         resent += 1;
         await sleep(pause);
@@ -125,10 +135,11 @@ export function integrator(baseUrl: () => string, patienceMs: number): Integrato
       } catch {
         // Not JSON: kept as text, and a check will say so.
       }
+      answered += 1;
       return { status: response.status, body: parsed, attempts: attempt, sentAt, answeredAt: Date.now() };
     }
   }
-  return { request, requestCount: () => requests, resentCount: () => resent, inFlight: () => inFlight };
+  return { request, requestCount: () => requests, resentCount: () => resent, inFlight: () => inFlight, answeredCount: () => answered };
 }
 
 /** An organization as the harness needs it: onboarded (through the table, as the ops CLI does), limits lifted, funded, its webhook registered. */

@@ -18,6 +18,8 @@ export interface CrashableService {
   launch(port: number, launchEnv?: Record<string, string>): Promise<{ child: ChildProcess; url: string; apiKey: string }>;
   /** SIGKILL to the whole process group (tsx runs the service in a child process). */
   killHard(child: ChildProcess): Promise<void>;
+  /** The last 64 KB the launched process wrote (stdout and stderr): what a process that died on its own said. */
+  outputOf(child: ChildProcess): string;
   /** Kills whatever is still running (afterAll). */
   killAll(): Promise<void>;
   /** Points this test process's store at the service's table, to read what it wrote. */
@@ -27,6 +29,7 @@ export interface CrashableService {
 export function crashableService(label: string, env: Record<string, string>): CrashableService {
   const tableName = `${label}-${randomBytes(6).toString('hex')}`;
   const children: ChildProcess[] = [];
+  const outputs = new WeakMap<ChildProcess, () => string>();
 
   async function killHard(child: ChildProcess): Promise<void> {
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -60,13 +63,17 @@ export function crashableService(label: string, env: Record<string, string>): Cr
         detached: true,
       });
       children.push(child);
+      // The tail only: a long run (the chaos kills phase) keeps one process up for minutes.
       let output = '';
-      child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-64_000));
+      child.stdout!.on('data', keep);
+      child.stderr!.on('data', keep);
       await until(async () => output, (text) => /Demo API key:\s+(\S+)/.test(text) || child.exitCode !== null, { what: 'npm start to come up', timeoutMs: 120_000, intervalMs: 100 });
       if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`);
+      outputs.set(child, () => output);
       return { child, url: /Base URL:\s+(\S+)/.exec(output)![1]!, apiKey: /Demo API key:\s+(\S+)/.exec(output)![1]! };
     },
+    outputOf: (child) => outputs.get(child)?.() ?? '',
     async killAll() {
       for (const child of children) await killHard(child);
     },
