@@ -233,7 +233,8 @@ export function endpoint<R extends RouteRequest>(
   fn: (request: ApiRequest<R>) => Promise<ApiResponse>,
 ): (event: ApiEvent, context: Context) => Promise<ApiResult> {
   const chain = middy<ApiEvent, ApiResult, Error, Context>({
-    timeoutEarlyInMillis: deadlineMarginMs,
+    // A backstop, a little after the whole invocation's own 503 below, which also abandons its calls.
+    timeoutEarlyInMillis: deadlineMarginMs - 100,
     timeoutEarlyResponse: () => {
       throw new DeadlineReached();
     },
@@ -244,10 +245,9 @@ export function endpoint<R extends RouteRequest>(
     .use(edge)
     .use(access(definition))
     .use(input(definition))
-    // The handler's calls are abandoned with it when the early timeout answers for it.
-    .handler(async (event, _context, { signal }) => {
+    .handler(async (event) => {
       const state = states.get(event)!;
-      const reply = await withInvocationSignal(signal, () => fn({
+      const reply = await fn({
         requestId: state.requestId,
         event,
         caller: state.caller as never,
@@ -256,7 +256,7 @@ export function endpoint<R extends RouteRequest>(
         bodyAs: state.bodyAs,
         query: state.query as Infer<R['query']>,
         params: state.params as Infer<R['params']>,
-      } as ApiRequest<R>));
+      } as ApiRequest<R>);
       // middy treats an undefined result as "not answered"; a handler must always answer.
       return reply as unknown as ApiResult;
     });
@@ -267,8 +267,12 @@ export function endpoint<R extends RouteRequest>(
     const remaining = context?.getRemainingTimeInMillis?.();
     if (remaining === undefined) return chain(event, context);
     let timer: NodeJS.Timeout | undefined;
+    // The invocation's calls are abandoned with it when its 503 is answered. Not middy's own signal:
+    // one per handler, shared by all the invocations one process runs at once (the local twin).
+    const abandoned = new AbortController();
     const late = new Promise<ApiResult>((resolve) => {
       timer = setTimeout(() => {
+        abandoned.abort();
         const reply = unavailableReply();
         logger.warn('request past its deadline', { route: `${definition.method} ${definition.path}` });
         resolve({
@@ -279,7 +283,7 @@ export function endpoint<R extends RouteRequest>(
       }, Math.max(0, remaining - deadlineMarginMs));
     });
     try {
-      return await Promise.race([chain(event, context), late]);
+      return await Promise.race([withInvocationSignal(abandoned.signal, () => chain(event, context)), late]);
     } finally {
       clearTimeout(timer);
     }

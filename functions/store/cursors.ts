@@ -3,6 +3,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '#platform/errors.ts';
 import { config } from '#platform/config.ts';
 import { standingInFor } from '#platform/awsStandIns.ts';
+import { outsideAnyInvocation } from '#platform/invocation.ts';
 import { CursorMaxLength } from '#schemas/common.ts';
 import { tableIndex, type IndexName } from '#contract/table.ts';
 import { batchGetAll, dynamo, tableName } from './client.ts';
@@ -28,7 +29,8 @@ let secretPromise: Promise<Buffer> | undefined;
 /** The HMAC key: configured, from Secrets Manager in AWS, or made once and kept in the table locally. */
 function cursorSecret(): Promise<Buffer> {
   const load = () => {
-    secretPromise ??= loadSecret().catch((error) => {
+    // Shared by every invocation that asks meanwhile: loaded as none of theirs, so one abandoned does not fail the others.
+    secretPromise ??= outsideAnyInvocation(loadSecret).catch((error) => {
       secretPromise = undefined;
       throw error;
     });

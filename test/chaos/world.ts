@@ -23,7 +23,11 @@ export interface World {
   requestCount(): number;
   /** Requests sent again after a 503 or a dropped connection. */
   resentCount(): number;
-  request(method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<Answer>;
+  /**
+   * One request as an integrator sends it. `once`: a request that no key makes safe to repeat (a
+   * simulated wire) is not sent again; a dropped connection answers status 0, a 503 as itself.
+   */
+  request(method: string, path: string, apiKey: string | undefined, body?: unknown, options?: { once?: boolean }): Promise<Answer>;
   organization(label: string): Promise<ChaosOrganization>;
   /**
    * Work done in this process as an operator or a custody adapter would (an `admin` command, a
@@ -93,16 +97,16 @@ export function integrator(baseUrl: () => string, patienceMs: number): Integrato
   let resent = 0;
   let inFlight = 0;
   let answered = 0;
-  async function request(method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<Answer> {
+  async function request(method: string, path: string, apiKey: string | undefined, body?: unknown, options: { once?: boolean } = {}): Promise<Answer> {
     inFlight += 1;
     try {
-      return await answerOf(method, path, apiKey, body);
+      return await answerOf(method, path, apiKey, body, options.once ? 0 : patienceMs);
     } finally {
       inFlight -= 1;
     }
   }
-  async function answerOf(method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<Answer> {
-    const deadline = Date.now() + patienceMs;
+  async function answerOf(method: string, path: string, apiKey: string | undefined, body: unknown, patience: number): Promise<Answer> {
+    const deadline = Date.now() + patience;
     for (let attempt = 1; ; attempt += 1) {
       requests += 1;
       // Backoff with full jitter: under contention, copies resent in step would meet each other again.
@@ -116,6 +120,7 @@ export function integrator(baseUrl: () => string, patienceMs: number): Integrato
           body: body === undefined ? undefined : JSON.stringify(body),
         });
       } catch (error) {
+        if (patience === 0) return { status: 0, body: { error: String((error as Error).cause ?? error) }, attempts: attempt, sentAt, answeredAt: Date.now() };
         if (Date.now() + pause > deadline) throw error;
         resent += 1;
         await sleep(pause);
