@@ -4,8 +4,8 @@ import { stableLedger } from '../support/ledgerSnapshot.ts';
 import { onRampDepositId } from '#operations/onRamp/progress.ts';
 import type { ChainDepositRecord } from '#operations/chainDeposit/view.ts';
 import { getOperation } from '#store/operations.ts';
-import { verify } from '../support/webhookReceiver.ts';
-import { settledStates, type Model, type Operation } from './model.ts';
+import { verify, type ReceivedDelivery } from '../support/webhookReceiver.ts';
+import { settledStates, type Model, type Operation, type WebhookGap } from './model.ts';
 import type { ChaosOrganization, World } from './world.ts';
 
 /** A broken invariant: fast-check shrinks the command sequence that led to it. */
@@ -88,8 +88,8 @@ export async function chainDepositEnd(organizationId: string, id: string, timeou
   return record!.status;
 }
 
-/** Net organization legs of each operation's entries, with the entries' kinds (the step after the id). */
-function movementsByOperation(entries: JournalEntry[]): Map<string, { steps: string[]; net: Record<LedgerAccount, bigint> }> {
+/** Net organization legs of each operation's entries, with the entries' kinds (the step after the id) and ids. */
+function movementsByOperation(entries: JournalEntry[]): Map<string, { steps: string[]; ids: string[]; net: Record<LedgerAccount, bigint> }> {
   const entriesOf = new Map<string, JournalEntry[]>();
   for (const entry of entries) {
     const own = entriesOf.get(entry.operation.id);
@@ -99,7 +99,7 @@ function movementsByOperation(entries: JournalEntry[]): Map<string, { steps: str
   return new Map(
     [...entriesOf].map(([operationId, own]) => [
       operationId,
-      { steps: own.map((entry) => entry.entryId.slice(entry.entryId.lastIndexOf(':') + 1)), net: organizationTotals(own) },
+      { steps: own.map((entry) => entry.entryId.slice(entry.entryId.lastIndexOf(':') + 1)), ids: own.map((entry) => entry.entryId), net: organizationTotals(own) },
     ]),
   );
 }
@@ -140,6 +140,40 @@ export function movementsAgree(operations: Operation[], entries: JournalEntry[],
     }
     counted('movements of an operation agree with its end');
   }
+  batchMovementsAgree(operations, moved, finalStates);
+}
+
+/**
+ * A batch's money, item by item: one hold for the batch, a release of an item's share when it fails
+ * before its payment, and each funded item's own release or capture (a payment's). Once every item
+ * has ended, what the batch still holds is what its parked items were sent with, and what left the
+ * balance for good is what its reconciled items were sent with; no entry of the batch or an item twice.
+ */
+function batchMovementsAgree(operations: Operation[], moved: ReturnType<typeof movementsByOperation>, finalStates: Map<string, string>): void {
+  const batches = new Map<string, Operation[]>();
+  for (const operation of operations) {
+    if (operation.kind !== 'batchItem') continue;
+    const batchId = operation.id.slice(0, operation.id.lastIndexOf(':'));
+    batches.set(batchId, [...(batches.get(batchId) ?? []), operation]);
+  }
+  for (const [batchId, items] of batches) {
+    if (items.some((item) => finalStates.get(item.id) === undefined || item.amount === undefined)) continue;
+    const parts = [moved.get(batchId), ...items.map((item) => moved.get(item.id))].filter((part) => part !== undefined);
+    const ids = parts.flatMap((part) => part.ids);
+    if (new Set(ids).size !== ids.length) violated(`batch ${batchId} moved money twice in one step: ${ids.join(', ')}`);
+    for (const item of items) {
+      const steps = moved.get(item.id)?.steps ?? [];
+      if (new Set(steps).size !== steps.length) violated(`batchItem ${item.id} moved money twice in one step: ${steps.join(', ')}`);
+    }
+    const sentIn = (states: string[]) => items.filter((item) => states.includes(finalStates.get(item.id)!)).reduce((sum, item) => sum + minorOf(item.amount!, 6), 0n);
+    const held = sentIn(['IN_DOUBT', 'NEEDS_ATTENTION']);
+    const available = -sentIn(['RECONCILED']) - held;
+    const net = { available: parts.reduce((sum, part) => sum + part.net.available, 0n), held: parts.reduce((sum, part) => sum + part.net.held, 0n) };
+    if (net.available !== available || net.held !== held) {
+      violated(`batch ${batchId} (items ${items.map((item) => `${item.id} ${item.amount} ${finalStates.get(item.id)}`).join(', ')}) nets available ${net.available}, held ${net.held}; its items' ends say ${available}, ${held} (${ids.join(', ')})`);
+    }
+    counted("movements of a batch agree with its items' ends");
+  }
 }
 
 /**
@@ -166,22 +200,51 @@ const eventsOfEnd: Record<string, Record<string, string[]>> = {
   offramp: { PAID: ['offramp.paid'], REFUNDED: [], FAILED: [], IN_DOUBT: [] },
 };
 
-/** Deliveries the receiver got, verified with each organization's secret: events by type and subject id. */
-export function verifiedEvents(world: World, organizations: ChaosOrganization[]): Map<string, Set<string>> {
-  const byPath = new Map(organizations.map((organization) => [`/${organization.organizationId}`, organization]));
+/** The organization a delivery was sent to: its path begins with the organization's id (the URL registered at onboarding, or another a webhook change put). */
+export function recipientOf<T extends ChaosOrganization>(delivery: ReceivedDelivery, organizations: readonly T[]): T | undefined {
+  const first = delivery.path.split(/[/?]/)[1];
+  return organizations.find((organization) => organization.organizationId === first);
+}
+
+/** A delivery's payload verified with one of the secrets its organization was given, as its receiver would; undefined when none verifies it. */
+export function verifiedPayload(delivery: ReceivedDelivery, organization: ChaosOrganization): { type: string; data: Record<string, any> } | undefined {
+  for (const secret of organization.webhookSecrets) {
+    try {
+      return verify(delivery, secret);
+    } catch {
+      // Not signed with this one: the next.
+    }
+  }
+  return undefined;
+}
+
+/** The operation an event is about (the same field names as the GETs answer). */
+export function subjectOf(payload: { data: Record<string, any> }): string {
+  return String(payload.data.transactionId ?? payload.data.onRampId ?? payload.data.offRampId ?? '');
+}
+
+/**
+ * Deliveries the receiver got, verified with the secrets each organization was given: events by
+ * type and subject id. A delivery no secret verifies is a violation, unless it was signed while the
+ * secret its registration issued was lost to a kill (model.webhookGaps): it is then not received.
+ */
+export function verifiedEvents(world: World, organizations: ChaosOrganization[], gaps: readonly WebhookGap[] = []): Map<string, Set<string>> {
   const events = new Map<string, Set<string>>();
   for (const delivery of world.receiver.deliveries) {
-    const organization = byPath.get(delivery.path);
+    const organization = recipientOf(delivery, organizations);
     if (!organization) continue;
-    let payload: { type: string; data: Record<string, any> };
-    try {
-      payload = verify(delivery, organization.webhookSecret);
-    } catch (error) {
-      violated(`a webhook to ${organization.organizationId} (${delivery.id}) fails its signature: ${(error as Error).message}`);
+    const payload = verifiedPayload(delivery, organization);
+    if (!payload) {
+      const index = organizations.indexOf(organization);
+      const signedAt = Number(delivery.timestamp) * 1000;
+      if (gaps.some((gap) => gap.secretLost && gap.organization === index && delivery.receivedAt >= gap.from && signedAt <= gap.to)) {
+        counted('webhook signed with a secret whose answer a kill took: not received');
+        continue;
+      }
+      violated(`a webhook to ${organization.organizationId} (${delivery.id}, ${delivery.path}) is signed with none of the ${organization.webhookSecrets.length} secret(s) it was given`);
     }
     counted('webhook signature valid');
-    const subject = String(payload.data.transactionId ?? payload.data.onRampId ?? payload.data.offRampId ?? '');
-    const key = `${payload.type} ${subject}`;
+    const key = `${payload.type} ${subjectOf(payload)}`;
     const ids = events.get(key) ?? new Set<string>();
     ids.add(delivery.id);
     events.set(key, ids);
@@ -240,7 +303,7 @@ async function walk(world: World, apiKey: string, path: string, rowsField: strin
   const rows = new Map<string, Row>();
   let cursor: string | null = null;
   for (let page = 0; ; page += 1) {
-    const answer = await world.request('GET', `${path}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, apiKey);
+    const answer = await world.request('GET', `${path}${path.includes('?') ? '&' : '?'}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, apiKey);
     if (answer.status !== 200) violated(`GET ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     const { [rowsField]: found, count, nextCursor, hasMore } = answer.body as Row;
     if (!Array.isArray(found) || count !== found.length || hasMore !== (nextCursor !== null)) violated(`GET ${path} page ${page} is inconsistent: count ${count}, ${found?.length} rows, hasMore ${hasMore}, nextCursor ${nextCursor}`);
@@ -322,4 +385,40 @@ export async function listsAgree(world: World, apiKey: string, operations: Opera
     violated(`the statement's totals are not the sums of its lines: ${JSON.stringify(totals)}`);
   }
   counted('statement agrees with the model and its lines');
+}
+
+/**
+ * Events an organization's webhook gap (model.webhookGaps) kept from its receiver, as the service
+ * records them (GET /events): raised before the endpoint was registered again, and `not_sent` (no
+ * endpoint took it when it was raised; no attempt), `stopped` (its registration was deleted before
+ * an attempt got through) or delivered only while the secret was lost. Delivery reads the endpoint
+ * when the event is raised and at every attempt, so the service promises no more for them; an
+ * integrator finds them in GET /events and redelivers them, and the harness does the same, once
+ * each: they must then arrive, signed, like any other. Every other missing event stays missing.
+ */
+export async function redeliverGapEvents(world: World, organizations: ChaosOrganization[], model: Model, missing: string[], redelivered: Set<string>): Promise<void> {
+  for (const key of missing) {
+    const [type, subject] = key.split(' ') as [string, string];
+    const operation = model.operations.find((each) => each.id === subject);
+    const gaps = model.webhookGaps.filter((gap) => gap.organization === operation?.organization);
+    if (!operation || gaps.length === 0) continue;
+    const organization = organizations[operation.organization]!;
+    const restored = Math.max(...gaps.map((gap) => gap.to));
+    const rows = await walk(world, organization.apiKey, `/events?type=${type}`, 'events', 'id');
+    for (const row of rows.values()) {
+      if (redelivered.has(row.id) || Date.parse(row.createdAt) >= restored || !['not_sent', 'stopped', 'delivered'].includes(row.deliveryStatus)) continue;
+      const detail = await world.request('GET', `/events/${encodeURIComponent(row.id)}`, organization.apiKey);
+      if (detail.status !== 200) violated(`GET /events/${row.id} answered ${detail.status}: ${JSON.stringify(detail.body)}`);
+      if (subjectOf(detail.body.payload) !== subject) continue;
+      const attempts = detail.body.attempts as { attemptedAt: string; httpStatus: number | null }[];
+      const through = attempts.filter((attempt) => attempt.httpStatus !== null && attempt.httpStatus >= 200 && attempt.httpStatus < 300);
+      const whileLost = (at: string) => gaps.some((gap) => gap.secretLost && Date.parse(at) >= gap.from && Date.parse(at) <= gap.to);
+      const kept = row.deliveryStatus === 'not_sent' ? attempts.length === 0 : row.deliveryStatus === 'stopped' ? through.length === 0 : through.length > 0 && through.every((attempt) => whileLost(attempt.attemptedAt));
+      if (!kept) continue;
+      const again = await world.request('POST', `/events/${encodeURIComponent(row.id)}/redeliver`, organization.apiKey);
+      if (again.status !== 202) violated(`redelivering ${key} (${row.id}, ${row.deliveryStatus} in a webhook gap) answered ${again.status}: ${JSON.stringify(again.body)}`);
+      redelivered.add(row.id);
+      counted(`an event kept from the receiver by a webhook gap (${row.deliveryStatus}) redelivered`);
+    }
+  }
 }

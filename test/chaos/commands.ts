@@ -1,12 +1,19 @@
 import fc from 'fast-check';
+import { ulid } from 'ulid';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
+import { depositReferenceOf } from '#domain/depositReference.ts';
+import { roleHasPermission, type Role } from '#domain/permissions.ts';
 import { crossingFees } from '#domain/pricing.ts';
 import { sampleOffRampBeneficiaries } from '#operations/offRamp/beneficiaries.ts';
+import { onRampDepositId } from '#operations/onRamp/progress.ts';
+import { ingestStatementLine } from '#operations/onRamp/wireDeposits.ts';
 import { simulateChainDeposit } from '../../lib/ops/chainDeposit.ts';
 import { invitationTokenOf, latestMessageTo } from '../../lib/ops/outbox.ts';
 import { parseDepositResolution, runDepositResolution } from '../../lib/ops/resolveDeposits.ts';
 import { resolveFromCli } from '../../lib/ops/resolvePayments.ts';
-import { countChecks, endOf, fail, ledgerHolds } from './checks.ts';
+import { until } from '../support/eventually.ts';
+import { verify, type ReceivedDelivery } from '../support/webhookReceiver.ts';
+import { countChecks, endOf, fail, ledgerHolds, recipientOf, settleTimeoutMs, subjectOf, verifiedPayload } from './checks.ts';
 import {
   decimal, depositCents, depositEnds, offRampCents, offRampEnds, parkedStates, paymentCents, paymentEnds, pixCents, withdrawalCents, withdrawalEnds, type Model, type Operation,
 } from './model.ts';
@@ -297,39 +304,273 @@ class RotateKey implements Command {
 }
 
 /**
- * A teammate joins and is removed, as a person would: invited with the organization key (the
- * e-mail read from the stack's outbox, the token taken from its accept link), accepted over HTTP,
- * the member key used, then the member removed: its key is refused at once, the organization's
- * never.
+ * A teammate joins as a person would: invited with the organization key (the e-mail read from the
+ * stack's outbox, the token taken from its accept link), accepted over HTTP. Answers the member's
+ * id and key.
  */
+async function joinedMember(real: Real, organization: ChaosOrganization, role: string): Promise<{ id: string; apiKey: string }> {
+  const email = `${nextKey(real, 'member')}@example.com`;
+  const invited = await real.world.request('POST', '/members/invitations', organization.apiKey, { email, role, name: 'Chaos teammate' });
+  if (invited.status !== 201 || invited.body?.emailDelivered !== true) fail(`POST /members/invitations answered ${invited.status}: ${JSON.stringify(invited.body)}`);
+  const message = await latestMessageTo(real.world.outbox, email);
+  const token = message && invitationTokenOf(message);
+  if (!token) fail(`no invitation with an accept link reached ${email}`);
+  const accepted = await real.world.request('POST', '/invitations/accept', undefined, { token });
+  if (accepted.status !== 200 || typeof accepted.body?.apiKey !== 'string' || accepted.body.member?.id !== invited.body.member?.id) fail(`POST /invitations/accept answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
+  return { id: accepted.body.member.id as string, apiKey: accepted.body.apiKey as string };
+}
+
+/** The member removed with the organization key: its key is refused at once, the organization's never. */
+async function removedMember(real: Real, organization: ChaosOrganization, member: { id: string; apiKey: string }): Promise<void> {
+  const removed = await real.world.request('DELETE', `/members/${encodeURIComponent(member.id)}`, organization.apiKey);
+  if (removed.status !== 200 || removed.body?.rescinded !== false || removed.body?.member?.status !== 'removed') fail(`DELETE /members/${member.id} answered ${removed.status}: ${JSON.stringify(removed.body)}`);
+  const withRemoved = await real.world.request('GET', '/balance', member.apiKey);
+  const withOrganization = await real.world.request('GET', '/balance', organization.apiKey);
+  counted(real, 'balance read', 2);
+  if (withRemoved.status !== 401) fail(`a removed member's key still answers ${withRemoved.status}`);
+  if (withOrganization.status !== 200) fail(`the organization key answers ${withOrganization.status} after a member was removed`);
+  countChecks("a removed member's key dies at once");
+}
+
+/** A teammate joins, uses its key, and is removed: its key is refused at once, the organization's never. */
 class MemberChange implements Command {
   constructor(readonly organization: number, readonly role: string) {}
   check = (model: Readonly<Model>) => this.organization < model.organizations;
   async run(_model: Model, real: Real): Promise<void> {
     const organization = real.organizations[this.organization]!;
-    const email = `${nextKey(real, 'member')}@example.com`;
-    const invited = await real.world.request('POST', '/members/invitations', organization.apiKey, { email, role: this.role, name: 'Chaos teammate' });
     counted(real, 'member change (invited, accepted, removed)');
-    if (invited.status !== 201 || invited.body?.emailDelivered !== true) fail(`POST /members/invitations answered ${invited.status}: ${JSON.stringify(invited.body)}`);
-    const message = await latestMessageTo(real.world.outbox, email);
-    const token = message && invitationTokenOf(message);
-    if (!token) fail(`no invitation with an accept link reached ${email}`);
-    const accepted = await real.world.request('POST', '/invitations/accept', undefined, { token });
-    if (accepted.status !== 200 || typeof accepted.body?.apiKey !== 'string' || accepted.body.member?.id !== invited.body.member?.id) fail(`POST /invitations/accept answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
-    const memberKey = accepted.body.apiKey as string;
-    const asMember = await real.world.request('GET', '/balance', memberKey);
+    const member = await joinedMember(real, organization, this.role);
+    const asMember = await real.world.request('GET', '/balance', member.apiKey);
     counted(real, 'balance read');
     if (asMember.status !== 200) fail(`a new ${this.role}'s key answers GET /balance ${asMember.status}`);
-    const removed = await real.world.request('DELETE', `/members/${encodeURIComponent(accepted.body.member.id)}`, organization.apiKey);
-    if (removed.status !== 200 || removed.body?.rescinded !== false || removed.body?.member?.status !== 'removed') fail(`DELETE /members/${accepted.body.member.id} answered ${removed.status}: ${JSON.stringify(removed.body)}`);
-    const withRemoved = await real.world.request('GET', '/balance', memberKey);
-    const withOrganization = await real.world.request('GET', '/balance', organization.apiKey);
-    counted(real, 'balance read', 2);
-    if (withRemoved.status !== 401) fail(`a removed member's key still answers ${withRemoved.status}`);
-    if (withOrganization.status !== 200) fail(`the organization key answers ${withOrganization.status} after a member was removed`);
-    countChecks("a removed member's key dies at once");
+    await removedMember(real, organization, member);
   }
   toString = () => `MemberChange(org ${this.organization}, ${this.role})`;
+}
+
+/** GET /members with a member's key: allowed exactly when its role holds `member.read` (functions/domain/permissions.ts), else 403 `forbidden`. */
+async function actsAs(real: Real, member: { id: string; apiKey: string }, role: Role): Promise<void> {
+  const answer = await real.world.request('GET', '/members', member.apiKey);
+  counted(real, 'member list read');
+  const allowed = roleHasPermission(role, 'member.read');
+  if (allowed ? answer.status !== 200 : answer.status !== 403 || answer.body?.error !== 'forbidden') {
+    fail(`GET /members with the key of ${member.id}, now ${role}, answered ${answer.status} ${JSON.stringify(answer.body?.error)}: ${allowed ? 'allowed' : '403 forbidden'} was due`);
+  }
+}
+
+/**
+ * A teammate's role changed (PATCH /members/:id with the organization key, the owner's): the key it
+ * holds acts with the new role from the next request on (GET /members needs `member.read`). Only a
+ * role below the caller's own is granted: owner never, and an admin may not change an admin (itself).
+ */
+class MemberRoleChange implements Command {
+  constructor(readonly organization: number, readonly from: Role, readonly to: Role) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(_model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const member = await joinedMember(real, organization, this.from);
+    await actsAs(real, member, this.from);
+    const path = `/members/${encodeURIComponent(member.id)}`;
+    const toOwner = await real.world.request('PATCH', path, organization.apiKey, { role: 'owner' });
+    if (toOwner.status !== 403 || toOwner.body?.error !== 'forbidden') fail(`PATCH ${path} to owner answered ${toOwner.status}: ${JSON.stringify(toOwner.body)}`);
+    if (this.from === 'admin') {
+      const itself = await real.world.request('PATCH', path, member.apiKey, { role: 'viewer' });
+      if (itself.status !== 403 || itself.body?.error !== 'forbidden') fail(`an admin changing its own role answered ${itself.status}: ${JSON.stringify(itself.body)}`);
+    }
+    countChecks('a role not below the caller\'s own is refused');
+    const changed = await real.world.request('PATCH', path, organization.apiKey, { role: this.to });
+    counted(real, 'member role change');
+    if (changed.status !== 200 || changed.body?.member?.role !== this.to) fail(`PATCH ${path} from ${this.from} to ${this.to} answered ${changed.status}: ${JSON.stringify(changed.body)}`);
+    await actsAs(real, member, this.to);
+    countChecks("a member's key acts with its new role at once");
+    await removedMember(real, organization, member);
+  }
+  toString = () => `MemberRoleChange(org ${this.organization}, ${this.from} → ${this.to})`;
+}
+
+/** Event types no later state of their subject follows: a redelivery of one meets its subject at rest. */
+const finalEventTypes = new Set(['transaction.reconciled', 'transaction.refunded', 'onramp.delivered', 'onramp.refunded', 'offramp.paid']);
+
+/** An event of a final type the receiver already got for the organization, signed, picked by `pick` (first copies, in arrival order). */
+function sentEvent(real: Real, organization: ChaosOrganization, pick: number): ReceivedDelivery | undefined {
+  const seen = new Set<string>();
+  const sent = real.world.receiver.deliveries.filter((delivery) => {
+    if (seen.has(delivery.id) || recipientOf(delivery, real.organizations) !== organization) return false;
+    const payload = verifiedPayload(delivery, organization);
+    if (!payload || !finalEventTypes.has(payload.type)) return false;
+    seen.add(delivery.id);
+    return true;
+  });
+  return sent.length === 0 ? undefined : sent[pick % sent.length];
+}
+
+/**
+ * POST /events/{eventId}/redeliver: 202 and one attempt to the endpoint as registered now; the
+ * receiver gets the event again at `path`, with the same webhook-id and the same bytes, signed with
+ * a secret the organization holds. Answers that delivery.
+ */
+async function redelivered(real: Real, organization: ChaosOrganization, event: ReceivedDelivery, path: string): Promise<ReceivedDelivery> {
+  const sentAt = Date.now();
+  const answer = await real.world.request('POST', `/events/${encodeURIComponent(event.id)}/redeliver`, organization.apiKey);
+  counted(real, 'webhook redelivery');
+  if (answer.status !== 202 || answer.body?.eventId !== event.id || !(answer.body?.redelivery >= 1) || answer.body?.url !== `${real.world.receiver.url}${path}`) {
+    fail(`POST /events/${event.id}/redeliver answered ${answer.status}: ${JSON.stringify(answer.body)} (the endpoint is ${real.world.receiver.url}${path})`);
+  }
+  const again = await until(
+    async () => real.world.receiver.deliveries.find((delivery) => delivery.id === event.id && delivery.receivedAt >= sentAt && delivery.path === path),
+    (delivery) => delivery !== undefined,
+    { what: `event ${event.id} redelivered to ${path}`, timeoutMs: settleTimeoutMs, intervalMs: 50 },
+  ).catch(() => fail(`event ${event.id}, redelivered, never reached ${path} within ${settleTimeoutMs / 1000} s`));
+  if (again!.body !== event.body) fail(`event ${event.id} redelivered with other bytes: ${again!.body} (first: ${event.body})`);
+  if (!verifiedPayload(again!, organization)) fail(`event ${event.id} redelivered to ${path} is signed with none of the organization's secrets`);
+  return again!;
+}
+
+/**
+ * An event the receiver got, sent again on request: it arrives again, the same id, bytes and a
+ * valid signature, and nothing else changes: its subject's state, the subject's journal entries,
+ * the event's delivery status (delivered).
+ */
+class Redeliver implements Command {
+  constructor(readonly organization: number, readonly pick: number) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const event = sentEvent(real, organization, this.pick);
+    if (!event) return;
+    const subjectId = subjectOf(verifiedPayload(event, organization)!);
+    const subject = model.operations.find((operation) => operation.organization === this.organization && operation.id === subjectId);
+    if (!subject) fail(`event ${event.id} is about ${subjectId}, which the workload never started`);
+    const ownEntries = async () => (await ledgerHolds(organization.organizationId)).filter((entry) => entry.operation.id === subject.id || entry.operation.id === onRampDepositId(subject.id)).map((entry) => entry.entryId).sort().join(', ');
+    const [stateBefore, entriesBefore] = [(await real.world.request('GET', subject.statusPath, organization.apiKey)).body?.state, await ownEntries()];
+    await redelivered(real, organization, event, new URL(organization.webhookUrl).pathname);
+    const [stateAfter, entriesAfter] = [(await real.world.request('GET', subject.statusPath, organization.apiKey)).body?.state, await ownEntries()];
+    if (stateAfter !== stateBefore || entriesAfter !== entriesBefore) fail(`redelivering event ${event.id} changed ${subject.kind} ${subject.id}: ${stateBefore} (${entriesBefore}) became ${stateAfter} (${entriesAfter})`);
+    const record = await real.world.request('GET', `/events/${encodeURIComponent(event.id)}`, organization.apiKey);
+    if (record.status !== 200 || record.body?.deliveryStatus !== 'delivered') fail(`GET /events/${event.id} after a redelivery answered ${record.status} ${JSON.stringify(record.body?.deliveryStatus)}`);
+    countChecks('a redelivery arrives again (same id, bytes, signed); nothing else moves');
+  }
+  toString = () => `Redeliver(org ${this.organization}, #${this.pick})`;
+}
+
+/**
+ * PUT /webhooks/endpoint: 200 with the URL asked for, and a secret exactly when `issues` (the first
+ * registration, a rotation), which the organization then holds. A PUT resent after its first copy
+ * landed (a kill took the answer) registered already: its answer has no secret; undefined then.
+ */
+async function putEndpoint(real: Real, organization: ChaosOrganization, body: { url: string; rotateSecret?: boolean }, issues: boolean): Promise<Answer | undefined> {
+  const answer = await real.world.request('PUT', '/webhooks/endpoint', organization.apiKey, body);
+  if (answer.status !== 200 || answer.body?.url !== body.url || answer.body?.status !== 'enabled') fail(`PUT /webhooks/endpoint ${JSON.stringify(body)} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  const secret = answer.body.secret as string | undefined;
+  if (!issues && secret !== undefined) fail(`PUT /webhooks/endpoint ${JSON.stringify(body)} issued a secret: replacing the URL keeps it`);
+  if (issues && secret === undefined) {
+    if (answer.attempts > 1 && !body.rotateSecret) return undefined;
+    fail(`PUT /webhooks/endpoint ${JSON.stringify(body)} issued no secret (${answer.attempts} attempt(s))`);
+  }
+  if (secret !== undefined) organization.webhookSecrets.push(secret);
+  return answer;
+}
+
+type WebhookChangeKind = 'move' | 'rotate' | 'recreate';
+
+/**
+ * The organization's webhook endpoint changed while events flow, and always registered again at
+ * the end of the command:
+ * - move: to another path of the receiver and back; the secret is kept, and an event redelivered
+ *   meanwhile arrives at the new path;
+ * - rotate: `rotateSecret`; the old secret keeps signing beside the new for 24 hours, so a delivery
+ *   verifies with either;
+ * - recreate: DELETE, then PUT: GET answers 404 and a redelivery 409 `conflict` meanwhile, and the
+ *   new registration issues a new secret. Events raised meanwhile may never be sent, and deliveries
+ *   in flight stop: the gap is recorded in the model (the end's checks redeliver what it kept).
+ */
+class WebhookChange implements Command {
+  constructor(readonly organization: number, readonly how: WebhookChangeKind, readonly pick: number) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const home = new URL(organization.webhookUrl).pathname;
+    const event = sentEvent(real, organization, this.pick);
+    if (this.how === 'move') {
+      await putEndpoint(real, organization, { url: `${organization.webhookUrl}/moved?via=chaos` }, false);
+      counted(real, 'webhook endpoint moved (and back)');
+      if (event) await redelivered(real, organization, event, `${home}/moved?via=chaos`);
+      await putEndpoint(real, organization, { url: organization.webhookUrl }, false);
+      countChecks('a moved endpoint keeps its secret and receives at its new URL');
+    } else if (this.how === 'rotate') {
+      const previous = organization.webhookSecrets.at(-1)!;
+      const rotatedAt = Date.now();
+      const answer = (await putEndpoint(real, organization, { url: organization.webhookUrl, rotateSecret: true }, true))!;
+      counted(real, 'webhook secret rotation');
+      const overlap = Date.parse(answer.body.previousSecretExpiresAt) - rotatedAt;
+      if (!(Math.abs(overlap - 24 * 3600_000) < 60_000)) fail(`a rotated secret keeps signing until ${answer.body.previousSecretExpiresAt}, not 24 hours on`);
+      if (event) {
+        const again = await redelivered(real, organization, event, home);
+        // A rotation resent after its first copy landed rotated twice: the secret before it no longer signs.
+        for (const secret of answer.attempts === 1 ? [previous, organization.webhookSecrets.at(-1)!] : [organization.webhookSecrets.at(-1)!]) {
+          try {
+            verify(again, secret);
+          } catch (error) {
+            fail(`a delivery after a rotation does not verify with the ${secret === previous ? 'previous' : 'new'} secret: ${(error as Error).message}`);
+          }
+        }
+      }
+      countChecks('after a rotation deliveries verify with the new secret and the old');
+    } else {
+      const from = Date.now();
+      const deleted = await real.world.request('DELETE', '/webhooks/endpoint', organization.apiKey);
+      counted(real, 'webhook endpoint deleted and registered again');
+      if (!(deleted.status === 200 && deleted.body?.deleted === true) && !(deleted.status === 404 && deleted.attempts > 1)) fail(`DELETE /webhooks/endpoint answered ${deleted.status}: ${JSON.stringify(deleted.body)}`);
+      const gone = await real.world.request('GET', '/webhooks/endpoint', organization.apiKey);
+      if (gone.status !== 404) fail(`GET /webhooks/endpoint after its DELETE answered ${gone.status}: ${JSON.stringify(gone.body)}`);
+      if (event) {
+        const refused = await real.world.request('POST', `/events/${encodeURIComponent(event.id)}/redeliver`, organization.apiKey);
+        if (refused.status !== 409 || refused.body?.error !== 'conflict') fail(`a redelivery with no endpoint registered answered ${refused.status}: ${JSON.stringify(refused.body)}`);
+      }
+      let registered = await putEndpoint(real, organization, { url: organization.webhookUrl }, true);
+      // Its secret lost to a kill: a rotation issues one the organization holds; what was signed before it cannot be verified.
+      const secretLost = registered === undefined;
+      if (secretLost) registered = await putEndpoint(real, organization, { url: organization.webhookUrl, rotateSecret: true }, true);
+      model.webhookGaps.push({ organization: this.organization, from, to: registered!.answeredAt, secretLost });
+      countChecks('a deleted endpoint is gone at once and takes no redelivery');
+    }
+  }
+  toString = () => `WebhookChange(org ${this.organization}, ${this.how}, #${this.pick})`;
+}
+
+/**
+ * A wire quoting no organization's reference (a reference of none, or none at all), as the house
+ * bank's feed reports it (the feed adapter calls the core function, as simulate-wire does for a
+ * wire quoting the reference): parked for manual reconciliation, nothing credited. An operator
+ * then assigns it to the organization (`admin resolve wire-line`): a deposit starts, which ends as
+ * its amount's band says and is credited once; the resolution repeated changes nothing.
+ */
+class UnmatchedWire implements Command {
+  constructor(readonly organization: number, readonly whole: number, readonly cents: number, readonly named: boolean, readonly repeats: number) {}
+  check = (model: Readonly<Model>) => this.organization < model.organizations;
+  async run(model: Model, real: Real): Promise<void> {
+    const organization = real.organizations[this.organization]!;
+    const statementLineId = nextKey(real, 'line');
+    const referenceText = this.named ? `PAYMENT ${depositReferenceOf(`org_${ulid()}`)} INVOICE 7` : `INVOICE ${statementLineId} THANK YOU`;
+    const line = await real.world.operator(() => ingestStatementLine({ statementLineId, currency: 'USD', amount: BigInt(this.whole * 100 + this.cents), referenceText }));
+    counted(real, 'unmatched wire');
+    if (line.disposition !== 'parked' || line.organizationId !== null || line.onRampId !== null) fail(`a wire quoting ${referenceText} was not parked: ${JSON.stringify(line)}`);
+    const args = [statementLineId, '--org', organization.organizationId, '--note', 'chaos: payer identified by operations'];
+    const resolve = () => real.world.operator(() => runDepositResolution(parseDepositResolution('wire-line', args)));
+    const first = await resolve();
+    counted(real, 'resolution of an unmatched wire');
+    const onRampId = first.onRampId as string | null;
+    if (first.resolved !== true || first.status !== 'pending' || first.organizationId !== organization.organizationId || !onRampId) fail(`assigning wire ${statementLineId} to ${organization.organizationId} answered ${JSON.stringify(first)}`);
+    model.operations.push({ kind: 'deposit', id: onRampId!, organization: this.organization, ends: depositEnds(this.cents), statusPath: `/treasury/onramp/${onRampId}` });
+    for (let repeat = 0; repeat < this.repeats; repeat += 1) {
+      const again = await resolve();
+      counted(real, 'resolution of an unmatched wire');
+      if (again.resolved !== false || again.onRampId !== onRampId || again.status !== 'pending') fail(`assigning wire ${statementLineId} again answered ${JSON.stringify(again)}; nothing was to change`);
+      countChecks('a wire assigned again changes nothing');
+    }
+    await ledgerHolds(organization.organizationId);
+  }
+  toString = () => `UnmatchedWire(org ${this.organization}, ${decimal(this.whole, this.cents)} USD, ${this.named ? "an unknown organization's reference" : 'no reference'}, assigned ${1 + this.repeats}×)`;
 }
 
 /** GET /balance against the ledger it reports. */
@@ -452,12 +693,13 @@ class ChainDeposit implements Command {
   toString = () => `ChainDeposit(org ${this.organization}, ${decimal(this.whole, this.cents)} USDC on ${this.network}, reported ${this.reports}×)`;
 }
 
-const resolvableKinds = new Set<Operation['kind']>(['payment', 'withdrawal', 'deposit', 'offramp']);
+const resolvableKinds = new Set<Operation['kind']>(['payment', 'batchItem', 'withdrawal', 'deposit', 'offramp']);
 const resolvable = (operation: Operation) => resolvableKinds.has(operation.kind) && operation.resolvedFrom === undefined && operation.ends.some((end) => parkedStates.has(end));
 
 /** What each resolution ends an operation as, from either parked state (lib/ops' resolutions, docs/decisions/063). */
 const resolutions: Record<string, [string, string][]> = {
   payment: [['paid', 'RECONCILED'], ['not-paid', 'REFUNDED']],
+  batchItem: [['paid', 'RECONCILED'], ['not-paid', 'REFUNDED']],
   withdrawal: [['sent', 'SENT'], ['not-sent', 'RETURNED']],
   deposit: [['delivered', 'DELIVERED'], ['not-delivered', 'FAILED']],
   offramp: [['paid', 'PAID'], ['refunded', 'REFUNDED']],
@@ -484,7 +726,8 @@ class Resolve implements Command {
     const note = `chaos: confirmed ${as} with the provider`;
     const args = [organization.organizationId, operation.id, '--as', as, '--note', note, ...(as === 'sent' || as === 'delivered' ? ['--tx-hash', status.body?.txHash ?? txHash] : [])];
     const answer: { resolved: boolean; status: string; detail: string } = await real.world.operator(async () => {
-      if (operation.kind === 'payment' || operation.kind === 'withdrawal') return resolveFromCli(operation.kind, args);
+      // A batch item is a payment once funded (its id `<batchId>:<itemRef>`): resolved as one.
+      if (operation.kind === 'payment' || operation.kind === 'batchItem' || operation.kind === 'withdrawal') return resolveFromCli(operation.kind === 'withdrawal' ? 'withdrawal' : 'payment', args);
       const result = await runDepositResolution(parseDepositResolution(operation.kind === 'deposit' ? 'onramp' : 'offramp', args));
       return { resolved: result.resolved as boolean, status: String(result.status ?? (result.onRamp as { state?: string } | undefined)?.state ?? (result.offRamp as { state?: string } | undefined)?.state), detail: String(result.detail) };
     });
@@ -506,8 +749,8 @@ class Resolve implements Command {
 }
 
 /**
- * The commands, weighted like an integrator's day: mostly payments, some treasury, a few key changes
- * and operators' resolutions. With `flood` (the kills phase), a quarter of the balance reads'
+ * The commands, weighted like an integrator's day: mostly payments, some treasury, a few key, team
+ * and webhook changes, and operators' resolutions. With `flood` (the kills phase), a quarter of the balance reads'
  * slot is 100 to 250 payments at once instead; without it the slots are as they were, so the seeds
  * of runs without floods still draw the same sequences.
  */
@@ -525,7 +768,11 @@ export function chaosCommands(organizations: number, options: { flood?: boolean 
     fc.tuple(organization, whole, fc.constantFrom(...paymentCents), copies).map(([o, w, c, n]) => new Pay(o, w, c, n)),
     fc.tuple(organization, whole, fc.constantFrom(...paymentCents), copies).map(([o, w, c, n]) => new Pay(o, w, c, n)),
     fc.tuple(organization, whole, fc.constantFrom(...withdrawalCents), copies).map(([o, w, c, n]) => new Withdraw(o, w, c, n)),
-    fc.tuple(organization, fc.integer({ min: 10, max: 2_000 }), fc.constantFrom(...depositCents)).map(([o, w, c]) => new WireDeposit(o, w, c)),
+    // Now and then a wire quoting no organization's reference, which an operator assigns.
+    fc.oneof(
+      { weight: 3, arbitrary: fc.tuple(organization, fc.integer({ min: 10, max: 2_000 }), fc.constantFrom(...depositCents)).map(([o, w, c]): Command => new WireDeposit(o, w, c)) },
+      { weight: 1, arbitrary: fc.tuple(organization, fc.integer({ min: 10, max: 2_000 }), fc.constantFrom(...depositCents), fc.boolean(), fc.integer({ min: 0, max: 2 })).map(([o, w, c, named, repeats]): Command => new UnmatchedWire(o, w, c, named, repeats)) },
+    ),
     fc.tuple(organization, fc.array(item, { minLength: 1, maxLength: 5 }), copies).map(([o, items, n]) => new Batch(o, items, n)),
     fc.tuple(organization, fc.integer({ min: 2, max: 12 }), fc.integer({ min: 500, max: 6_000 })).map(([o, n, w]) => new Burst(o, n, w)),
     fc.tuple(organization, fc.integer({ min: 10, max: 400 }), fc.constantFrom(...offRampCents), fc.constantFrom('EUR', 'GBP', 'USD'), fc.boolean(), copies).map(([o, w, c, currency, quoted, n]) => new OffRamp(o, w, c, currency, quoted, n)),
@@ -545,6 +792,12 @@ export function chaosCommands(organizations: number, options: { flood?: boolean 
     fc.oneof(
       organization.map((o): Command => new RotateKey(o)),
       fc.tuple(organization, fc.constantFrom('admin', 'member', 'viewer')).map(([o, role]): Command => new MemberChange(o, role)),
+      fc.tuple(organization, fc.shuffledSubarray<Role>(['admin', 'member', 'viewer'], { minLength: 2, maxLength: 2 })).map(([o, [from, to]]): Command => new MemberRoleChange(o, from!, to!)),
+    ),
+    // The webhook endpoint changed, and events sent again on request.
+    fc.oneof(
+      fc.tuple(organization, fc.constantFrom<WebhookChangeKind>('move', 'rotate', 'recreate'), fc.nat()).map(([o, how, pick]): Command => new WebhookChange(o, how, pick)),
+      fc.tuple(organization, fc.nat()).map(([o, pick]): Command => new Redeliver(o, pick)),
     ),
   ];
 }

@@ -27,15 +27,30 @@ export interface Operation {
   resolvedFrom?: string;
 }
 
+/**
+ * A time an organization's events could not reach it as they were raised (ms since the epoch): from
+ * the DELETE of its webhook endpoint to the answer of the PUT that registered it again. An event
+ * raised before `to` may have found no endpoint (never sent) or had its delivery stopped (a new
+ * registration); `secretLost`: the PUT's answer, with the secret it issued, was lost to a kill, so
+ * what was signed until `to` (a rotation answered) cannot be verified by the integrator either.
+ */
+export interface WebhookGap {
+  organization: number;
+  from: number;
+  to: number;
+  secretLost: boolean;
+}
+
 export interface Model {
   organizations: number;
   operations: Operation[];
   /** Operations whose first answer was a refusal the model expected (insufficient funds), by kind. */
   refused: Map<string, number>;
+  webhookGaps: WebhookGap[];
 }
 
 export function emptyModel(organizations: number): Model {
-  return { organizations, operations: [], refused: new Map() };
+  return { organizations, operations: [], refused: new Map(), webhookGaps: [] };
 }
 
 /** A payment's (and a batch item's) end from the cents of the USDC sent. */

@@ -64,7 +64,10 @@ export interface ChaosOrganization {
   organizationId: string;
   /** The organization key now (rotations replace it). */
   apiKey: string;
-  webhookSecret: string;
+  /** The URL registered at onboarding, to which webhook changes come back. */
+  webhookUrl: string;
+  /** Every signing secret the endpoint's registrations and rotations issued to it, oldest first: a delivery verifies with one of them. */
+  webhookSecrets: string[];
   /** Off-ramp beneficiaries registered so far, by payout currency (registered on first use). */
   offRampBeneficiaries: Record<string, string>;
 }
@@ -156,9 +159,10 @@ export async function chaosOrganization(label: string, client: Integrator, recei
   await setRateLimits(organizationId, { burst: 100_000_000, perSecond: 1_000_000 });
   await creditDeposit({ organizationId, depositId: `chaos-opening-${organizationId}`, amount: openingBalance, rail: 'wire', memo: 'chaos opening balance' });
   const apiKey = created.apiKey.apiKey;
-  const endpoint = await client.request('PUT', '/webhooks/endpoint', apiKey, { url: `${receiver.url}/${organizationId}` });
+  const webhookUrl = `${receiver.url}/${organizationId}`;
+  const endpoint = await client.request('PUT', '/webhooks/endpoint', apiKey, { url: webhookUrl });
   if (endpoint.status !== 200) throw new Error(`PUT /webhooks/endpoint answered ${endpoint.status}: ${JSON.stringify(endpoint.body)}`);
-  return { organizationId, apiKey, webhookSecret: endpoint.body.secret as string, offRampBeneficiaries: {} };
+  return { organizationId, apiKey, webhookUrl, webhookSecrets: [endpoint.body.secret as string], offRampBeneficiaries: {} };
 }
 
 /** A mail folder of the chaos run's own (MAIL_OUTBOX_DIR, inherited by a stack run as `npm start`), so invitations are found among few. */
