@@ -130,13 +130,14 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
       restarting = new Promise((resolve) => (up = resolve));
       // What the kill cuts short, read from the table the stack runs on just before it.
       const running = await listRunningExecutions().then((executions) => executions.length, () => -1);
-      atKills.push({ executions: running, requests: client.inFlight() });
+      const awaiting = client.inFlight();
+      atKills.push({ executions: running, requests: awaiting });
       killingNow = child;
       await stack.killHard(child);
       kills += 1;
       const down = Date.now();
       await launch();
-      process.stderr.write(`[chaos] kill ${kills}: ${running} executions running, ${atKills[atKills.length - 1]!.requests} requests awaiting an answer; up again in ${((Date.now() - down) / 1000).toFixed(1)} s\n`);
+      process.stderr.write(`[chaos] kill ${kills}: ${running} executions running, ${awaiting} requests awaiting an answer; up again in ${((Date.now() - down) / 1000).toFixed(1)} s\n`);
       restarting = undefined;
       up();
     }
