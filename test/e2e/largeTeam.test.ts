@@ -10,10 +10,16 @@ import { useOwnDynamoDbLocal } from '../support/ownDynamoDb.ts';
  * An organization of 2,000 members works (decision 077). When every key lived in the organization
  * item (about 200 bytes a member), invitations stopped being accepted near 1,500 members, at
  * DynamoDB's 400 KB item limit, and every request rewrote that whole item. Now each key is an item
- * of its own: the team is seeded through the store's own invitation and accept, then the 2,000th
+ * of its own: the team is seeded through the store's own invitation and accept, then the last
  * member joins, authenticates and rotates over HTTP, and the organization item is still small.
+ *
+ * The whole 2,000 (the cap, refused one past it) is `npm run test:long`'s (LARGE_TEAM=2000): seeding
+ * them is about 80 s of DynamoDB Local on two cores. `npm test` seeds 200 through the same path, which
+ * still catches keys kept in the organization item (40 KB at 200 members against its 1 KB bound);
+ * team.test.ts holds the cap of 2,000 itself on every run.
  */
-const teamSize = 2_000;
+const cap = 2_000;
+const teamSize = Number(process.env.LARGE_TEAM ?? 200);
 let service: LocalService;
 let org: TestOrganization;
 // 2,000 members seeded at full speed: a DynamoDB Local of its own (test/support/ownDynamoDb.ts).
@@ -74,8 +80,10 @@ describe(`an organization of ${teamSize} members`, () => {
 
     // 2,000 is the team's cap (decision 108): one more is refused until one leaves.
     const beyond = await call(service, 'POST', '/members/invitations', { apiKey: orgRotated.body.apiKey, body: { email: uniqueEmail('beyond'), role: 'viewer' } });
-    expect(beyond.status).toBe(409);
-    expect(beyond.body).toMatchObject({ error: 'conflict', limit: teamSize });
+    if (teamSize >= cap) {
+      expect(beyond.status).toBe(409);
+      expect(beyond.body).toMatchObject({ error: 'conflict', limit: cap });
+    } else expect(beyond.status).toBe(201);
 
     const removed = await call(service, 'DELETE', `/members/${joined.memberId}`, { apiKey: orgRotated.body.apiKey });
     expect(removed.status).toBe(200);

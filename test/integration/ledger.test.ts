@@ -390,5 +390,6 @@ describe('property: any sequence of movements keeps the invariant', () => {
       }),
       { numRuns: 30 },
     );
-  });
+    // 30 runs of up to 12 movements, each a few DynamoDB calls: 5 s alone, 50 s in a loaded full run.
+  }, 120_000);
 });
