@@ -59,7 +59,7 @@ function dynamoDbLocalDirectory(): string {
  * main binds every interface and has no option to choose, hence a small launcher that binds it on
  * loopback, run by java's source launcher (docs/decisions/075).
  */
-function spawnOnLoopback(port: number, dataDir: string | undefined, quickStart: boolean): ChildProcess {
+function spawnOnLoopback(port: number, dataDir: string | undefined): ChildProcess {
   const directory = dynamoDbLocalDirectory();
   const launcher = path.join(import.meta.dirname, 'DynamoDbLocalOnLoopback.java');
   const classPath = [path.join(directory, 'DynamoDBLocal.jar'), path.join(directory, 'DynamoDBLocal_lib', '*')].join(path.delimiter);
@@ -67,10 +67,7 @@ function spawnOnLoopback(port: number, dataDir: string | undefined, quickStart: 
   // The parallel collector: DynamoDB Local does every table operation on one thread and makes
   // short-lived garbage at a high rate; G1's concurrent work competed with it for the machine's
   // other core (a 1,000-item batch ended in 30-31 s with it, 33-34 s with the default G1).
-  // A quick start (the test suite's instances) compiles with C1 only: in a run of minutes the C2
-  // compiler's threads were a third of the JVM's CPU, more than its faster code gave back (a 1,000-item
-  // batch at full speed, the bench's, is the other way round: 52 ms of CPU an item with C2, 82 without).
-  const jvm = ['-XX:+UseParallelGC', ...(quickStart ? ['-XX:TieredStopAtLevel=1'] : [])];
+  const jvm = ['-XX:+UseParallelGC'];
   return spawn(
     'java',
     [...jvm, `-Djava.library.path=${path.join(directory, 'DynamoDBLocal_lib')}`, '-cp', classPath, launcher, '-port', String(port), ...storage, '-sharedDb', '-disableTelemetry'],
@@ -78,11 +75,11 @@ function spawnOnLoopback(port: number, dataDir: string | undefined, quickStart: 
   );
 }
 
-export async function startDynamoDbLocal(options: { port?: number; dataDir?: string; quickStart?: boolean } = {}): Promise<RunningDynamoDb> {
+export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<RunningDynamoDb> {
   checkJava();
   const port = options.port ?? (await freePort());
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const child = spawnOnLoopback(port, options.dataDir, options.quickStart ?? false);
+  const child = spawnOnLoopback(port, options.dataDir);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

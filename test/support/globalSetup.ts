@@ -17,7 +17,7 @@ export async function setup(project: TestProject): Promise<void> {
     project.provide('dynamoEndpoint', endpoint);
     return;
   }
-  dynamo = await startDynamoDbLocal({ quickStart: true });
+  dynamo = await startDynamoDbLocal();
   project.provide('dynamoEndpoint', dynamo.endpoint);
 }
 

@@ -12,7 +12,7 @@ import { startDynamoDbLocal, type RunningDynamoDb } from '../../lib/local/dynamo
 export function useOwnDynamoDbLocal(): void {
   let own: RunningDynamoDb | undefined;
   beforeAll(async () => {
-    own = await startDynamoDbLocal({ quickStart: true });
+    own = await startDynamoDbLocal();
     process.env.DYNAMODB_ENDPOINT = own.endpoint;
   });
   afterAll(async () => {
