@@ -95,7 +95,22 @@ interface SendsRequests {
  */
 function abandonedWithItsInvocation(handler: SendsRequests): void {
   const handle = handler.handle.bind(handler);
-  handler.handle = (request, options = {}) => handle(request, { ...options, abortSignal: options.abortSignal ?? invocationSignal() });
+  handler.handle = (request, options = {}) => {
+    if (options.abortSignal) return handle(request, options);
+    const signal = invocationSignal();
+    if (!signal) return handle(request, options);
+    return handle(request, { ...options, abortSignal: signal }).catch((error: unknown) => {
+      if (signal.aborted) abandonedCalls += 1;
+      throw error;
+    });
+  };
+}
+
+let abandonedCalls = 0;
+
+/** Calls this process gave up because their invocation's time ran out: what a test waits on to know an abandoned chain has ended. */
+export function abandonedCallCount(): number {
+  return abandonedCalls;
 }
 
 /** Numbers are read as JS numbers: fine for counters and epoch seconds, never for money. */

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
+import { abandonedCallCount } from '#store/client.ts';
 import { creditDeposit } from '#store/ledger.ts';
+import { until } from '../support/eventually.ts';
 
 /**
  * A request that runs out of its function's time answers the contract's 503 `unavailable` with
@@ -66,10 +68,12 @@ describe('a request past its deadline', () => {
       requestContext: { requestId: 'deadline-write', http: { method: 'POST', path: '/transactions' } },
       isBase64Encoded: false,
     };
+    const abandonedBefore = abandonedCallCount();
     const late = await handler(event as never, { getRemainingTimeInMillis: () => 5 } as never);
     expect(late.statusCode).toBe(503);
-    // Were its calls left running, the payment would be written a few milliseconds later.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Were its calls left running, the payment would be written a few milliseconds later. Once one of
+    // its calls is abandoned, every later one is too (the invocation's signal stays aborted).
+    await until(async () => abandonedCallCount(), (count) => count > abandonedBefore, { what: "a call of the 503'd payment to be abandoned", timeoutMs: 10_000 });
     const listed = await call(service, 'GET', '/transactions', { apiKey: org.apiKey });
     expect(listed.body.transactions).toEqual([]);
     // The integrator's retry with time to spare makes the one payment.
