@@ -390,10 +390,14 @@ describe('money under concurrency', () => {
    * As the contract tells a client: a 503 (here, a request past the local deadline while other test
    * files load the machine) may have taken effect, and is retried with the same idempotency key.
    */
+  // A 503 is resent as the contract tells integrators: after its Retry-After, spread with full jitter
+  // (resent at once, 50 of them kept a loaded machine loaded: a fresh-clone CI run timed out here).
   const payAsAClientWould = async (apiKey: string, body: ReturnType<typeof payment>) => {
     for (let attempt = 1; ; attempt += 1) {
       const answer = await pay(apiKey, body);
       if (answer.status !== 503 || attempt === 5) return answer;
+      const retryAfterMs = 1_000 * Number(answer.headers.get('retry-after') ?? 1);
+      await new Promise((resolve) => setTimeout(resolve, retryAfterMs + Math.random() * retryAfterMs * attempt));
     }
   };
 
