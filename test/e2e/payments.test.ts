@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalService } from '../../lib/local/service.ts';
-import { call, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
+import { call, callResending, createTestOrganization, startTestService, type TestOrganization, untilSettled } from '../support/service.ts';
 import { expectLedgerInvariant, expectLedgerInvariantForAll } from '../support/ledgerInvariant.ts';
 import { creditDeposit, readBalance } from '#store/ledger.ts';
 import { corridorCatalogue, findCorridor, sampleBeneficiary } from '#domain/corridors.ts';
@@ -386,20 +386,12 @@ describe('POST /transactions refuses before any value moves', () => {
 });
 
 describe('money under concurrency', () => {
-  /**
-   * As the contract tells a client: a 503 (here, a request past the local deadline while other test
-   * files load the machine) may have taken effect, and is retried with the same idempotency key.
-   */
-  // A 503 is resent as the contract tells integrators: after its Retry-After, spread with full jitter
-  // (resent at once, 50 of them kept a loaded machine loaded: a fresh-clone CI run timed out here).
-  const payAsAClientWould = async (apiKey: string, body: ReturnType<typeof payment>) => {
-    for (let attempt = 1; ; attempt += 1) {
-      const answer = await pay(apiKey, body);
-      if (answer.status !== 503 || attempt === 5) return answer;
-      const retryAfterMs = 1_000 * Number(answer.headers.get('retry-after') ?? 1);
-      await new Promise((resolve) => setTimeout(resolve, retryAfterMs + Math.random() * retryAfterMs * attempt));
-    }
-  };
+  /** As the contract tells a client: a 503 (a request past the local deadline while other test files load the machine) may have taken effect, and is resent with the same key. */
+  const payAsAClientWould = (apiKey: string, body: ReturnType<typeof payment>) => callResending(service, 'POST', '/transactions', { apiKey, body }, { attempts: 5 });
+
+  // What these assert is correctness under contention, not speed: 7 s alone, past 30 s in a CI run
+  // where the other worker loaded the machine (each payment resent after a 503 redoes its work).
+  const concurrencyTimeoutMs = 120_000;
 
   it('50 concurrent identical POST /transactions: one payment, one debit', async () => {
     const body = payment();
@@ -414,7 +406,7 @@ describe('money under concurrency', () => {
     await settled(org.apiKey, body.idempotencyKey);
     expect(before.available - (await readBalance(org.organizationId)).available).toBe(100_000_000n);
     await expectLedgerInvariant(org.organizationId);
-  });
+  }, concurrencyTimeoutMs);
 
   it('50 concurrent payments whose sum exceeds the balance: exactly those that fit are accepted', async () => {
     const small = await createTestOrganization(service);
@@ -442,7 +434,7 @@ describe('money under concurrency', () => {
     const acceptedIds = answers.flatMap((answer) => (answer.status === 202 ? [answer.body.transactionId as string] : []));
     for (const id of acceptedIds) await settled(small.apiKey, id);
     await expectLedgerInvariant(small.organizationId);
-  });
+  }, concurrencyTimeoutMs);
 });
 
 describe('GET /transactions', () => {

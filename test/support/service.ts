@@ -92,20 +92,30 @@ export async function call(
 
 /**
  * `call` as the contract tells an integrator to send: a 503 (the request may or may not have taken
- * effect) is sent again, the same request, until another answer comes or `timeoutMs` passes. For a
- * test's load that one process on a busy machine may not carry within a function's deadline (the
- * local twin keeps Lambda's timeouts; in AWS each request has a function of its own): what the
- * test asserts is what the resends converge to. A keyed request is safe to resend; an unkeyed one
- * only where a second copy changes nothing the test reads.
+ * effect) is sent again, the same request, after its Retry-After spread with full jitter, until
+ * another answer comes, `attempts` are spent (the last answer is returned) or `timeoutMs` passes
+ * (thrown). For a test's load that one process on a busy machine may not carry within a function's
+ * deadline (the local twin keeps Lambda's timeouts; in AWS each request has a function of its own):
+ * what the test asserts is what the resends converge to. Resending at once would keep a loaded
+ * machine loaded: a 503'd invocation is abandoned, so every resend redoes the whole work. A keyed
+ * request is safe to resend; an unkeyed one only where a second copy changes nothing the test reads.
  */
 export async function callResending(
   service: LocalService,
   method: string,
   path: string,
   options: Parameters<typeof call>[3] = {},
-  timeoutMs = 60_000,
+  { timeoutMs = 60_000, attempts = Infinity }: { timeoutMs?: number; attempts?: number } = {},
 ): Promise<Awaited<ReturnType<typeof call>>> {
-  return until(() => call(service, method, path, options), (answer) => answer.status !== 503, { what: `${method} ${path} to answer other than 503`, timeoutMs, intervalMs: 500 });
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt += 1) {
+    const answer = await call(service, method, path, options);
+    if (answer.status !== 503 || attempt >= attempts) return answer;
+    const retryAfterMs = 1_000 * (Number(answer.headers.get('retry-after')) || 1);
+    const waitMs = retryAfterMs + Math.random() * retryAfterMs * attempt;
+    if (Date.now() + waitMs > deadline) throw new Error(`${method} ${path} still answered 503 after ${attempt} attempts in ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
 }
 
 /**
