@@ -79,17 +79,6 @@ function documentClientWith(unmarshallOptions: NonNullable<TranslateConfig['unma
     },
     { step: 'initialize', name: 'countConsumedCapacity' },
   );
-  base.middlewareStack.add(
-    (next, context) => async (args) => {
-      const result = await next(args);
-      if (writeObservers.size > 0) {
-        const command = (context.commandName ?? '').replace(/Command$/, '');
-        if (writeCommands.has(command)) for (const observer of writeObservers) observer(command, args.input as Record<string, unknown>);
-      }
-      return result;
-    },
-    { step: 'initialize', name: 'observeWrites' },
-  );
   if (!baseClients[0]) abandonedWithItsInvocation(base.config.requestHandler as unknown as SendsRequests);
   baseClients.push(base);
   return DynamoDBDocumentClient.from(base, { marshallOptions, unmarshallOptions });
@@ -118,21 +107,6 @@ function abandonedWithItsInvocation(handler: SendsRequests): void {
 }
 
 let abandonedCalls = 0;
-
-const writeCommands = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
-/** A write call that went through: its operation (PutItem, TransactWriteItems, ...) and its input as sent (document-client shape when sent through it). */
-export type WriteObserver = (command: string, input: Record<string, unknown>) => void;
-const writeObservers = new Set<WriteObserver>();
-
-/**
- * Calls `observer` after every write of this process's store that went through; answers the function
- * that stops it. The local runtime's stream poller looks sooner for an event this process committed
- * (lib/local/service.ts); nothing observes in Lambda.
- */
-export function observeWrites(observer: WriteObserver): () => void {
-  writeObservers.add(observer);
-  return () => writeObservers.delete(observer);
-}
 
 /** Calls this process gave up because their invocation's time ran out: what a test waits on to know an abandoned chain has ended. */
 export function abandonedCallCount(): number {

@@ -18,25 +18,6 @@ export const outboxEntity = 'outboxEvent';
  */
 export const outboxStreamFilter = { eventName: 'INSERT', entity: outboxEntity } as const;
 
-type PutInput = { Item?: Record<string, unknown> } | undefined;
-
-/**
- * Whether a write call (as `observeWrites` reports it) puts an outbox item: a Put, or a Put among a
- * transaction's items or a batch's requests, in the document client's shape or DynamoDB's own.
- */
-export function putsOutboxItem(command: string, input: Record<string, unknown>): boolean {
-  const isOutbox = (put: PutInput) => {
-    const entity = put?.Item?.entity as string | { S?: string } | undefined;
-    return entity === outboxEntity || (typeof entity === 'object' && entity?.S === outboxEntity);
-  };
-  if (command === 'PutItem') return isOutbox(input as PutInput);
-  if (command === 'TransactWriteItems') return ((input.TransactItems ?? []) as { Put?: PutInput }[]).some((item) => isOutbox(item.Put));
-  if (command === 'BatchWriteItem') {
-    return Object.values((input.RequestItems ?? {}) as Record<string, { PutRequest?: PutInput }[]>).some((requests) => requests.some((request) => isOutbox(request.PutRequest)));
-  }
-  return false;
-}
-
 /** Kept a week after writing: long enough for any stream consumer, short enough to stay small. */
 const outboxRetentionSeconds = 7 * 24 * 3600;
 

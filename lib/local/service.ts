@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { reloadConfig, config } from '#platform/config.ts';
-import { observeWrites, resetDynamoClient } from '#store/client.ts';
+import { resetDynamoClient } from '#store/client.ts';
 import { useWorkflowEngine } from '#platform/workflow.ts';
 import { useEventBus } from '#platform/eventBus.ts';
 import { startDynamoDbLocal, ensureTable, type RunningDynamoDb } from './dynamodbLocal.ts';
@@ -9,7 +9,7 @@ import { startHttpServer } from './httpServer.ts';
 import { LocalWorkflowRunner } from './workflowRunner.ts';
 import { LocalEventBus } from './eventBus.ts';
 import { startStreamPoller } from './streamPoller.ts';
-import { outboxStreamFilter, putsOutboxItem } from '#store/outbox.ts';
+import { outboxStreamFilter } from '#store/outbox.ts';
 import { sweeperHandler } from '../aws/handlers.ts';
 import { CheckedEventBus, CheckedWorkflowEngine } from './grants/checkedPorts.ts';
 import { installGrants, invokeAs, localGrants } from './grants/enforcement.ts';
@@ -99,20 +99,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       tableName: config().TABLE_NAME,
       endpoint: dynamoEndpoint,
       intervalMs: 200,
-      // With nothing to carry, a pass a second, not five (a pass is a DynamoDB Local call, and its CPU is
-      // the test suite's bound); an event this process commits brings the busy pace back at once. One
-      // written by another process (the admin CLI) waits at most the idle second more.
-      idleIntervalMs: 1_000,
       startingPosition: 'TRIM_HORIZON',
       filter: outboxStreamFilter,
     });
-    const stopNudging = observeWrites((command, input) => {
-      if (putsOutboxItem(command, input)) poller.nudge();
-    });
-    stops.push(async () => {
-      stopNudging();
-      await poller.stop();
-    });
+    stops.push(() => poller.stop());
 
     // The sweep re-drives executions another process abandoned (an admin CLI killed mid-run).
     const runner = new LocalWorkflowRunner({

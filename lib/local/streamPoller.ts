@@ -38,13 +38,6 @@ export interface StreamPollerOptions {
   region?: string;
   /** Pause between passes over the shards. */
   intervalMs?: number;
-  /**
-   * Pause between passes once nothing was handed over or nudged for `idleAfterMs` (default: no
-   * idling). A nudge (`nudge()`: this process wrote what the stream will carry) ends it, the next
-   * pass coming at a random point of one `intervalMs`, as it would have at the busy pace.
-   */
-  idleIntervalMs?: number;
-  idleAfterMs?: number;
   /** LATEST (default): only what is written from now on. TRIM_HORIZON: everything the stream still holds. */
   startingPosition?: 'LATEST' | 'TRIM_HORIZON';
   batchSize?: number;
@@ -74,10 +67,6 @@ export interface StreamPoller {
   stop(): Promise<void>;
   /** Resolves after a complete pass, begun after the call, found nothing new to hand over. */
   drained(): Promise<void>;
-  /** Something the stream will carry was written: back to the busy pace, if idling. */
-  nudge(): void;
-  /** In an idle pause now. */
-  readonly idling: boolean;
 }
 
 interface ShardState {
@@ -109,8 +98,6 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const dynamodb = new DynamoDBClient(clientConfig);
   const streams = new DynamoDBStreamsClient(clientConfig);
   const intervalMs = options.intervalMs ?? 250;
-  const idleIntervalMs = Math.max(intervalMs, options.idleIntervalMs ?? intervalMs);
-  const idleAfterMs = options.idleAfterMs ?? 2_000;
   const batchSize = options.batchSize ?? 100;
   const startingPosition = options.startingPosition ?? 'LATEST';
   const handle = options.handler ?? outboxForwarder;
@@ -269,11 +256,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   let stopped = false;
   let passes = 0;
   let drainWaiters: { fromPass: number; resolve: () => void }[] = [];
-  /** Ends the pause between passes after `ms` (at once when omitted); set while paused. */
-  let wake: ((ms?: number) => void) | undefined;
-  /** A record handed over, or a nudge: the busy pace holds for `idleAfterMs` after it. */
-  let lastActivityAt = Date.now();
-  let idling = false;
+  let wake: (() => void) | undefined;
 
   async function pass(): Promise<boolean> {
     if (passes % describeEveryPasses === 0 || [...shards.values()].every((shard) => shard.done)) {
@@ -317,18 +300,13 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
         const ready = drainWaiters.filter((waiter) => waiter.fromPass <= thisPass);
         drainWaiters = drainWaiters.filter((waiter) => waiter.fromPass > thisPass);
         ready.forEach((waiter) => waiter.resolve());
-      } else lastActivityAt = Date.now();
+      }
       if (stopped) break;
-      idling = idleIntervalMs > intervalMs && Date.now() - lastActivityAt >= idleAfterMs;
       await new Promise<void>((resolve) => {
-        let timer = setTimeout(resolve, idling ? idleIntervalMs : intervalMs);
-        wake = (ms = 0) => {
-          clearTimeout(timer);
-          timer = setTimeout(resolve, ms);
-        };
+        const timer = setTimeout(resolve, intervalMs);
+        wake = () => (clearTimeout(timer), resolve());
       });
       wake = undefined;
-      idling = false;
     }
   })();
 
@@ -336,18 +314,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     undelivered,
     drained() {
       if (stopped) return Promise.resolve();
-      if (idling) wake?.();
       return new Promise<void>((resolve) => drainWaiters.push({ fromPass: passes + 1, resolve }));
-    },
-    get idling() {
-      return idling;
-    },
-    nudge() {
-      lastActivityAt = Date.now();
-      if (!idling) return;
-      idling = false;
-      // Where in its pause a pass at the busy pace would have come: no sooner than that pace delivers.
-      wake?.(Math.random() * intervalMs);
     },
     async stop() {
       stopped = true;

@@ -10,9 +10,9 @@ import { handler as auditTrail } from '../../functions/events/auditTrail.ts';
 import { handler as outboxForwarder } from '../../functions/events/outboxForwarder.ts';
 import { useEventBus } from '#platform/eventBus.ts';
 import { executionName } from '#platform/workflow.ts';
-import { countRequestCalls, dynamo, observeWrites, tableName } from '#store/client.ts';
+import { countRequestCalls, dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { newOutboxEvent, outboxEntity, outboxPut, outboxStreamFilter, putsOutboxItem, type OutboxEvent } from '#store/outbox.ts';
+import { newOutboxEvent, outboxEntity, outboxPut, outboxStreamFilter, type OutboxEvent } from '#store/outbox.ts';
 import { newWalletId, walletItem } from '#store/wallets.ts';
 import { eventSource } from '#contract/events.ts';
 import { eventually } from '../support/eventually.ts';
@@ -323,49 +323,5 @@ describe('the stream poller', () => {
     const { Count } = await dynamo().send(new ScanCommand({ TableName: table, Select: 'COUNT' }));
     // Nine written here, and the one the poller kept of the record it gave up on (its UNDELIVERED item).
     expect(Count).toBe(10);
-  });
-
-  it('idles with nothing to carry, and a nudge for an event this process committed brings the busy pace back', async () => {
-    const table = await useFreshTable('idler');
-    const handed: string[] = [];
-    const poller = await startStreamPoller({
-      tableName: table, endpoint: process.env.DYNAMODB_ENDPOINT, intervalMs: 20, idleIntervalMs: 60_000, idleAfterMs: 100,
-      async handler(event) {
-        handed.push(...event.Records.map((record) => record.dynamodb?.NewImage?.pk?.S ?? ''));
-      },
-    });
-    const stopNudging = observeWrites((command, input) => {
-      if (putsOutboxItem(command, input)) poller.nudge();
-    });
-    try {
-      // Busy at first: a write is carried at the busy pace.
-      await dynamo().send(new PutCommand({ TableName: table, Item: { pk: 'BUSY', sk: 'X' } }));
-      await until(async () => (handed.includes('BUSY') ? true : undefined), 'the first record', 5_000);
-      // Once idle (a pass a minute here), a write nothing nudges for waits for the idle pass: not carried
-      // in 25 busy passes' time (a wait is the only way to see that something did not happen).
-      await until(async () => (poller.idling ? true : undefined), 'the poller to idle', 5_000);
-      await dynamo().send(new PutCommand({ TableName: table, Item: { pk: 'UNNUDGED', sk: 'X' } }));
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(handed).toEqual(['BUSY']);
-      // ...and an outbox item the store commits nudges it: both are carried at once, well within the idle minute.
-      const event = outboxPut(newOutboxEvent('x.nudge', 'org_n', {}));
-      await dynamo().send(new TransactWriteCommand({ TransactItems: [{ Put: { ...event.Put, TableName: table } }] }));
-      await until(async () => (handed.length >= 3 ? true : undefined), 'the records after the nudge', 5_000);
-      expect(handed).toEqual(['BUSY', 'UNNUDGED', event.Put.Item.pk]);
-    } finally {
-      stopNudging();
-      await poller.stop();
-    }
-  });
-
-  it('tells an outbox item from any other write, in the document client\'s shape and DynamoDB\'s own', () => {
-    const item = outboxPut(newOutboxEvent('x.y', 'org_p', {})).Put.Item;
-    expect(putsOutboxItem('PutItem', { Item: item })).toBe(true);
-    expect(putsOutboxItem('PutItem', { Item: { entity: { S: outboxEntity } } })).toBe(true);
-    expect(putsOutboxItem('PutItem', { Item: { entity: 'wallet' } })).toBe(false);
-    expect(putsOutboxItem('TransactWriteItems', { TransactItems: [{ Update: {} }, { Put: { Item: item } }] })).toBe(true);
-    expect(putsOutboxItem('TransactWriteItems', { TransactItems: [{ Update: {} }] })).toBe(false);
-    expect(putsOutboxItem('BatchWriteItem', { RequestItems: { t: [{ DeleteRequest: {} }, { PutRequest: { Item: item } }] } })).toBe(true);
-    expect(putsOutboxItem('UpdateItem', { Key: {} })).toBe(false);
   });
 });
