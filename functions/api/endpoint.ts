@@ -12,7 +12,7 @@ import { countRequestCalls } from '#store/client.ts';
 import { config } from '#platform/config.ts';
 import { requireEdgeOrigin } from '#platform/edgeOrigin.ts';
 import { ApiError, DeadlineReached, isDependencyUnavailable } from '#platform/errors.ts';
-import { withInvocationSignal } from '#platform/invocation.ts';
+import { invocationSignal, withInvocationSignal } from '#platform/invocation.ts';
 import { logger } from '#platform/logger.ts';
 import { ProviderNotConfigured } from '#platform/providerErrors.ts';
 import { requireProvider } from '#platform/providerPorts.ts';
@@ -141,6 +141,13 @@ function lifecycle(definition: RouteDefinition): ApiMiddleware {
       if (error instanceof ProviderNotConfigured) {
         const notWired = new ApiError('not_implemented', error.message, { feature: definition.feature });
         finish(request, { status: notWired.status, body: notWired.body() });
+        return;
+      }
+      // The invocation's time ran out and its 503 has been answered ("request past its deadline", logged
+      // once): what its abandoned calls throw now says nothing more, and the log says what the client got.
+      if (invocationSignal()?.aborted) {
+        logger.debug('abandoned with its invocation', { error, route: `${definition.method} ${definition.path}` });
+        finish(request, unavailableReply());
         return;
       }
       if (isDependencyUnavailable(error)) {
