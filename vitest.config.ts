@@ -35,6 +35,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'service',
+          // A hang's net, not a speed check (the bench measures speed): on a loaded two-core CI run a
+          // test that takes 5 s alone has taken past 30 s beside a file with a DynamoDB Local of its
+          // own (batches.test twice, payments.test, the ledger's property); each wait inside a test
+          // keeps its own deadline.
+          testTimeout: 60_000,
           include: [...serviceDirectories.map((directory) => `test/${directory}/**/*.test.ts`), ...unitFilesWithProviders],
           // One DynamoDB Local for the whole run; each test file works in a table of its own.
           globalSetup: ['test/support/globalSetup.ts'],
