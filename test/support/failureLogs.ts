@@ -27,6 +27,11 @@ process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   return true;
 }) as typeof process.stderr.write;
 
+/** The service's WARN and ERROR lines of the running test so far (the last 200): what a test asserts the person on call reads. */
+export function loggedThisTest(): readonly string[] {
+  return [...kept];
+}
+
 beforeEach((context) => {
   kept.length = 0;
   dropped = 0;
