@@ -77,6 +77,11 @@ export class LocalEventBus implements EventBus {
   /** Per rule, the messages waiting to be handed to its target. */
   private readonly queues = new Map<string, { rule: EventRule; waiting: QueuedMessage[] }>();
   private readonly stopping = new AbortController();
+  /** Events accepted so far: each is numbered in order, for `settled`. */
+  private acceptedCount = 0;
+  /** Per accepted event still in the bus (oldest first), the rule targets yet to finish with it. */
+  private readonly unfinished = new Map<number, number>();
+  private settledWaiters: { upTo: number; resolve: () => void }[] = [];
 
   constructor(options: LocalEventBusOptions = {}) {
     this.rules = options.rules ?? eventRules;
@@ -128,6 +133,7 @@ export class LocalEventBus implements EventBus {
     // What EventBridge hands each matching rule's queue: the whole event, a little larger than the entry.
     const body = JSON.stringify(event);
     const bytes = Buffer.byteLength(body);
+    const number = ++this.acceptedCount;
     for (const rule of this.rules) {
       if (!matchesPattern(rule.pattern, event as unknown as Record<string, unknown>)) continue;
       // SQS refuses a message past its size, so the event never reaches that target (no retry helps).
@@ -136,9 +142,39 @@ export class LocalEventBus implements EventBus {
         continue;
       }
       // One message id for every attempt, as SQS keeps it across redeliveries.
-      this.enqueue(rule, { messageId: randomUUID(), event, body, sentAt: Date.now(), attempt: 1, lastError: '' });
+      this.unfinished.set(number, (this.unfinished.get(number) ?? 0) + 1);
+      this.enqueue(rule, { number, messageId: randomUUID(), event, body, sentAt: Date.now(), attempt: 1, lastError: '' });
     }
     return undefined;
+  }
+
+  /**
+   * Resolves once every event accepted before the call has been handled by each target it matched,
+   * or dead-lettered: this bus is in memory, so only then may the stream poller's checkpoint move past
+   * the records that carried them (EventBridge holds an event durably once PutEvents answers).
+   */
+  settled(): Promise<void> {
+    return new Promise((resolve) => {
+      this.settledWaiters.push({ upTo: this.acceptedCount, resolve });
+      this.wakeSettled();
+    });
+  }
+
+  /** One rule target is done with an event (handled or dead-lettered). */
+  private finished(message: QueuedMessage): void {
+    const left = (this.unfinished.get(message.number) ?? 1) - 1;
+    if (left > 0) this.unfinished.set(message.number, left);
+    else this.unfinished.delete(message.number);
+    this.wakeSettled();
+  }
+
+  private wakeSettled(): void {
+    if (this.settledWaiters.length === 0) return;
+    // Numbers go in in order and the map keeps insertion order: its first key is the oldest unfinished event.
+    const oldest = this.unfinished.keys().next().value ?? Infinity;
+    const ready = this.settledWaiters.filter((waiter) => waiter.upTo < oldest);
+    this.settledWaiters = this.settledWaiters.filter((waiter) => waiter.upTo >= oldest);
+    ready.forEach((waiter) => waiter.resolve());
   }
 
   /**
@@ -203,7 +239,10 @@ export class LocalEventBus implements EventBus {
       error = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
     }
     for (const message of batch) {
-      if (!failed.has(message.messageId)) continue;
+      if (!failed.has(message.messageId)) {
+        this.finished(message);
+        continue;
+      }
       logger.warn('event delivery failed', { rule: rule.name, eventId: message.event.id, attempt: message.attempt, error });
       this.track(this.retry(rule, { ...message, lastError: error }));
     }
@@ -223,6 +262,7 @@ export class LocalEventBus implements EventBus {
       failedAt: new Date().toISOString(),
     };
     this.deadLetters.push(deadLetter);
+    this.finished(message);
     count('EventDeadLettered', { rule: rule.name });
     logger.error('event dead-lettered', { rule: rule.name, eventId: message.event.id, detailType: message.event['detail-type'], error: deadLetter.error });
   }
@@ -243,6 +283,8 @@ export class LocalEventBus implements EventBus {
 }
 
 interface QueuedMessage {
+  /** The accepted event's number (the same for every rule and attempt). */
+  number: number;
   messageId: string;
   event: BusEvent;
   body: string;

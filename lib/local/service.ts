@@ -95,12 +95,16 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     useEventBus(new CheckedEventBus(bus));
     // From the start of what the stream holds: events written while no process polled (by the
     // admin CLI, or before a restart with DATA_DIR) are delivered too; receivers dedupe on the id.
+    // With DATA_DIR, from where the last process left off (its checkpoint, docs/decisions/150).
     const poller = await startStreamPoller({
       tableName: config().TABLE_NAME,
       endpoint: dynamoEndpoint,
       intervalMs: 200,
       startingPosition: 'TRIM_HORIZON',
       filter: outboxStreamFilter,
+      ...(dynamo && options.dataDir
+        ? { checkpoint: { file: path.join(options.dataDir, 'stream-checkpoint.json'), settled: () => bus.settled() } }
+        : {}),
     });
     stops.push(() => poller.stop());
 

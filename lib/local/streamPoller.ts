@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
+import * as z from 'zod';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, AttributeValue as LambdaAttributeValue } from 'aws-lambda';
 import { DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
@@ -53,6 +56,15 @@ export interface StreamPollerOptions {
    * has this `entity` reach the handler; the others pass by, as in AWS. None: every record.
    */
   filter?: { eventName: string; entity: string };
+  /**
+   * Where to keep the poller's place across restarts, as the event source mapping keeps its
+   * checkpoint (docs/decisions/150): a file holding each shard's last record handed over.
+   * `settled` resolves once everything the handler handed on before the call has been through to
+   * its end (the local bus is in memory: a record is behind the checkpoint only once its events'
+   * deliveries ended). A shard the file names is read on after its record, the others from
+   * `startingPosition`. None: every start begins at `startingPosition`.
+   */
+  checkpoint?: { file: string; settled: () => Promise<void> };
 }
 
 export interface UndeliveredRecord {
@@ -69,6 +81,34 @@ export interface StreamPoller {
   drained(): Promise<void>;
 }
 
+const checkpointSchema = z.object({
+  /** The stream it is a place in: a table made again has a new one, and its reading starts over. */
+  stream: z.string(),
+  /** Per shard, the last record handed over and settled. */
+  shards: z.record(z.string(), z.string()),
+  /** Closed shards read to their end. */
+  finished: z.array(z.string()),
+});
+type Checkpoint = z.infer<typeof checkpointSchema>;
+
+function readCheckpoint(file: string, stream: string): Checkpoint {
+  const none = { stream, shards: {}, finished: [] };
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return none;
+  }
+  let parsed;
+  try {
+    parsed = checkpointSchema.safeParse(JSON.parse(text));
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed?.success) throw new Error(`${file} is not a stream checkpoint; remove it to read the stream from its start`);
+  return parsed.data.stream === stream ? parsed.data : none;
+}
+
 interface ShardState {
   id: string;
   parentId: string | undefined;
@@ -78,6 +118,8 @@ interface ShardState {
   /** Where a fresh iterator starts when nothing has been read from this shard yet. */
   initialPosition: ShardIteratorType;
   done: boolean;
+  /** The iterator was refused as trimmed and a fresh one taken after lastSequence, with nothing read since. */
+  trimmedOnce?: boolean;
   /** The record the handler keeps refusing, and how many times it has. */
   failing?: { sequenceNumber: string; attempts: number };
 }
@@ -125,6 +167,9 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   if (!streamArn) throw new Error(`Table ${options.tableName} has no stream; it must be created from functions/contract/table.ts`);
 
   const shards = new Map<string, ShardState>();
+  const checkpointed = options.checkpoint ? readCheckpoint(options.checkpoint.file, streamArn) : { stream: streamArn, shards: {}, finished: [] };
+  /** Closed shards read to their end, kept for the checkpoint after they leave `shards`. */
+  const finished = new Set(checkpointed.finished);
 
   async function describeShards(initial: boolean): Promise<void> {
     let exclusiveStartShardId: string | undefined;
@@ -139,11 +184,11 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
           id: shard.ShardId,
           parentId: shard.ParentShardId,
           iterator: undefined,
-          lastSequence: undefined,
+          lastSequence: checkpointed.shards[shard.ShardId],
           // Shards that appear later are children of ones we read: read them from their start.
           initialPosition: initial ? startingPosition : 'TRIM_HORIZON',
           // Starting at LATEST, a shard that is already closed holds nothing new.
-          done: initial && startingPosition === 'LATEST' && closed,
+          done: finished.has(shard.ShardId) || (initial && startingPosition === 'LATEST' && closed),
         });
       }
       exclusiveStartShardId = StreamDescription?.LastEvaluatedShardId;
@@ -171,13 +216,14 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   async function readShard(shard: ShardState): Promise<number> {
     let handed = 0;
     for (let batch = 0; batch < batchesPerShardPerPass && !stopped; batch += 1) {
-      shard.iterator ??= await iteratorFor(shard);
-      if (!shard.iterator) {
-        shard.done = true;
-        return handed;
-      }
       let response;
       try {
+        shard.iterator ??= await iteratorFor(shard);
+        if (!shard.iterator) {
+          shard.done = true;
+          finished.add(shard.id);
+          return handed;
+        }
         response = await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: batchSize }));
       } catch (error) {
         if (error instanceof ExpiredIteratorException) {
@@ -185,15 +231,24 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
           continue;
         }
         if (error instanceof TrimmedDataAccessException) {
+          shard.iterator = undefined;
+          if (shard.lastSequence && !shard.trimmedOnce) {
+            // DynamoDB Local refuses an iterator taken while its shard was empty once records arrive
+            // behind it; a fresh one after the last record handed over reads on without repeats.
+            logger.warn('stream iterator refused as trimmed; reading on after the last record handed over', { shardId: shard.id });
+            shard.trimmedOnce = true;
+            continue;
+          }
           // What we had not read yet is gone; carry on from the oldest record still held.
           logger.error('stream records expired before they were read', { shardId: shard.id });
+          shard.trimmedOnce = false;
           shard.lastSequence = undefined;
           shard.initialPosition = 'TRIM_HORIZON';
-          shard.iterator = undefined;
           continue;
         }
         throw error;
       }
+      shard.trimmedOnce = false;
       const records = response.Records ?? [];
       if (records.length > 0) {
         const failedAt = await handOver(records);
@@ -228,6 +283,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       shard.iterator = response.NextShardIterator;
       if (!shard.iterator) {
         shard.done = true;
+        finished.add(shard.id);
         return handed;
       }
       if (records.length === 0) return handed;
@@ -255,6 +311,35 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
 
   let stopped = false;
   let passes = 0;
+  let saving: Promise<void> | undefined;
+  let saved = JSON.stringify(checkpointed);
+
+  /**
+   * Writes the shards' places once what was handed over up to them has settled; in the background,
+   * one write at a time, so the poll goes on. A kill before it lands costs repeats, never a record.
+   */
+  function saveCheckpoint(): void {
+    const { checkpoint } = options;
+    if (!checkpoint || saving) return;
+    const place: Checkpoint = {
+      stream: streamArn!,
+      shards: Object.fromEntries([...shards.values()].flatMap((shard) => (shard.lastSequence ? [[shard.id, shard.lastSequence]] : []))),
+      finished: [...finished],
+    };
+    const text = JSON.stringify(place);
+    if (text === saved) return;
+    saving = checkpoint.settled()
+      .then(async () => {
+        if (stopped) return;
+        // Written whole, then renamed over the old one: a kill leaves the old place or the new, never half.
+        await writeFile(`${checkpoint.file}.next`, text);
+        await rename(`${checkpoint.file}.next`, checkpoint.file);
+        saved = text;
+      })
+      .catch((error: unknown) => logger.warn('stream checkpoint not saved', { error: error as Error }))
+      .finally(() => (saving = undefined));
+  }
+
   let drainWaiters: { fromPass: number; resolve: () => void }[] = [];
   let wake: (() => void) | undefined;
 
@@ -284,7 +369,11 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   await describeShards(true);
   // Position every open shard now, so that LATEST means "from when startStreamPoller resolved".
   for (const shard of shards.values()) {
-    if (!shard.done && readable(shard)) shard.iterator = await iteratorFor(shard);
+    // A checkpointed place that cannot be read from is dealt with by the first read (readShard).
+    if (!shard.done && readable(shard)) shard.iterator = await iteratorFor(shard).catch((error: unknown) => {
+      if (shard.lastSequence) return undefined;
+      throw error;
+    });
   }
 
   const loop = (async () => {
@@ -296,6 +385,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       } catch (error) {
         logger.warn('stream poll failed', { error: error as Error });
       }
+      saveCheckpoint();
       if (quiet) {
         const ready = drainWaiters.filter((waiter) => waiter.fromPass <= thisPass);
         drainWaiters = drainWaiters.filter((waiter) => waiter.fromPass > thisPass);
