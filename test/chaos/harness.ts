@@ -18,6 +18,8 @@ export interface ChaosOptions {
   lanes?: number;
   /** fast-check's replay path of a failure (with its lane's seed, one lane). */
   path?: string;
+  /** The commands' own replay path of that failure (fast-check prints it as replayPath in the counterexample). */
+  replayPath?: string;
   log?: (message: string) => void;
   /** Floods of 100 to 250 payments at once in the mix (the kills phase: many operations in flight at a kill). */
   flood?: boolean;
@@ -119,7 +121,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 
   const lane = async (laneSeed: number) => {
     let runIndex = 0;
-    const property = fc.asyncProperty(fc.commands(chaosCommands(options.organizations, { flood: options.flood }), { maxCommands: options.commandsPerRun, size: 'max' }), async (sequence) => {
+    const property = fc.asyncProperty(fc.commands(chaosCommands(options.organizations, { flood: options.flood }), { maxCommands: options.commandsPerRun, size: 'max', ...(options.replayPath ? { replayPath: options.replayPath } : {}) }), async (sequence) => {
       runIndex += 1;
       runs += 1;
       const run = `${harnessRun}-${laneSeed.toString(36)}-${runIndex.toString(36)}`;
@@ -165,11 +167,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     ...(failed
       ? {
           shrunkTo: [...((failed.details.counterexample?.[0] ?? []) as Iterable<unknown>)].map(String),
-          failure: `${error}\nshrunk to: ${String(failed.details.counterexample?.[0])}\nreplay: CHAOS_SEED=${failed.laneSeed} CHAOS_LANES=1 CHAOS_PATH=${failed.details.counterexamplePath} npm run chaos`,
+          failure: `${error}\nshrunk to: ${String(failed.details.counterexample?.[0])}\nreplay: CHAOS_SEED=${failed.laneSeed} CHAOS_LANES=1 CHAOS_PATH=${failed.details.counterexamplePath} CHAOS_REPLAY_PATH='${replayPathOf(failed.details.counterexample?.[0])}' npm run chaos`,
         }
       : {}),
     seconds: Math.round((Date.now() - started) / 1000),
   };
+}
+
+/** The commands' replay path fast-check writes into a counterexample's text: without it a path does not replay. */
+function replayPathOf(commands: unknown): string {
+  return /replayPath="([^"]*)"/.exec(String(commands))?.[1] ?? '';
 }
 
 /** The figures of several runs (the default run's phases) as one: counts added, the first failure kept. */

@@ -14,7 +14,7 @@
  *   requests awaiting an answer).
  * The edges run first, on the first phase's stack (CHAOS_EDGES=0 skips them). CHAOS_SEED (default:
  * the time) replays a run; a failure prints its phase, seed and path (CHAOS_PHASES, CHAOS_SEED,
- * CHAOS_LANES=1, CHAOS_PATH) to replay it alone.
+ * CHAOS_LANES=1, CHAOS_PATH, CHAOS_REPLAY_PATH) to replay it alone.
  */
 import type { ChaosFigures } from './harness.ts';
 import type { World } from './world.ts';
@@ -33,6 +33,7 @@ const runs = Number(process.env.CHAOS_RUNS ?? 3);
 const commandsPerRun = Number(process.env.CHAOS_COMMANDS ?? 400);
 const organizations = Number(process.env.CHAOS_ORGANIZATIONS ?? 3);
 const path = process.env.CHAOS_PATH;
+const replayPath = process.env.CHAOS_REPLAY_PATH;
 const phases = new Set((process.env.CHAOS_PHASES ?? 'faults,kills').split(','));
 // The kills phase: the stack runs as `npm start` and is SIGKILLed every CHAOS_KILL_EVERY_MS=<min>-<max>
 // until CHAOS_KILLS kills, in rounds of one run a lane of CHAOS_KILL_COMMANDS commands.
@@ -68,7 +69,7 @@ if (phases.has('faults')) {
   const world = await startWorld(faults ? { faults, seed } : {});
   try {
     await edgesOn(world);
-    parts.push(failedIn(await runChaos({ world, seed, lanes, runs, commandsPerRun, organizations, log, ...(path ? { path } : {}) }), 'faults'));
+    parts.push(failedIn(await runChaos({ world, seed, lanes, runs, commandsPerRun, organizations, log, ...(path ? { path } : {}), ...(replayPath ? { replayPath } : {}) }), 'faults'));
   } finally {
     await world.close();
   }
@@ -83,7 +84,7 @@ if (phases.has('kills') && !parts.some((figures) => figures.failure)) {
     await edgesOn(world);
     // Rounds until the kills are done: the last one ends on a stack left up, so its work finishes.
     for (let round = 1; ; round += 1) {
-      const figures = failedIn(await runChaos({ world, seed: seed + 1_000 * (round - 1), lanes, runs: 1, commandsPerRun: killCommands, organizations, log, flood: true, ...(path ? { path } : {}) }), 'kills');
+      const figures = failedIn(await runChaos({ world, seed: seed + 1_000 * (round - 1), lanes, runs: 1, commandsPerRun: killCommands, organizations, log, flood: true, ...(path ? { path } : {}), ...(replayPath ? { replayPath } : {}) }), 'kills');
       parts.push(figures);
       log(`kills phase round ${round}: ${world.killCount()} kills so far`);
       if (figures.failure || world.killCount() >= killsWanted || path) break;
