@@ -8,8 +8,8 @@ import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
 /**
  * DynamoDB Local bound to 127.0.0.1 only. Its own main listens on every interface and has no option
  * to choose one (docs/decisions/075), so this builds the server from the same command-line arguments,
- * sets the host of its Jetty connectors, then starts it. Run with java's source launcher
- * (`java -cp DynamoDBLocal.jar:DynamoDBLocal_lib/* DynamoDbLocalOnLoopback.java -port … -inMemory`).
+ * sets the host of its Jetty connectors, then starts it. lib/local/dynamodbLocal.ts compiles it once
+ * (node_modules/.cache) and runs the class, or java's source launcher where it cannot compile it.
  */
 public class DynamoDbLocalOnLoopback {
   public static void main(String[] args) throws Exception {
