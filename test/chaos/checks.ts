@@ -397,6 +397,8 @@ export async function listsAgree(world: World, apiKey: string, operations: Opera
  * each: they must then arrive, signed, like any other. Every other missing event stays missing.
  */
 export async function redeliverGapEvents(world: World, organizations: ChaosOrganization[], model: Model, missing: string[], redelivered: Set<string>): Promise<void> {
+  // One walk of an organization's events of a type serves every missing event of that type.
+  const walked = new Map<string, Promise<Map<string, Row>>>();
   for (const key of missing) {
     const [type, subject] = key.split(' ') as [string, string];
     const operation = model.operations.find((each) => each.id === subject);
@@ -404,7 +406,9 @@ export async function redeliverGapEvents(world: World, organizations: ChaosOrgan
     if (!operation || gaps.length === 0) continue;
     const organization = organizations[operation.organization]!;
     const restored = Math.max(...gaps.map((gap) => gap.to));
-    const rows = await walk(world, organization.apiKey, `/events?type=${type}`, 'events', 'id');
+    const walkKey = `${operation.organization} ${type}`;
+    if (!walked.has(walkKey)) walked.set(walkKey, walk(world, organization.apiKey, `/events?type=${type}`, 'events', 'id'));
+    const rows = await walked.get(walkKey)!;
     for (const row of rows.values()) {
       if (redelivered.has(row.id) || Date.parse(row.createdAt) >= restored || !['not_sent', 'stopped', 'delivered'].includes(row.deliveryStatus)) continue;
       const detail = await world.request('GET', `/events/${encodeURIComponent(row.id)}`, organization.apiKey);

@@ -5,6 +5,8 @@ import { depositReferenceOf } from '#domain/depositReference.ts';
 import { roleHasPermission, type Role } from '#domain/permissions.ts';
 import { crossingFees } from '#domain/pricing.ts';
 import { sampleOffRampBeneficiaries } from '#operations/offRamp/beneficiaries.ts';
+import { config } from '#platform/config.ts';
+import { replaceOrganizationKeys } from '#store/organizations.ts';
 import { onRampDepositId } from '#operations/onRamp/progress.ts';
 import { ingestStatementLine } from '#operations/onRamp/wireDeposits.ts';
 import { simulateChainDeposit } from '../../lib/ops/chainDeposit.ts';
@@ -205,6 +207,8 @@ class Batch implements Command {
     const answer = await sentTogether(real, 'batch', this.copies, () => real.world.request('POST', '/batches', organization.apiKey, body), (body) => body?.batchId);
     if (answer.status !== 202) fail(`batch ${batchId} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     if (answer.body.state !== 'REJECTED') {
+      // Each item is a payment of its own (its workflow, its movements, its events), checked as one.
+      counted(real, 'batch item', this.items.length);
       this.items.forEach((item, index) => {
         const id = `${batchId}:i${index}`;
         model.operations.push({ kind: 'batchItem', id, organization: this.organization, ends: paymentEnds(item.cents), statusPath: `/transactions/${encodeURIComponent(id)}`, amount: decimal(item.whole, item.cents) });
@@ -212,7 +216,10 @@ class Batch implements Command {
     }
     await ledgerHolds(organization.organizationId);
   }
-  toString = () => `Batch(org ${this.organization}, ${this.items.map((item) => decimal(item.whole, item.cents)).join(' + ')} USDC, ${this.copies}×)`;
+  toString = () =>
+    this.items.length > 10
+      ? `Batch(org ${this.organization}, ${this.items.length} items of ${[...new Set(this.items.map((item) => item.whole))].join('/')} USDC, cents ${[...new Set(this.items.map((item) => item.cents))].join('/')}, ${this.copies}×)`
+      : `Batch(org ${this.organization}, ${this.items.map((item) => decimal(item.whole, item.cents)).join(' + ')} USDC, ${this.copies}×)`;
 }
 
 /**
@@ -291,6 +298,15 @@ class RotateKey implements Command {
     const old = organization.apiKey;
     const answer = await real.world.request('POST', '/api-keys/rotate', old, undefined);
     counted(real, 'key rotation');
+    if (answer.status === 401 && answer.attempts > 1) {
+      // The first rotation took effect and the new key died with the stack's answer: the old key is
+      // refused, as it must be, and the organization asks an operator for a new one (`admin org rotate-key`).
+      const replaced = await real.world.operator(() => replaceOrganizationKeys(organization.organizationId, config().SERVICE_ENVIRONMENT));
+      if (!replaced) fail(`no organization ${organization.organizationId} to give a new key`);
+      organization.apiKey = replaced.apiKey.apiKey;
+      countChecks('a rotation whose answer a kill lost: the old key is refused');
+      return;
+    }
     if (answer.status !== 200 || typeof answer.body?.apiKey !== 'string') fail(`POST /api-keys/rotate answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     organization.apiKey = answer.body.apiKey;
     const withOld = await real.world.request('GET', '/balance', old);
@@ -308,35 +324,57 @@ class RotateKey implements Command {
  * stack's outbox, the token taken from its accept link), accepted over HTTP. Answers the member's
  * id and key.
  */
-async function joinedMember(real: Real, organization: ChaosOrganization, role: string): Promise<{ id: string; apiKey: string }> {
+async function joinedMember(real: Real, organization: ChaosOrganization, role: string): Promise<{ id: string; apiKey: string } | undefined> {
   const email = `${nextKey(real, 'member')}@example.com`;
   const invited = await real.world.request('POST', '/members/invitations', organization.apiKey, { email, role, name: 'Chaos teammate' });
-  const invitation = invited.status === 409 && invited.attempts > 1 ? await invitationTo(real, organization, email) : invited.status === 201 && invited.body?.emailDelivered === true ? invited.body.member : undefined;
+  const invitation =
+    invited.status === 409 && invited.attempts > 1
+      ? await teamMember(real, organization, (member) => member.email === email && member.status === 'invited')
+      : invited.status === 201 && invited.body?.emailDelivered === true
+        ? invited.body.member
+        : undefined;
   if (!invitation) fail(`POST /members/invitations answered ${invited.status}: ${JSON.stringify(invited.body)}`);
   const message = await latestMessageTo(real.world.outbox, email);
   const token = message && invitationTokenOf(message);
   if (!token) fail(`no invitation with an accept link reached ${email}`);
   const accepted = await real.world.request('POST', '/invitations/accept', undefined, { token });
+  if (accepted.status === 400 && accepted.body?.error === 'invalid_invite' && accepted.attempts > 1) {
+    // The first accept took effect and its answer, the key, died with the stack: the teammate is on the
+    // team without a key it knows (it would ask for a new invitation). It is removed; the command ends.
+    if (!(await teamMember(real, organization, (member) => member.id === invitation.id && member.status === 'active'))) fail(`POST /invitations/accept answered ${accepted.status} after ${accepted.attempts} attempts and ${invitation.id} is not active`);
+    countChecks('an accept whose answer a kill lost: the teammate is active');
+    await removedMember(real, organization, { id: invitation.id });
+    return undefined;
+  }
   if (accepted.status !== 200 || typeof accepted.body?.apiKey !== 'string' || accepted.body.member?.id !== invitation.id) fail(`POST /invitations/accept answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
   return { id: accepted.body.member.id as string, apiKey: accepted.body.apiKey as string };
 }
 
 /**
- * An invitation resent after a kill lost the answer to the first: the first took effect (invitations
- * carry no idempotency key), so the resend is 409 and the invitation is found as an integrator finds
- * it, by its address in the team's list.
+ * A member of the team's list, read as an integrator reads it after a kill lost the answer to a team
+ * change that took effect (team changes carry no idempotency key, so its resend is refused): an
+ * invitation sent twice is 409, a member removed twice 404, an invitation accepted twice refused.
  */
-async function invitationTo(real: Real, organization: ChaosOrganization, email: string): Promise<{ id: string } | undefined> {
+async function teamMember(real: Real, organization: ChaosOrganization, which: (member: TeamMember) => boolean): Promise<TeamMember | undefined> {
   const team = await real.world.request('GET', '/members', organization.apiKey);
   counted(real, 'team read');
   if (team.status !== 200) fail(`GET /members answered ${team.status}: ${JSON.stringify(team.body)}`);
-  return (team.body.members as { id: string; email: string; status: string }[]).find((member) => member.email === email && member.status === 'invited');
+  return (team.body.members as TeamMember[]).find(which);
+}
+
+interface TeamMember {
+  id: string;
+  email: string;
+  status: string;
 }
 
 /** The member removed with the organization key: its key is refused at once, the organization's never. */
-async function removedMember(real: Real, organization: ChaosOrganization, member: { id: string; apiKey: string }): Promise<void> {
+async function removedMember(real: Real, organization: ChaosOrganization, member: { id: string; apiKey?: string }): Promise<void> {
   const removed = await real.world.request('DELETE', `/members/${encodeURIComponent(member.id)}`, organization.apiKey);
-  if (removed.status !== 200 || removed.body?.rescinded !== false || removed.body?.member?.status !== 'removed') fail(`DELETE /members/${member.id} answered ${removed.status}: ${JSON.stringify(removed.body)}`);
+  // Resent after a kill lost the answer to the first, which took effect: 404, and the team no longer holds it.
+  const lostAnswer = removed.status === 404 && removed.attempts > 1 && (await teamMember(real, organization, (each) => each.id === member.id)) === undefined;
+  if (!lostAnswer && (removed.status !== 200 || removed.body?.rescinded !== false || removed.body?.member?.status !== 'removed')) fail(`DELETE /members/${member.id} answered ${removed.status}: ${JSON.stringify(removed.body)}`);
+  if (!member.apiKey) return;
   const withRemoved = await real.world.request('GET', '/balance', member.apiKey);
   const withOrganization = await real.world.request('GET', '/balance', organization.apiKey);
   counted(real, 'balance read', 2);
@@ -353,6 +391,7 @@ class MemberChange implements Command {
     const organization = real.organizations[this.organization]!;
     counted(real, 'member change (invited, accepted, removed)');
     const member = await joinedMember(real, organization, this.role);
+    if (!member) return;
     const asMember = await real.world.request('GET', '/balance', member.apiKey);
     counted(real, 'balance read');
     if (asMember.status !== 200) fail(`a new ${this.role}'s key answers GET /balance ${asMember.status}`);
@@ -382,6 +421,7 @@ class MemberRoleChange implements Command {
   async run(_model: Model, real: Real): Promise<void> {
     const organization = real.organizations[this.organization]!;
     const member = await joinedMember(real, organization, this.from);
+    if (!member) return;
     await actsAs(real, member, this.from);
     const path = `/members/${encodeURIComponent(member.id)}`;
     const toOwner = await real.world.request('PATCH', path, organization.apiKey, { role: 'owner' });
@@ -763,8 +803,8 @@ class Resolve implements Command {
 
 /**
  * The commands, weighted like an integrator's day: mostly payments, some treasury, a few key, team
- * and webhook changes, and operators' resolutions. With `flood` (the kills phase), a quarter of the balance reads'
- * slot is 100 to 250 payments at once instead; without it the slots are as they were, so the seeds
+ * and webhook changes, and operators' resolutions. With `flood` (the kills phase), a third of the balance reads'
+ * slot is instead 100 to 250 payments at once or (half as often) a batch of 300 to 1,000 items; without it the slots are as they were, so the seeds
  * of runs without floods still draw the same sequences.
  */
 export function chaosCommands(organizations: number, options: { flood?: boolean } = {}): fc.Arbitrary<Command>[] {
@@ -798,8 +838,10 @@ export function chaosCommands(organizations: number, options: { flood?: boolean 
     fc.nat().map((pick) => new Replay(pick)),
     options.flood
       ? fc.oneof(
-          { weight: 3, arbitrary: organization.map((o): Command => new ReadBalance(o)) },
-          { weight: 1, arbitrary: fc.tuple(organization, fc.integer({ min: 100, max: 250 }), fc.shuffledSubarray([...paymentCents], { minLength: 1 })).map(([o, n, cents]): Command => new Flood(o, n, cents)) },
+          { weight: 6, arbitrary: organization.map((o): Command => new ReadBalance(o)) },
+          { weight: 2, arbitrary: fc.tuple(organization, fc.integer({ min: 100, max: 250 }), fc.shuffledSubarray([...paymentCents], { minLength: 1 })).map(([o, n, cents]): Command => new Flood(o, n, cents)) },
+          // The contract's largest batches: hundreds of payments running when a kill comes.
+          { weight: 1, arbitrary: fc.tuple(organization, fc.integer({ min: 300, max: 1_000 }), fc.shuffledSubarray([...paymentCents], { minLength: 1 })).map(([o, n, cents]): Command => new Batch(o, Array.from({ length: n }, (_, index) => ({ whole: 5 + (index % 4), cents: cents[index % cents.length]! })), 1)) },
         )
       : organization.map((o) => new ReadBalance(o)),
     fc.oneof(

@@ -8,6 +8,7 @@ import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
 import { startReceiver, type Receiver } from '../support/webhookReceiver.ts';
+import { resendPauseMs } from '../support/resend.ts';
 import { injectFaults, type FaultKind, type FaultPlan } from './faults.ts';
 
 /**
@@ -85,13 +86,10 @@ export interface Integrator {
   answeredCount(): number;
 }
 
-/** The longest pause between two sends of one request (a stack restarting is back within a few seconds). */
-const maxPauseMs = 4_000;
-
 /**
  * Requests as a careful integrator sends them: a 503 (the contract's "retry with backoff") or a
- * dropped connection is sent again, the same bytes and key, after a growing pause with jitter (at
- * least the answer's Retry-After), for up to `patienceMs`;
+ * dropped connection is sent again, the same bytes and key, after the answer's Retry-After and a
+ * growing pause with jitter (test/support/resend.ts), for up to `patienceMs`;
  * what it then answers is the answer. Money-moving requests carry their idempotency key, so a
  * resend is safe; the workload relies on it across crashes.
  */
@@ -112,8 +110,6 @@ export function integrator(baseUrl: () => string, patienceMs: number): Integrato
     const deadline = Date.now() + patience;
     for (let attempt = 1; ; attempt += 1) {
       requests += 1;
-      // Backoff with full jitter: under contention, copies resent in step would meet each other again.
-      let pause = Math.random() * Math.min(100 * 2 ** attempt, maxPauseMs);
       const sentAt = Date.now();
       let response: Response;
       try {
@@ -124,14 +120,15 @@ export function integrator(baseUrl: () => string, patienceMs: number): Integrato
         });
       } catch (error) {
         if (patience === 0) return { status: 0, body: { error: String((error as Error).cause ?? error) }, attempts: attempt, sentAt, answeredAt: Date.now() };
+        const pause = resendPauseMs(attempt);
         if (Date.now() + pause > deadline) throw error;
         resent += 1;
         await sleep(pause);
         continue;
       }
       const text = await response.text();
-      // At least the Retry-After the 503 names, as the contract asks of an integrator.
-      pause = Math.max(pause, Number(response.headers.get('retry-after') ?? 0) * 1_000);
+      // After the Retry-After the 503 names, as the contract asks of an integrator.
+      const pause = resendPauseMs(attempt, Number(response.headers.get('retry-after') ?? 0));
       if (response.status === 503 && Date.now() + pause <= deadline) {
         resent += 1;
         await sleep(pause);

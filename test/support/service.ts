@@ -5,6 +5,7 @@ import type { KybStatus } from '#store/organizations.ts';
 import { forgetCursorSecret } from '#store/cursors.ts';
 import { servedDocument, type OpenApiDocument, type ServedDocument } from './servedDocument.ts';
 import { until } from './eventually.ts';
+import { resendPauseMs } from './resend.ts';
 
 /**
  * The whole local service (HTTP adapter, workflow runner, stream poller, event bus) on a random
@@ -92,7 +93,7 @@ export async function call(
 
 /**
  * `call` as the contract tells an integrator to send: a 503 (the request may or may not have taken
- * effect) is sent again, the same request, after its Retry-After spread with full jitter, until
+ * effect) is sent again, the same request, after its Retry-After and a jittered pause (test/support/resend.ts), until
  * another answer comes, `attempts` are spent (the last answer is returned) or `timeoutMs` passes
  * (thrown). For a test's load that one process on a busy machine may not carry within a function's
  * deadline (the local twin keeps Lambda's timeouts; in AWS each request has a function of its own):
@@ -111,8 +112,7 @@ export async function callResending(
   for (let attempt = 1; ; attempt += 1) {
     const answer = await call(service, method, path, options);
     if (answer.status !== 503 || attempt >= attempts) return answer;
-    const retryAfterMs = 1_000 * (Number(answer.headers.get('retry-after')) || 1);
-    const waitMs = retryAfterMs + Math.random() * retryAfterMs * attempt;
+    const waitMs = resendPauseMs(attempt, Number(answer.headers.get('retry-after')) || 1);
     if (Date.now() + waitMs > deadline) throw new Error(`${method} ${path} still answered 503 after ${attempt} attempts in ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, waitMs));
   }
