@@ -79,8 +79,8 @@ export class LocalEventBus implements EventBus {
   private readonly stopping = new AbortController();
   /** Events accepted so far: each is numbered in order, for `settled`. */
   private acceptedCount = 0;
-  /** Per accepted event still in the bus (oldest first), the rule targets yet to finish with it. */
-  private readonly unfinished = new Map<number, number>();
+  /** Per accepted event still in the bus (oldest first), the rules whose targets have yet to finish with it. */
+  private readonly unfinished = new Map<number, Set<string>>();
   private settledWaiters: { upTo: number; resolve: () => void }[] = [];
 
   constructor(options: LocalEventBusOptions = {}) {
@@ -142,7 +142,7 @@ export class LocalEventBus implements EventBus {
         continue;
       }
       // One message id for every attempt, as SQS keeps it across redeliveries.
-      this.unfinished.set(number, (this.unfinished.get(number) ?? 0) + 1);
+      this.unfinished.set(number, (this.unfinished.get(number) ?? new Set()).add(rule.name));
       this.enqueue(rule, { number, messageId: randomUUID(), event, body, sentAt: Date.now(), attempt: 1, lastError: '' });
     }
     return undefined;
@@ -160,11 +160,11 @@ export class LocalEventBus implements EventBus {
     });
   }
 
-  /** One rule target is done with an event (handled or dead-lettered). */
-  private finished(message: QueuedMessage): void {
-    const left = (this.unfinished.get(message.number) ?? 1) - 1;
-    if (left > 0) this.unfinished.set(message.number, left);
-    else this.unfinished.delete(message.number);
+  /** A rule's target is done with an event (handled or dead-lettered); a second word of it changes nothing. */
+  private finished(rule: EventRule, message: QueuedMessage): void {
+    const rules = this.unfinished.get(message.number);
+    rules?.delete(rule.name);
+    if (rules?.size === 0) this.unfinished.delete(message.number);
     this.wakeSettled();
   }
 
@@ -240,7 +240,7 @@ export class LocalEventBus implements EventBus {
     }
     for (const message of batch) {
       if (!failed.has(message.messageId)) {
-        this.finished(message);
+        this.finished(rule, message);
         continue;
       }
       logger.warn('event delivery failed', { rule: rule.name, eventId: message.event.id, attempt: message.attempt, error });
@@ -262,7 +262,7 @@ export class LocalEventBus implements EventBus {
       failedAt: new Date().toISOString(),
     };
     this.deadLetters.push(deadLetter);
-    this.finished(message);
+    this.finished(rule, message);
     count('EventDeadLettered', { rule: rule.name });
     logger.error('event dead-lettered', { rule: rule.name, eventId: message.event.id, detailType: message.event['detail-type'], error: deadLetter.error });
   }

@@ -59,7 +59,12 @@ export async function debitsEdge(world: World, run: string): Promise<number> {
   if (refused.length > 0) fail(`a debit of the 100 answered ${refused[0]!.status}: ${JSON.stringify(refused[0]!.body)}`);
   const states = await Promise.all(ids.map((id) => ended(world, organization.apiKey, 'withdrawal', id, `/treasury/withdrawals/${id}`)));
   const sent = states.filter((state) => state === 'SENT').length;
-  if (sent !== 50 || states.some((state) => state !== 'SENT' && state !== 'FAILED')) fail(`100 debits of 10 against 500: ${sent} sent (${[...new Set(states)].join(', ')}), not exactly 50`);
+  if (sent !== 50 || states.some((state) => state !== 'SENT' && state !== 'FAILED')) {
+    // The odd ones' own words (state, detail, failure): what the person on call reads first.
+    const odd = ids.filter((_, index) => states[index] !== 'SENT' && states[index] !== 'FAILED');
+    const said = await Promise.all(odd.map(async (id) => JSON.stringify((await world.request('GET', `/treasury/withdrawals/${id}`, organization.apiKey)).body)));
+    fail(`100 debits of 10 against 500: ${sent} sent (${[...new Set(states)].join(', ')}), not exactly 50${said.length > 0 ? `; not sent nor failed: ${said.join('; ')}` : ''}`);
+  }
   const operations: Operation[] = ids.map((id) => ({ kind: 'withdrawal', id, organization: 0, ends: [], statusPath: '' }));
   movementsAgree(operations, await ledgerHolds(organization.organizationId), new Map(ids.map((id, index) => [id, states[index]!])));
   countChecks('100 debits of 10 against 500: exactly 50');

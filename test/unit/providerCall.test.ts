@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { operationProgress } from '#operations/kit/progress.ts';
-import type { ProviderCall } from '#operations/kit/providerCall.ts';
+import { askAttempts, type ProviderCall } from '#operations/kit/providerCall.ts';
 import { backoffSeconds, nextPoll, waitedIn } from '#operations/kit/poll.ts';
 import { ProviderUnavailable } from '#platform/providerErrors.ts';
 
@@ -64,7 +64,7 @@ describe("the kit's provider call", () => {
     expect(await progress.load({ id: 'a' })).toMatchObject({ status: 'FAILED', detail: 'gave up, released', attempts: 5 });
   });
 
-  it('asks once by reference after an unanswered call: its answer is taken, none parks IN_DOUBT, a failed ask too', async () => {
+  it('asks by reference after an unanswered call: its answer is taken, none parks IN_DOUBT, asks that keep failing too', async () => {
     const unanswered = async (): Promise<Answer> => {
       throw new Unanswered('no answer');
     };
@@ -76,8 +76,22 @@ describe("the kit's provider call", () => {
     }
     const record: Sample = { id: 'c', status: 'CALLING', attempts: 1 };
     const progress = sampleProgress(record);
-    await progress.callProvider(record, { ...call(record, unanswered), unanswered: { error: Unanswered, askByReference: () => Promise.reject(new Error('down')), inDoubt: { to: 'IN_DOUBT' } } });
+    let asked = 0;
+    await progress.callProvider(record, { ...call(record, unanswered), unanswered: { error: Unanswered, askByReference: () => ((asked += 1), Promise.reject(new Error('down'))), inDoubt: { to: 'IN_DOUBT' } } });
     expect((await progress.load({ id: 'c' })).status).toBe('IN_DOUBT');
+    expect(asked).toBe(askAttempts);
+
+    // A failed ask is asked again: the provider's answer on the next is taken, nothing parks.
+    const again: Sample = { id: 'f', status: 'CALLING', attempts: 1 };
+    const failingOnce = [new Error('status call timed out')];
+    const answered = async (): Promise<Answer | undefined> => {
+      const failure = failingOnce.shift();
+      if (failure) throw failure;
+      return { status: 'accepted' };
+    };
+    const againProgress = sampleProgress(again);
+    await againProgress.callProvider(again, { ...call(again, unanswered), unanswered: { error: Unanswered, askByReference: answered, inDoubt: { to: 'IN_DOUBT' } } });
+    expect((await againProgress.load({ id: 'f' })).status).toBe('DONE');
   });
 
   it('moves as the answer says, and throws what it does not know', async () => {

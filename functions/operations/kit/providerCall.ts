@@ -7,9 +7,11 @@ import type { OperationProgress, StepResult } from './progress.ts';
  * that says it may be under way, and the provider is idempotent on the operation's reference:
  *
  *   answered     refused (FAILED, the hold released) or accepted, as the operation says
- *   unanswered   it may have landed: the provider is asked ONCE by reference; its answer is taken
- *                as the call's, and a provider that does not know parks the operation IN_DOUBT
- *                for a person (`inDoubt`), never called blindly again
+ *   unanswered   it may have landed: the provider is asked by reference (never called again); its
+ *                answer is taken as the call's, and a provider that does not know parks the
+ *                operation IN_DOUBT for a person (`inDoubt`). An ask that fails is asked again,
+ *                up to `askAttempts` times in all, before the operation parks: a status call's
+ *                hiccup is not the provider saying it does not know
  *   unavailable  nothing happened there: the attempt is counted and the call made again after a
  *                wait; after `maxAttempts` the operation fails (`gaveUp`: FAILED, its hold
  *                released where it has one)
@@ -55,12 +57,28 @@ export async function callProvider<R, T, O extends string, A>(progress: Mover<R,
       return counted ? { outcome: retry.outcome, waitSeconds: retry.waitSeconds } : progress.outcomeOf(await progress.reload(record));
     }
     if (!(error instanceof spec.unanswered.error)) throw error;
-    const known = await spec.unanswered.askByReference().catch(() => undefined);
+    const known = await askedByReference(spec.unanswered.askByReference);
     if (known === undefined) return progress.settle(record, spec.unanswered.inDoubt);
     answer = known;
   }
   const { transition, waitSeconds } = spec.answered(answer);
   return progress.settle(record, transition, waitSeconds === undefined ? undefined : { waitSeconds });
+}
+
+/** Asks of the provider by reference before an operation whose call went unanswered parks IN_DOUBT. */
+export const askAttempts = 3;
+const askPauseMs = 250;
+
+/** The provider's answer by reference; undefined when it does not know, or when every ask failed. */
+async function askedByReference<A>(ask: () => Promise<A | undefined>): Promise<A | undefined> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await ask();
+    } catch {
+      if (attempt >= askAttempts) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, askPauseMs * attempt));
+    }
+  }
 }
 
 /**
