@@ -118,7 +118,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       await runner.stop();
       useWorkflowEngine(undefined);
     });
-    await runner.resumeUnfinished();
+    // What a killed process left running is taken up at once, beside the start rather than before it:
+    // in AWS the executions go on whatever the API does, and a restart with hundreds of them claimed
+    // one by one answered nothing for 20 to 40 s (the chaos harness's kills phase).
+    void runner.resumeUnfinished().catch((error: unknown) => console.error('re-driving executions:', error));
 
     // The sweeper AWS runs on a schedule (lib/aws/sweeperSchedule.ts), here on a timer: the same function.
     const { handler: sweep } = await import('../../functions/scheduled/startSweeper.ts');
