@@ -23,6 +23,8 @@ export interface ChaosOptions {
   log?: (message: string) => void;
   /** Floods of 100 to 250 payments at once in the mix (the kills phase: many operations in flight at a kill). */
   flood?: boolean;
+  /** With `flood`, funded batches of 300 to 1,000 items too (CHAOS_BIG_BATCHES=1). */
+  bigBatches?: boolean;
 }
 
 export interface ChaosFigures {
@@ -121,7 +123,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 
   const lane = async (laneSeed: number) => {
     let runIndex = 0;
-    const property = fc.asyncProperty(fc.commands(chaosCommands(options.organizations, { flood: options.flood }), { maxCommands: options.commandsPerRun, size: 'max', ...(options.replayPath ? { replayPath: options.replayPath } : {}) }), async (sequence) => {
+    const property = fc.asyncProperty(fc.commands(chaosCommands(options.organizations, { flood: options.flood, bigBatches: options.bigBatches }), { maxCommands: options.commandsPerRun, size: 'max', ...(options.replayPath ? { replayPath: options.replayPath } : {}) }), async (sequence) => {
       runIndex += 1;
       runs += 1;
       const run = `${harnessRun}-${laneSeed.toString(36)}-${runIndex.toString(36)}`;

@@ -10,8 +10,8 @@
  * - kills: the stack as `npm start` on its own DynamoDB Local, SIGKILLed every CHAOS_KILL_EVERY_MS
  *   (<min>-<max>, 6000-12000) until CHAOS_KILLS kills (20), in rounds of one run a lane of up to
  *   CHAOS_KILL_COMMANDS commands (100); the last round ends on a stack left up. Its mix also floods
- *   (100 to 250 payments at once), and each kill records what it cut short (executions running,
- *   requests awaiting an answer).
+ *   (100 to 250 payments at once; with CHAOS_BIG_BATCHES=1 also funded batches of 300 to 1,000
+ *   items), and each kill records what it cut short (executions running, requests awaiting an answer).
  * The edges run first, on the first phase's stack (CHAOS_EDGES=0 skips them). CHAOS_SEED (default:
  * the time) replays a run; a failure prints its phase, seed and path (CHAOS_PHASES, CHAOS_SEED,
  * CHAOS_LANES=1, CHAOS_PATH, CHAOS_REPLAY_PATH) to replay it alone.
@@ -84,7 +84,7 @@ if (phases.has('kills') && !parts.some((figures) => figures.failure)) {
     await edgesOn(world);
     // Rounds until the kills are done: the last one ends on a stack left up, so its work finishes.
     for (let round = 1; ; round += 1) {
-      const figures = failedIn(await runChaos({ world, seed: seed + 1_000 * (round - 1), lanes, runs: 1, commandsPerRun: killCommands, organizations, log, flood: true, ...(path ? { path } : {}), ...(replayPath ? { replayPath } : {}) }), 'kills');
+      const figures = failedIn(await runChaos({ world, seed: seed + 1_000 * (round - 1), lanes, runs: 1, commandsPerRun: killCommands, organizations, log, flood: true, bigBatches: process.env.CHAOS_BIG_BATCHES === '1', ...(path ? { path } : {}), ...(replayPath ? { replayPath } : {}) }), 'kills');
       parts.push(figures);
       log(`kills phase round ${round}: ${world.killCount()} kills so far`);
       if (figures.failure || world.killCount() >= killsWanted || path) break;
