@@ -356,6 +356,12 @@ async function joinedMember(real: Real, organization: ChaosOrganization, role: s
         ? invited.body.member
         : undefined;
   if (!invitation) fail(`POST /members/invitations answered ${invited.status}: ${JSON.stringify(invited.body)}`);
+  if (invited.status === 409) {
+    // The kill may have come between the invitation and its e-mail: it is sent again, a fresh link.
+    const resent = await real.world.request('POST', `/members/${encodeURIComponent(invitation.id)}/invitations`, organization.apiKey);
+    if (resent.status !== 200 || resent.body?.emailDelivered !== true) fail(`POST /members/${invitation.id}/invitations answered ${resent.status}: ${JSON.stringify(resent.body)}`);
+    countChecks('an invitation whose answer a kill lost: found and sent again');
+  }
   const message = await latestMessageTo(real.world.outbox, email);
   const token = message && invitationTokenOf(message);
   if (!token) fail(`no invitation with an accept link reached ${email}`);
