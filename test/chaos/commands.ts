@@ -216,10 +216,7 @@ class Batch implements Command {
     }
     await ledgerHolds(organization.organizationId);
   }
-  toString = () =>
-    this.items.length > 10
-      ? `Batch(org ${this.organization}, ${this.items.length} items of ${[...new Set(this.items.map((item) => item.whole))].join('/')} USDC, cents ${[...new Set(this.items.map((item) => item.cents))].join('/')}, ${this.copies}×)`
-      : `Batch(org ${this.organization}, ${this.items.map((item) => decimal(item.whole, item.cents)).join(' + ')} USDC, ${this.copies}×)`;
+  toString = () => `Batch(org ${this.organization}, ${this.items.map((item) => decimal(item.whole, item.cents)).join(' + ')} USDC, ${this.copies}×)`;
 }
 
 /**
@@ -385,7 +382,7 @@ async function joinedMember(real: Real, organization: ChaosOrganization, role: s
  */
 async function teamMember(real: Real, organization: ChaosOrganization, which: (member: TeamMember) => boolean): Promise<TeamMember | undefined> {
   const team = await real.world.request('GET', '/members', organization.apiKey);
-  counted(real, 'team read');
+  counted(real, 'member list read');
   if (team.status !== 200) fail(`GET /members answered ${team.status}: ${JSON.stringify(team.body)}`);
   return (team.body.members as TeamMember[]).find(which);
 }
