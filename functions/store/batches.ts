@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, batchPutAll, dynamo, putIfAbsent, queryPrefix, tableName, type TransactItem } from './client.ts';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll, batchPutAll, conditionally, dynamo, putIfAbsent, queryPrefix, tableName, type TransactItem } from './client.ts';
 import { keys, listSortKey, startingIndex } from './keys.ts';
 import { decodeCursor, encodeCursor, readPage } from './cursors.ts';
 import { applyMovement, type LedgerMovement } from './ledger.ts';
@@ -26,6 +26,7 @@ export const batchEntity = 'batch';
 export const batchItemEntity = 'batchItem';
 export const batchCountEntity = 'batchCount';
 export const batchItemFailureEntity = 'batchItemFailure';
+export const batchIntakeEntity = 'batchIntake';
 
 /** Counter shards per batch: contention on one counter item is spread over this many. */
 export const batchShards = 16;
@@ -116,6 +117,35 @@ function batchItem(batch: BatchRecord) {
 export async function commitBatch(batch: BatchRecord, hold: LedgerMovement): Promise<void> {
   const event = newOutboxEvent(batchAcceptedEvent, batch.organizationId, { batchId: batch.batchId }, new Date(batch.createdAt));
   await applyMovement(hold, [{ Put: { TableName: tableName(), Item: batchItem(batch), ConditionExpression: 'attribute_not_exists(pk)' } }, outboxPut(event)] as TransactItem[]);
+}
+
+/**
+ * Claims the intake of a batchId for one request (docs/decisions/151): true when this request now
+ * holds it, false while another request holds an unexpired claim. Only a saving, never a guard: the
+ * batch's own commit (attribute_not_exists) decides which request's batch is stored, so two intakes
+ * after a lapsed lease still store one batch. The lease outlives the holder's function timeout.
+ */
+export async function claimBatchIntake(organizationId: string, batchId: string, holder: string, leaseMs: number, now = Date.now()): Promise<boolean> {
+  return conditionally(
+    dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        // ttl: DynamoDB removes a claim left behind (a holder that committed or died) a day later.
+        Item: { ...keys.batchIntake(organizationId, batchId), entity: batchIntakeEntity, holder, expiresAt: now + leaseMs, ttl: Math.ceil(now / 1000) + 86_400 },
+        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    ),
+  );
+}
+
+/** Gives the claim up (the holder refused the batch): the next request with this batchId need not wait out the lease. */
+export async function releaseBatchIntake(organizationId: string, batchId: string, holder: string): Promise<void> {
+  await conditionally(
+    dynamo().send(
+      new DeleteCommand({ TableName: tableName(), Key: keys.batchIntake(organizationId, batchId), ConditionExpression: 'holder = :holder', ExpressionAttributeValues: { ':holder': holder } }),
+    ),
+  );
 }
 
 /** A batch refused as a whole (nothing held): stored so the same batchId answers the same. False when one already exists. */

@@ -34,6 +34,8 @@ export const keys = {
   feeLine: (organizationId: string, createdAt: string, transactionId: string) => ({ pk: `ORG#${organizationId}`, sk: `FEELINE#${createdAt}#${transactionId}` }),
   /** A batch payout (functions/store/batches.ts): the batch as accepted, with its one funding transfer. */
   batch: (organizationId: string, batchId: string) => ({ pk: `ORG#${organizationId}`, sk: `BATCH#${batchId}` }),
+  /** Who is accepting a batchId right now (functions/store/batches.ts, claimBatchIntake): a lease, never the batch. */
+  batchIntake: (organizationId: string, batchId: string) => ({ pk: `ORG#${organizationId}`, sk: `BATCHINTAKE#${batchId}` }),
   /**
    * One item of a batch as accepted, in body order. `generation` is the start of the accepted
    * request's hash: drafts a request wrote before dying without its commit are never read as items.

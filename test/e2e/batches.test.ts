@@ -10,6 +10,7 @@ import { until } from '../support/eventually.ts';
 import { operationHistory } from '../../lib/ops/operationHistory.ts';
 import { followItems, startItems } from '#operations/batch/progress.ts';
 import { observeConsumedCapacity } from '#store/client.ts';
+import { claimBatchIntake } from '#store/batches.ts';
 
 let service: LocalService;
 let org: TestOrganization;
@@ -228,7 +229,20 @@ describe('POST /batches', () => {
 
   it('50 concurrent identical submissions: one batch, one funding transfer, listed once', async () => {
     const body = batch([item('one', '10.00'), item('two', '11.00'), item('three', '12.00')]);
-    const answers = await Promise.all(Array.from({ length: 50 }, () => send(org.apiKey, body)));
+    // One of them does the intake (reads, price, writes); the others wait for its answer (decision 151).
+    const intakes: string[] = [];
+    process.env.COUNT_CAPACITY = '1';
+    const stop = observeConsumedCapacity((record) => {
+      if (record.command === 'BatchGetItem' && JSON.stringify(record.input).includes(`${body.batchId}:one`)) intakes.push(record.command);
+    });
+    let answers;
+    try {
+      answers = await Promise.all(Array.from({ length: 50 }, () => send(org.apiKey, body)));
+    } finally {
+      stop();
+      delete process.env.COUNT_CAPACITY;
+    }
+    expect(intakes).toHaveLength(1);
     expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([202]));
     expect(new Set(answers.map((answer) => answer.body.batchId))).toEqual(new Set([body.batchId]));
     await completed(org.apiKey, body.batchId);
@@ -241,6 +255,21 @@ describe('POST /batches', () => {
     expect(respelled.status).toBe(202);
     const other = await send(org.apiKey, { ...body, items: [item('one', '10.00')] });
     expect(other).toMatchObject({ status: 409, body: { error: 'idempotency_key_conflict' } });
+  });
+
+  it("waits on another request's intake of its batchId: accepted once that claim lapses; while it holds, 503 to send again, nothing stored", async () => {
+    const held = batch([item('x', '10.00')]);
+    await claimBatchIntake(org.organizationId, held.batchId, 'a request still running', 60_000);
+    // Sent once: what the integrator reads while the other request holds the intake.
+    const busy = await call(service, 'POST', '/batches', { apiKey: org.apiKey, body: held });
+    expect(busy).toMatchObject({ status: 503, body: { error: 'unavailable', message: expect.stringContaining('being accepted') } });
+    expect(busy.headers.get('retry-after')).toBe('1');
+    expect((await call(service, 'GET', `/batches/${held.batchId}`, { apiKey: org.apiKey })).status).toBe(404);
+    // A holder that died: its lease lapses and the waiting request does the intake itself.
+    const orphaned = batch([item('y', '10.00')]);
+    await claimBatchIntake(org.organizationId, orphaned.batchId, 'a request that died', 1_000);
+    expect((await call(service, 'POST', '/batches', { apiKey: org.apiKey, body: orphaned })).body).toMatchObject({ batchId: orphaned.batchId, state: 'ACCEPTED' });
+    await completed(org.apiKey, orphaned.batchId);
   });
 
   it('its steps delivered many times at once start each item once and count it once', async () => {

@@ -3,8 +3,13 @@ import { startDynamoDbLocal, type RunningDynamoDb } from '../../lib/local/dynamo
 import { loadDeployedGrants } from '../../lib/local/grants/synthesizedGrants.ts';
 import { nodeRuntimeProblem } from '../../lib/local/nodeRuntime.ts';
 
-/** Starts one real DynamoDB Local (in memory, random free port) for the whole run, and stops it. */
-let dynamo: RunningDynamoDb | undefined;
+/**
+ * Starts one real DynamoDB Local (in memory, random free port) per worker for the whole run, and
+ * stops them. One per worker, not one for the run: DynamoDB Local does every table operation on one
+ * thread, and one JVM for two workers held that thread at a whole core while the workers waited on
+ * it (the machine a third idle); each worker's files now wait on their own (docs/decisions/152).
+ */
+let dynamos: RunningDynamoDb[] = [];
 
 export async function setup(project: TestProject): Promise<void> {
   // One clear refusal on an older Node, instead of every workflow test failing on its own.
@@ -14,19 +19,21 @@ export async function setup(project: TestProject): Promise<void> {
   await loadDeployedGrants();
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   if (endpoint) {
-    project.provide('dynamoEndpoint', endpoint);
+    project.provide('dynamoEndpoints', [endpoint]);
     return;
   }
-  dynamo = await startDynamoDbLocal();
-  project.provide('dynamoEndpoint', dynamo.endpoint);
+  const workers = Math.max(1, project.globalConfig.maxWorkers ?? 1);
+  dynamos = await Promise.all(Array.from({ length: workers }, () => startDynamoDbLocal()));
+  project.provide('dynamoEndpoints', dynamos.map((dynamo) => dynamo.endpoint));
 }
 
 export async function teardown(): Promise<void> {
-  await dynamo?.stop();
+  await Promise.all(dynamos.map((dynamo) => dynamo.stop()));
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    dynamoEndpoint: string;
+    /** One per worker: a file uses its worker's (VITEST_POOL_ID, 1 to maxWorkers). */
+    dynamoEndpoints: string[];
   }
 }

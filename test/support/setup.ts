@@ -2,8 +2,10 @@ import { DeleteTableCommand, DynamoDBClient, ResourceNotFoundException } from '@
 import { afterAll, inject } from 'vitest';
 import './failureLogs.ts';
 
-// Every test file talks to the run's DynamoDB Local; test/support/table.ts gives it a table of its own.
-process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+// Every test file talks to its worker's DynamoDB Local (test/support/globalSetup.ts) in a table of its own.
+const endpoints = inject('dynamoEndpoints');
+const endpoint = endpoints[(Number(process.env.VITEST_POOL_ID ?? 1) - 1) % endpoints.length]!;
+process.env.DYNAMODB_ENDPOINT = endpoint;
 process.env.AWS_REGION ??= 'us-east-1';
 process.env.AWS_ACCESS_KEY_ID ??= 'local';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
@@ -27,7 +29,7 @@ await import('../../lib/local/mailOutbox.ts');
 afterAll(async () => {
   const tableName = process.env.TABLE_NAME;
   if (!tableName) return;
-  const client = new DynamoDBClient({ endpoint: inject('dynamoEndpoint'), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   try {
     await client.send(new DeleteTableCommand({ TableName: tableName }));
   } catch (error) {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ApiError, validationError, type ValidationIssue } from '#platform/errors.ts';
 import { operationMoved } from '#platform/metrics.ts';
 import { InsufficientFunds, TransactionConflict } from '#store/ledger.ts';
@@ -5,7 +6,7 @@ import { batchGetAll } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { recipientView } from '#store/recipients.ts';
 import {
-  batchItemId, commitBatch, getBatch, putBatchItems, putRejectedBatch, type BatchItemRecord, type BatchRecord,
+  batchItemId, claimBatchIntake, commitBatch, getBatch, putBatchItems, putRejectedBatch, releaseBatchIntake, type BatchItemRecord, type BatchRecord,
 } from '#store/batches.ts';
 import { beneficiaryProblems, type CorridorDefinition } from '#domain/corridors.ts';
 import { AmountError, formatDecimal, parseDecimal } from '#domain/money.ts';
@@ -61,6 +62,53 @@ export async function acceptBatch(organizationId: string, body: CreateBatchBody,
   if (!corridor.routes.some((route) => route.provider === body.provider)) {
     throw validationError([{ path: ['provider'], message: `not a rail of this corridor; use one of: ${corridor.routes.map((route) => route.provider).join(', ')}` }]);
   }
+
+  // One request at a time reads, prices and writes a batchId's intake; the same batch sent again
+  // meanwhile (an integrator's retry storm) waits for its answer instead of doing it all again.
+  const holder = randomUUID();
+  const storedMeanwhile = await claimIntake(organizationId, body.batchId, requestHash, holder);
+  if (storedMeanwhile) return storedMeanwhile;
+  try {
+    return await acceptClaimed(organizationId, body, tokens, { requestHash, sends, corridor });
+  } catch (error) {
+    // Refused or failed before its batch was stored: the next request need not wait out the lease
+    // (a claim left behind lapses with it anyway, so a failed release changes no answer).
+    await releaseBatchIntake(organizationId, body.batchId, holder).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The claim's lease: past the holder's function timeout (10 s), so a live holder never loses it. */
+const intakeLeaseMs = 15_000;
+/** How long a request waits on another one's intake of its batchId before its 503: well inside its own timeout. */
+const intakeWaitMs = 5_000;
+
+/**
+ * Holds the claim of the batchId's intake for this request (undefined), or, while another request
+ * holds it, waits for that one: its batch's answer once stored (the same answer, or 409 for another
+ * body), the claim once it is given up (refused, or its holder died and the lease ran out). Past
+ * intakeWaitMs, the contract's 503: send it again.
+ */
+async function claimIntake(organizationId: string, batchId: string, requestHash: string, holder: string): Promise<BatchAccepted | undefined> {
+  const giveUpAt = Date.now() + intakeWaitMs;
+  for (let pauseMs = 50; ; pauseMs = Math.min(pauseMs * 2, 400)) {
+    if (await claimBatchIntake(organizationId, batchId, holder, intakeLeaseMs)) return undefined;
+    if (Date.now() + pauseMs > giveUpAt) {
+      throw new ApiError('unavailable', `Another request with batchId ${batchId} is being accepted right now; send this one again (same batchId): it answers what that one stored.`, {}, { 'retry-after': '1' });
+    }
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    const stored = await answerForExisting(organizationId, batchId, requestHash);
+    if (stored) return stored;
+  }
+}
+
+/** The intake proper, under the claim: every read, the price, the item writes and the one commit. */
+async function acceptClaimed(
+  organizationId: string,
+  body: CreateBatchBody,
+  tokens: ItemTokens,
+  { requestHash, sends, corridor }: { requestHash: string; sends: ItemSend[]; corridor: CorridorDefinition },
+): Promise<BatchAccepted> {
   const home = await homeWalletOf(organizationId, body.integratorWalletId);
   if (!home.chain) throw new ApiError('wallet_chain_unknown', 'The home wallet has no network yet (it is still being opened); retry shortly.');
 
