@@ -264,7 +264,7 @@ export const getTransaction = /* @__PURE__ */ route({
 // ---- Batch payouts -----------------------------------------------------------------------
 
 export const createBatch = /* @__PURE__ */ route({
-  operationId: 'createBatch', method: 'POST', path: '/batches', handler: 'functions/api/batches/createBatch.ts', starts: ['batch'], auth: 'key', batchWrites: true,
+  operationId: 'createBatch', method: 'POST', path: '/batches', handler: 'functions/api/batches/createBatch.ts', starts: ['batch'], auth: 'key', batchWrites: true, deletes: true,
   permission: 'payment.initiate', bucket: 'initiate', kyb: true, feature: 'batches', summary: 'Send up to 1000 payments on one rail.',
   request: { body: CreateBatchBody }, responses: { 202: { description: acceptedText, schema: BatchAccepted } },
   errors: ['duplicate_item_ref', 'invalid_send_amount', 'unknown_recipient', 'validation', 'forbidden', 'kyb_required', 'idempotency_key_conflict', 'ambiguous_home_wallet', 'no_home_wallet', 'not_home_wallet', 'wallet_chain_unknown', 'unavailable'],

@@ -225,6 +225,10 @@ describe('POST /batches', () => {
     expect(refused.body.issues).toEqual([{ path: ['items', 1, 'itemRef'], message: expect.stringContaining('already names a payment') }]);
     const single = await call(service, 'GET', `/transactions/${encodeURIComponent(`${batchId}:taken`)}`, { apiKey: org.apiKey });
     expect(single.body.timeline[0].detail).toBeUndefined();
+    // The refusal gave up its claim on the batchId's intake (decision 151): the batch mended is
+    // accepted at once, sent once, not a 503 while the lease runs.
+    const mended = await call(service, 'POST', '/batches', { apiKey: org.apiKey, body: batch([item('fresh', '10.00')], { batchId }) });
+    expect(mended.body).toMatchObject({ batchId, state: 'ACCEPTED' });
   });
 
   it('50 concurrent identical submissions: one batch, one funding transfer, listed once', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { logger } from '#platform/logger.ts';
 import { ApiError, validationError, type ValidationIssue } from '#platform/errors.ts';
 import { operationMoved } from '#platform/metrics.ts';
 import { InsufficientFunds, TransactionConflict } from '#store/ledger.ts';
@@ -66,14 +67,17 @@ export async function acceptBatch(organizationId: string, body: CreateBatchBody,
   // One request at a time reads, prices and writes a batchId's intake; the same batch sent again
   // meanwhile (an integrator's retry storm) waits for its answer instead of doing it all again.
   const holder = randomUUID();
-  const storedMeanwhile = await claimIntake(organizationId, body.batchId, requestHash, holder);
-  if (storedMeanwhile) return storedMeanwhile;
   try {
+    const storedMeanwhile = await claimIntake(organizationId, body.batchId, requestHash, holder);
+    if (storedMeanwhile) return storedMeanwhile;
     return await acceptClaimed(organizationId, body, tokens, { requestHash, sends, corridor });
   } catch (error) {
-    // Refused or failed before its batch was stored: the next request need not wait out the lease
-    // (a claim left behind lapses with it anyway, so a failed release changes no answer).
-    await releaseBatchIntake(organizationId, body.batchId, holder).catch(() => undefined);
+    // Refused, or failed before its batch was stored (the claim's own answer lost included): the
+    // next request need not wait out the lease. Only this holder's claim is deleted; one left
+    // behind lapses with its lease anyway, so a failed release is logged and changes no answer.
+    await releaseBatchIntake(organizationId, body.batchId, holder).catch((releaseError: unknown) =>
+      logger.warn('batch intake claim not released: the batchId waits out its lease', { batchId: body.batchId, error: releaseError as Error }),
+    );
     throw error;
   }
 }
