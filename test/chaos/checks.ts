@@ -4,6 +4,8 @@ import { stableLedger } from '../support/ledgerSnapshot.ts';
 import { onRampDepositId } from '#operations/onRamp/progress.ts';
 import type { ChainDepositRecord } from '#operations/chainDeposit/view.ts';
 import { getOperation } from '#store/operations.ts';
+import { getExecution } from '#store/executions.ts';
+import { operationHistory } from '../../lib/ops/operationHistory.ts';
 import { verify, type ReceivedDelivery } from '../support/webhookReceiver.ts';
 import { settledStates, type Model, type Operation, type WebhookGap } from './model.ts';
 import type { ChaosOrganization, World } from './world.ts';
@@ -66,13 +68,35 @@ export const settleTimeoutMs = 120_000;
  * The state an operation ends (or parks) in, polled as an integrator would; past the deadline it is
  * reported lost. An off-ramp's status has no `running`: it has ended once `state` is set.
  */
-export async function endOf(world: World, apiKey: string, operation: Pick<Operation, 'kind' | 'id' | 'statusPath'>, timeoutMs = settleTimeoutMs): Promise<string> {
+export async function endOf(
+  world: World,
+  apiKey: string,
+  operation: Pick<Operation, 'kind' | 'id' | 'statusPath'>,
+  timeoutMs = settleTimeoutMs,
+  organizationId?: string,
+): Promise<string> {
+  let last: Record<string, unknown> | undefined;
   const body = await until(
-    async () => (await world.request('GET', operation.statusPath, apiKey)).body,
+    async () => (last = (await world.request('GET', operation.statusPath, apiKey)).body),
     (body) => body && (body.running === false || (operation.kind === 'offramp' && body.state !== undefined)) && settledStates.has(String(body.state)),
     { what: `${operation.kind} ${operation.id} to end`, timeoutMs, intervalMs: 100 },
-  ).catch(() => fail(`${operation.kind} ${operation.id} was lost: it never ended or parked within ${timeoutMs / 1000} s`));
+  ).catch(async () => fail(`${operation.kind} ${operation.id} was lost: it never ended or parked within ${timeoutMs / 1000} s\n${await whereItStands(last, organizationId, operation.id)}`));
   return String(body.state);
+}
+
+/** What a lost operation's reader needs before the data directory goes: its last answer and the tail of its history (admin history's lines). */
+async function whereItStands(last: Record<string, unknown> | undefined, organizationId: string | undefined, id: string): Promise<string> {
+  const answer = last ? `last answer: state ${String(last.state)}, running ${String(last.running)}` : 'no answer read';
+  if (!organizationId) return answer;
+  const history = await operationHistory(organizationId, id).catch((error: Error) => error);
+  if (history instanceof Error || !history) return `${answer}\nhistory: ${history instanceof Error ? `not read (${history.message})` : 'no operation of that id'}`;
+  const tail = history.lines.slice(-12).map((line) => `  ${line.at} ${line.text}`);
+  // Who drives it: a runner still alive holds it (its lease renewed), a dead one's is re-driven.
+  const execution = await getExecution(history.operation.executionName, history.operation.workflow).catch(() => undefined);
+  const driver = execution
+    ? `execution ${execution.status}, owner pid ${execution.owner.pid} (this process ${process.pid}), lease ${Math.round((execution.leaseExpiresAt - Date.now()) / 1000)} s from now, drives ${execution.drives}`
+    : 'execution record not read';
+  return `${answer}\n${driver}\nhistory (last ${tail.length} of ${history.lines.length} lines):\n${tail.join('\n')}`;
 }
 
 /**
@@ -84,7 +108,7 @@ export async function chainDepositEnd(organizationId: string, id: string, timeou
     () => patiently(() => getOperation<ChainDepositRecord>(organizationId, 'chainDeposit', id)),
     (record) => record !== undefined && record.status !== 'SETTLING' && record.status !== 'MOVING',
     { what: `chain deposit ${id} to be credited`, timeoutMs, intervalMs: 100 },
-  ).catch(() => fail(`chain deposit ${id} was lost: it never ended within ${timeoutMs / 1000} s`));
+  ).catch(async () => fail(`chain deposit ${id} was lost: it never ended within ${timeoutMs / 1000} s\n${await whereItStands(undefined, organizationId, id)}`));
   return record!.status;
 }
 
