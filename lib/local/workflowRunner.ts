@@ -92,6 +92,7 @@ interface Running {
   done: Promise<void>;
   abort: () => void;
   currentState?: string;
+  workflow: string;
   /** States entered, in order: recorded with the outcome, so a failure shows the path it took. */
   history: string[];
   /** The execution's history events so far, Step Functions' shape, at most maxRecordedEvents. */
@@ -308,15 +309,24 @@ export class LocalWorkflowRunner implements WorkflowEngine {
 
   /**
    * Aborts what is running. The records stay RUNNING, owned by a runner that is gone, so the
-   * next runner's resumeUnfinished() re-drives them: a stop is a crash the tests can cause.
+   * next runner's resumeUnfinished() re-drives them: a stop is a crash the tests can cause. Unlike
+   * a crash, a stopped runner knows it has stopped: it ends its leases now, so a runner of another
+   * process takes its executions up at its next sweep rather than once the lease runs out while
+   * this process lives on (the ops CLI's and the chaos harness's runners, stopped after their call).
    */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.sweeper);
     await this.sweeping;
     liveRunners.delete(this.owner.id);
-    for (const run of this.running.values()) run.abort();
+    const aborted = [...this.running.values()];
+    for (const run of aborted) run.abort();
     await this.idle();
+    // Conditional on this owner and RUNNING: one that finished, or was taken over, is left alone.
+    const ended = await Promise.allSettled(aborted.map((run) => renewLease(run.name, run.workflow, this.owner.id, Date.now())));
+    const failed = ended.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as Error] : []));
+    // Not ended: the leases run out as after a crash; nothing else is lost.
+    if (failed.length > 0) logger.warn('workflow leases not ended at stop', { count: failed.length, error: failed[0] });
   }
 
   /** The state an execution of this runner is in now (tests wait for a Wait state with it). */
@@ -355,6 +365,7 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     const controller = new AbortController();
     const run: Running = {
       name,
+      workflow,
       done: Promise.resolve(),
       abort: () => controller.abort(),
       history: [],

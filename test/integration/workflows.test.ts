@@ -156,6 +156,9 @@ describe('walletProvisioning on the local runner', () => {
     waitCap('0');
 
     expect((await getExecution(name))?.status).toBe('RUNNING');
+    // Its lease ended with the stop: a runner of another process (which cannot see this process's
+    // runners) takes it up at its next sweep, not once the lease would have run out.
+    expect((await getExecution(name))!.leaseExpiresAt).toBeLessThanOrEqual(Date.now());
     // Stopped within a second of reaching the Wait: the history holds the start it was created with.
     expect((await getExecution(name))?.events?.map((event) => event.type)).toEqual(['ExecutionStarted']);
     expect((await getWallet(organizationId, walletId))?.status).toBe('provisioning');
