@@ -5,7 +5,7 @@ import { onRampDepositId } from '#operations/onRamp/progress.ts';
 import type { ChainDepositRecord } from '#operations/chainDeposit/view.ts';
 import { getOperation } from '#store/operations.ts';
 import { getExecution } from '#store/executions.ts';
-import { operationHistory } from '../../lib/ops/operationHistory.ts';
+import { findOperation, historyLines } from '../../lib/ops/operationHistory.ts';
 import { verify, type ReceivedDelivery } from '../support/webhookReceiver.ts';
 import { settledStates, type Model, type Operation, type WebhookGap } from './model.ts';
 import type { ChaosOrganization, World } from './world.ts';
@@ -88,15 +88,18 @@ export async function endOf(
 async function whereItStands(last: Record<string, unknown> | undefined, organizationId: string | undefined, id: string): Promise<string> {
   const answer = last ? `last answer: state ${String(last.state)}, running ${String(last.running)}` : 'no answer read';
   if (!organizationId) return answer;
-  const history = await operationHistory(organizationId, id).catch((error: Error) => error);
-  if (history instanceof Error || !history) return `${answer}\nhistory: ${history instanceof Error ? `not read (${history.message})` : 'no operation of that id'}`;
-  const tail = history.lines.slice(-12).map((line) => `  ${line.at} ${line.text}`);
+  // Read from the table, not through the process's workflow engine: between operator calls this
+  // process has none of its own (the stack runs in another process).
+  const operation = await findOperation(organizationId, id).catch((error: Error) => error);
+  if (operation instanceof Error || !operation) return `${answer}\nhistory: ${operation instanceof Error ? `not read (${operation.message})` : 'no operation of that id'}`;
+  const execution = await getExecution(operation.executionName, operation.workflow).catch(() => undefined);
   // Who drives it: a runner still alive holds it (its lease renewed), a dead one's is re-driven.
-  const execution = await getExecution(history.operation.executionName, history.operation.workflow).catch(() => undefined);
   const driver = execution
     ? `execution ${execution.status}, owner pid ${execution.owner.pid} (this process ${process.pid}), lease ${Math.round((execution.leaseExpiresAt - Date.now()) / 1000)} s from now, drives ${execution.drives}`
-    : 'execution record not read';
-  return `${answer}\n${driver}\nhistory (last ${tail.length} of ${history.lines.length} lines):\n${tail.join('\n')}`;
+    : 'no execution record';
+  const lines = historyLines(execution?.events ?? [], operation.timeline);
+  const tail = lines.slice(-12).map((line) => `  ${line.at} ${line.text}`);
+  return `${answer}\n${driver}\nhistory (last ${tail.length} of ${lines.length} lines):\n${tail.join('\n')}`;
 }
 
 /**
