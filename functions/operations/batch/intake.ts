@@ -101,7 +101,9 @@ async function claimIntake(organizationId: string, batchId: string, requestHash:
       throw new ApiError('unavailable', `Another request with batchId ${batchId} is being accepted right now; send this one again (same batchId): it answers what that one stored.`, {}, { 'retry-after': '1' });
     }
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    const stored = await answerForExisting(organizationId, batchId, requestHash);
+    // Not started again from here: its holder starts it, or, if it died first, its batch.accepted
+    // event and the sweeper do; fifty waiters need not each call StartExecution.
+    const stored = await answerForExisting(organizationId, batchId, requestHash, { startIfAccepted: false });
     if (stored) return stored;
   }
 }
@@ -208,12 +210,12 @@ function accepted(batch: BatchRecord): BatchAccepted {
 }
 
 /** The same batchId again: the same answer for the same batch, 409 for another. */
-async function answerForExisting(organizationId: string, batchId: string, requestHash: string): Promise<BatchAccepted | undefined> {
+async function answerForExisting(organizationId: string, batchId: string, requestHash: string, { startIfAccepted = true } = {}): Promise<BatchAccepted | undefined> {
   const existing = await getBatch(organizationId, batchId);
   if (!existing) return undefined;
   if (existing.requestHash !== requestHash) throw keyConflict(noun);
   // A retry after a crash between the commit and the start: starting again is refused by the engine when it already runs.
-  if (existing.state === 'ACCEPTED') await startAfterCommit('batch', organizationId, batchId);
+  if (startIfAccepted && existing.state === 'ACCEPTED') await startAfterCommit('batch', organizationId, batchId);
   return accepted(existing);
 }
 
