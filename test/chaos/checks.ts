@@ -70,11 +70,11 @@ export const settleTimeoutMs = 120_000;
  */
 export async function endOf(
   world: World,
-  apiKey: string,
+  organization: Pick<ChaosOrganization, 'organizationId' | 'apiKey'>,
   operation: Pick<Operation, 'kind' | 'id' | 'statusPath'>,
   timeoutMs = settleTimeoutMs,
-  organizationId?: string,
 ): Promise<string> {
+  const { organizationId, apiKey } = organization;
   let last: Record<string, unknown> | undefined;
   const body = await until(
     async () => (last = (await world.request('GET', operation.statusPath, apiKey)).body),
@@ -85,9 +85,8 @@ export async function endOf(
 }
 
 /** What a lost operation's reader needs before the data directory goes: its last answer and the tail of its history (admin history's lines). */
-async function whereItStands(last: Record<string, unknown> | undefined, organizationId: string | undefined, id: string): Promise<string> {
+async function whereItStands(last: Record<string, unknown> | undefined, organizationId: string, id: string): Promise<string> {
   const answer = last ? `last answer: state ${String(last.state)}, running ${String(last.running)}` : 'no answer read';
-  if (!organizationId) return answer;
   // Read from the table, not through the process's workflow engine: between operator calls this
   // process has none of its own (the stack runs in another process).
   const operation = await findOperation(organizationId, id).catch((error: Error) => error);

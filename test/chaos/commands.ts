@@ -235,7 +235,7 @@ class FundedBatch implements Command {
     const before = model.operations.length;
     await new WireDeposit(this.organization, funding, 0).run(model, real);
     const deposit = model.operations.slice(before).find((operation) => operation.kind === 'deposit');
-    if (deposit) await endOf(real.world, real.organizations[this.organization]!.apiKey, deposit);
+    if (deposit) await endOf(real.world, real.organizations[this.organization]!, deposit);
     await new Batch(this.organization, items, 1).run(model, real);
   }
   toString = () => `FundedBatch(org ${this.organization}, ${this.count} items, cents ${this.cents.join('/')})`;
@@ -800,7 +800,7 @@ class Resolve implements Command {
     const candidates = model.operations.filter(resolvable);
     const operation = candidates[this.pick % candidates.length]!;
     const organization = real.organizations[operation.organization]!;
-    const parked = await endOf(real.world, organization.apiKey, operation);
+    const parked = await endOf(real.world, organization, operation);
     const [as, end] = resolutions[operation.kind]![this.second ? 1 : 0]!;
     const txHash = `0x${operation.id.replace(/[^0-9a-f]/g, '').padEnd(64, 'a').slice(0, 64)}`;
     const status = await real.world.request('GET', operation.statusPath, organization.apiKey);

@@ -2,7 +2,7 @@ import { creditDeposit, readBalance } from '#store/ledger.ts';
 import { countChecks, endOf, fail, ledgerHolds, movementsAgree } from './checks.ts';
 import { beneficiary, toAddress } from './commands.ts';
 import type { Operation } from './model.ts';
-import type { World } from './world.ts';
+import type { ChaosOrganization, World } from './world.ts';
 
 /**
  * The edges issue 29 names, run once before the random workload (`npm run chaos`):
@@ -12,7 +12,7 @@ import type { World } from './world.ts';
  * and the balance decides at the pull, where the ledger's condition is the only guard.
  */
 /** The edges' operations take longer than the workload's: a hundred workflows at once. */
-const ended = (world: World, apiKey: string, kind: Operation['kind'], id: string, statusPath: string) => endOf(world, apiKey, { kind, id, statusPath }, 180_000);
+const ended = (world: World, organization: ChaosOrganization, kind: Operation['kind'], id: string, statusPath: string) => endOf(world, organization, { kind, id, statusPath }, 180_000);
 
 /** `copies` copies at once of each money-moving POST: one id, and (once ended) one movement per step. */
 export async function copiesEdge(world: World, run: string, copies: number): Promise<number> {
@@ -30,7 +30,7 @@ export async function copiesEdge(world: World, run: string, copies: number): Pro
     if (ids.size !== 1 || others.length > 0) fail(`${copies} copies of one ${request.kind}: ids ${[...ids].join(', ')}; other answers ${others.map((answer) => answer.status).join(', ')}`);
     const id = [...ids][0]!;
     operations.push({ kind: request.kind, id, organization: 0, ends: [], statusPath: request.status(id) });
-    finalStates.set(id, await ended(world, organization.apiKey, request.kind, id, request.status(id)));
+    finalStates.set(id, await ended(world, organization, request.kind, id, request.status(id)));
   }
   movementsAgree(operations, await ledgerHolds(organization.organizationId), finalStates);
   countChecks(`${copies} concurrent copies: one operation, one movement per step`, requests.length);
@@ -48,7 +48,7 @@ export async function debitsEdge(world: World, run: string): Promise<number> {
     // Down to 500 by one withdrawal of the difference, ended before the edge starts.
     const answer = await world.request('POST', '/treasury/withdrawals', organization.apiKey, { idempotencyKey: `edge-trim-${run}`, amount: { amount: ((available - target) / 1_000_000n).toString(), currency: 'USDC' }, chain: 'base', toAddress });
     if (answer.status !== 202) fail(`trimming the balance answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-    const state = await ended(world, organization.apiKey, 'withdrawal', answer.body.withdrawalId, `/treasury/withdrawals/${answer.body.withdrawalId}`);
+    const state = await ended(world, organization, 'withdrawal', answer.body.withdrawalId, `/treasury/withdrawals/${answer.body.withdrawalId}`);
     if (state !== 'SENT') fail(`trimming the balance ended ${state}`);
   } else if (available < target) {
     await creditDeposit({ organizationId: organization.organizationId, depositId: `edge-top-${run}`, amount: target - available, rail: 'wire', memo: 'edge top-up' });
@@ -57,7 +57,7 @@ export async function debitsEdge(world: World, run: string): Promise<number> {
   const answers = await Promise.all(ids.map((idempotencyKey) => world.request('POST', '/treasury/withdrawals', organization.apiKey, { idempotencyKey, amount: { amount: '10.00', currency: 'USDC' }, chain: 'base', toAddress })));
   const refused = answers.filter((answer) => answer.status !== 202);
   if (refused.length > 0) fail(`a debit of the 100 answered ${refused[0]!.status}: ${JSON.stringify(refused[0]!.body)}`);
-  const states = await Promise.all(ids.map((id) => ended(world, organization.apiKey, 'withdrawal', id, `/treasury/withdrawals/${id}`)));
+  const states = await Promise.all(ids.map((id) => ended(world, organization, 'withdrawal', id, `/treasury/withdrawals/${id}`)));
   const sent = states.filter((state) => state === 'SENT').length;
   if (sent !== 50 || states.some((state) => state !== 'SENT' && state !== 'FAILED')) {
     // The odd ones' own words (state, detail, failure): what the person on call reads first.

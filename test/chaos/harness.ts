@@ -60,7 +60,7 @@ async function settled(real: Real, model: Model): Promise<Map<string, string>> {
   const finalStates = new Map<string, string>();
   const waitFor = async (operation: Model['operations'][number]) => {
     const organization = real.organizations[operation.organization]!;
-    const state = operation.kind === 'chainDeposit' ? await chainDepositEnd(organization.organizationId, operation.id) : await endOf(real.world, organization.apiKey, operation, undefined, organization.organizationId);
+    const state = operation.kind === 'chainDeposit' ? await chainDepositEnd(organization.organizationId, operation.id) : await endOf(real.world, organization, operation);
     if (!operation.ends.includes(state)) fail(`${operation.kind} ${operation.id} ended ${state}; its amount's band says ${operation.ends.join(' or ')}`);
     finalStates.set(operation.id, state);
   };
