@@ -128,6 +128,8 @@ interface TakenName {
 type StartAnswer = Required<Pick<StartExecutionOutput, 'executionArn' | 'startDate'>> & { created: boolean };
 
 const recordAtWaitAfterMs = 1000;
+/** Abandoned executions read and claimed at once by a pass of resumeUnfinished. */
+const resumeConcurrency = 8;
 const namesKept = 20_000;
 
 function alreadyExists(executionName: string, workflow: string): ExecutionAlreadyExists {
@@ -274,22 +276,40 @@ export class LocalWorkflowRunner implements WorkflowEngine {
    */
   async resumeUnfinished(): Promise<string[]> {
     if (this.stopped) return [];
+    const started = Date.now();
+    const listed = (await listRunningExecutions()).filter(({ name, workflow }) => !this.running.has(runKey(workflow, name)));
     const resumed: string[] = [];
-    for (const { name, workflow } of await listRunningExecutions()) {
-      if (this.running.has(runKey(workflow, name))) continue;
-      const record = await getExecution(name, workflow);
-      if (!record || record.status !== 'RUNNING' || !ownerGone(record)) continue;
-      if (!(await claimExecution(record, this.owner, Date.now() + this.leaseMs))) continue;
-      logger.info('workflow execution re-driven', { executionName: name, workflow: record.workflow, previousOwner: record.owner });
-      // The history goes on where the dead owner last recorded it, marked as Step Functions marks a redrive.
-      const events = [...(record.events ?? [])];
-      events.push({ id: events.length + 1, timestamp: new Date().toISOString(), type: 'ExecutionRedriven', executionRedrivenEventDetails: { redriveCount: record.drives } });
-      const known = { inputJson: record.inputJson, startDate: new Date(record.startedAt), finished: false };
-      this.names.set(runKey(workflow, name), Promise.resolve(known));
-      this.launch(name, record.workflow, known, events, record.droppedEvents ?? 0);
-      resumed.push(name);
-    }
+    // Several records at a time: after a kill there are hundreds, and read and claimed one by one
+    // under the load of those already re-driven, a pass outlasted the next kill; every restart then
+    // took the same head of the list and the rest stayed abandoned (a chaos run's lost payments:
+    // lease expired minutes before, never re-driven).
+    let next = 0;
+    const take = async () => {
+      while (next < listed.length && !this.stopped) {
+        const { name, workflow } = listed[next++]!;
+        if (await this.takeOver(name, workflow)) resumed.push(name);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(resumeConcurrency, listed.length) }, take));
+    if (resumed.length > 0) logger.info('workflow executions re-driven', { count: resumed.length, listed: listed.length, ms: Date.now() - started });
     return resumed;
+  }
+
+  /** Claims one RUNNING execution whose owner is gone and drives it on; false when it is not to be taken. */
+  private async takeOver(name: string, workflow: string): Promise<boolean> {
+    if (this.running.has(runKey(workflow, name))) return false;
+    const record = await getExecution(name, workflow);
+    if (!record || record.status !== 'RUNNING' || !ownerGone(record)) return false;
+    // The start's pass and the sweep's may read the same record side by side: the conditional claim lets one drive it.
+    if (!(await claimExecution(record, this.owner, Date.now() + this.leaseMs))) return false;
+    logger.info('workflow execution re-driven', { executionName: name, workflow: record.workflow, previousOwner: record.owner });
+    // The history goes on where the dead owner last recorded it, marked as Step Functions marks a redrive.
+    const events = [...(record.events ?? [])];
+    events.push({ id: events.length + 1, timestamp: new Date().toISOString(), type: 'ExecutionRedriven', executionRedrivenEventDetails: { redriveCount: record.drives } });
+    const known = { inputJson: record.inputJson, startDate: new Date(record.startedAt), finished: false };
+    this.names.set(runKey(workflow, name), Promise.resolve(known));
+    this.launch(name, record.workflow, known, events, record.droppedEvents ?? 0);
+    return true;
   }
 
   async reachable(): Promise<boolean> {

@@ -212,6 +212,49 @@ describe('walletProvisioning on the local runner', () => {
     expect((await getWallet(organizationId, liveWallet))?.status).toBe('provisioning');
   });
 
+  it('reads and claims several abandoned executions at once, so a pass ends before the next crash', async () => {
+    // After a kill of the chaos run there are hundreds; read and claimed one by one under the load of
+    // those already re-driven, a pass outlasted the next kill and the tail of the list was never taken.
+    const organizationId = 'org_wf5';
+    const now = new Date().toISOString();
+    const wallets = await Promise.all(Array.from({ length: 24 }, () => provisioningWallet(organizationId)));
+    const names = wallets.map((walletId) => executionName(organizationId, walletId));
+    await Promise.all(wallets.map((walletId, index) => dynamo().send(new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.execution(names[index]!, 'walletProvisioning'), entity: executionEntity, name: names[index], workflow: 'walletProvisioning',
+        input: { organizationId, walletId, activationWaitSeconds: 0 }, status: 'RUNNING', ownerId: 'gone', ownerHost: 'some-other-host', ownerPid: 1,
+        leaseExpiresAt: Date.now() - 1_000, drives: 1, startedAt: now, updatedAt: now, gsi2pk: runningExecutionsKey, gsi2sk: `${now}#${names[index]}`,
+      },
+    }))));
+    // Reads of these records in flight at one moment, at most.
+    let reading = 0;
+    let mostAtOnce = 0;
+    const ours = new Set(names.map((name) => keys.execution(name, 'walletProvisioning').pk));
+    dynamo().middlewareStack.add(
+      (next) => async (args) => {
+        const key = (args.input as { Key?: { pk?: string }; UpdateExpression?: string }).Key;
+        if (!key?.pk || !ours.has(key.pk) || 'UpdateExpression' in (args.input as object)) return next(args);
+        reading += 1;
+        mostAtOnce = Math.max(mostAtOnce, reading);
+        try {
+          return await next(args);
+        } finally {
+          reading -= 1;
+        }
+      },
+      { step: 'initialize', name: 'count-concurrent-execution-reads' },
+    );
+    try {
+      const engine = runner();
+      expect((await engine.resumeUnfinished()).sort()).toEqual([...names].sort());
+      expect(mostAtOnce).toBeGreaterThan(1);
+      for (const name of names) expect(await engine.waitFor(name)).toMatchObject({ status: 'SUCCEEDED', drives: 2 });
+    } finally {
+      dynamo().middlewareStack.remove('count-concurrent-execution-reads');
+    }
+  });
+
   it('sweeps for abandoned executions on its own when told to', async () => {
     waitCap(undefined);
     const crashed = runner();
