@@ -107,6 +107,7 @@ function inFlightRows(atKills: ChaosFigures['inFlightAtKills']): [string, string
   };
   return [
     ['at a kill: workflow executions running', spread(atKills.map((kill) => kill.executions))],
+    ['at a kill: operations in flight (workflow running, or a batch item not yet started)', spread(atKills.map((kill) => kill.operations))],
     ['at a kill: requests awaiting an answer', spread(atKills.map((kill) => kill.requests))],
   ];
 }

@@ -41,13 +41,15 @@ export interface World {
   killCount(): number;
   /** Faults injected at the adapters so far, by kind (none for a stack run as `npm start`). */
   faultsInjected(): Partial<Record<FaultKind, number>>;
-  /** At each kill so far: the workflow executions running and the workload's HTTP requests awaiting an answer. */
+  /** At each kill so far: the workflow executions running, the operations in flight and the workload's HTTP requests awaiting an answer. */
   inFlightAtKills(): InFlight[];
   close(): Promise<void>;
 }
 
 export interface InFlight {
   executions: number;
+  /** Operations accepted and not yet ended: those whose workflow runs, and batch items not yet started. */
+  operations: number;
   requests: number;
 }
 
