@@ -241,6 +241,11 @@ class FundedBatch implements Command {
   toString = () => `FundedBatch(org ${this.organization}, ${this.count} items, cents ${this.cents.join('/')})`;
 }
 
+/** The backlog a kills-phase round opens with: a funded batch of `items` items, amounts in every band of the payment simulators. */
+export function backlogBatch(items: number): Command {
+  return new FundedBatch(0, items, [...paymentCents]);
+}
+
 /**
  * Different payments of one organization at once, together more than it may hold: each is taken
  * or refused whole (insufficient funds), never the balance below zero (issue 29's "100 concurrent
@@ -695,6 +700,7 @@ class OffRamp implements Command {
     const beneficiaryId = await offRampBeneficiary(real, organization, this.currency);
     const amount = decimal(this.whole, this.cents);
     let quoteId: string | undefined;
+    let quoteExpiresAt = Infinity;
     if (this.quoted) {
       const quote = await real.world.request('GET', `/treasury/offramp/quote?amount=${amount}&beneficiaryId=${beneficiaryId}`, organization.apiKey);
       counted(real, 'off-ramp quote');
@@ -702,10 +708,22 @@ class OffRamp implements Command {
       // At or above the minimum a quote has a net and an id; the workload's amounts all are.
       if (typeof quote.body.quoteId !== 'string') fail(`an off-ramp quote of ${amount} USDC has no quoteId: ${JSON.stringify(quote.body)}`);
       quoteId = quote.body.quoteId;
+      quoteExpiresAt = Date.parse(quote.body.expiresAt);
     }
     const idempotencyKey = nextKey(real, 'ofr');
     const body = { idempotencyKey, amount: { amount, currency: 'USDC' }, beneficiaryId, ...(quoteId ? { quoteId } : {}) };
     const answer = await sentTogether(real, 'off-ramp', this.copies, () => real.world.request('POST', '/treasury/offramp', organization.apiKey, body), (body) => body?.offRampId);
+    // The quote ran out while the request waited out a restart (a minute's quote; the contract
+    // refuses an expired one like a used one): refused before anything was stored, if the attempt
+    // that was answered was sent after its expiry. An earlier attempt that took effect would have
+    // been answered with the off-ramp, which the intake looks up before the quote.
+    if (answer.status === 422 && answer.body?.error === 'quote_already_used' && answer.sentAt >= quoteExpiresAt) {
+      const stored = await real.world.request('GET', `/treasury/offramp/${idempotencyKey}`, organization.apiKey);
+      if (stored.status !== 404) fail(`off-ramp ${idempotencyKey}, refused for its expired quote, reads ${stored.status}: ${JSON.stringify(stored.body)}`);
+      countChecks('an off-ramp on a quote that expired meanwhile is refused, nothing stored');
+      await ledgerHolds(organization.organizationId);
+      return;
+    }
     if (answer.status !== 202 || answer.body.offRampId !== idempotencyKey) fail(`off-ramp ${idempotencyKey} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     model.operations.push({ kind: 'offramp', id: idempotencyKey, organization: this.organization, ends: offRampEnds(this.cents), statusPath: `/treasury/offramp/${idempotencyKey}`, replay: { method: 'POST', path: '/treasury/offramp', body }, amount });
     await ledgerHolds(organization.organizationId);

@@ -96,8 +96,9 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
     // the lease only bounds a live but stuck owner. Short leases (crash tests use 2 s) cost every
     // running execution a renewal each 0.7 s, and a flood runs hundreds at once.
     WORKFLOW_LEASE_SECONDS: '15',
-    LOG_LEVEL: 'ERROR',
-  });
+    LOG_LEVEL: process.env.CHAOS_STACK_LOG_LEVEL ?? 'ERROR',
+    // Every stack process's output is kept in CHAOS_STACK_LOG (a file) when set: a kill takes the tail in memory with it.
+  }, process.env.CHAOS_STACK_LOG ? { logFile: process.env.CHAOS_STACK_LOG } : {});
   let child: ChildProcess;
   let url = '';
   // Exits the kill loop did not cause: the service (or its DynamoDB Local) died on its own, a finding.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { until } from '../support/eventually.ts';
 import { chainDepositEnd, checksMade, endOf, eventsAgree, fail, ledgerHolds, listsAgree, movementsAgree, redeliverGapEvents, verifiedEvents } from './checks.ts';
-import { chaosCommands, type Real } from './commands.ts';
+import { backlogBatch, chaosCommands, type Real } from './commands.ts';
 import { emptyModel, type Model } from './model.ts';
 import type { InFlight, World } from './world.ts';
 
@@ -25,6 +25,11 @@ export interface ChaosOptions {
   flood?: boolean;
   /** With `flood`, funded batches of 300 to 1,000 items too (CHAOS_BIG_BATCHES=1). */
   bigBatches?: boolean;
+  /**
+   * The first lane's every run opens with a funded batch of this many items (the kills phase: a
+   * thousand payments queued and running while the kills come, whatever the random mix draws).
+   */
+  backlog?: number;
 }
 
 export interface ChaosFigures {
@@ -132,7 +137,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       const real: Real = { world, organizations, run, operations, sequence: 0 };
       const model = emptyModel(options.organizations);
       try {
-        await fc.asyncModelRun(() => ({ model, real }), sequence);
+        // Not part of what shrinks: a failure's sequence is replayed after the same opening.
+        const opening = options.backlog && laneSeed === seed ? [backlogBatch(options.backlog)] : [];
+        if (opening.length > 0) log(`seed ${laneSeed} run ${runIndex} opens with ${opening.join(', ')}`);
+        await fc.asyncModelRun(() => ({ model, real }), [...opening, ...sequence]);
         commands += [...sequence].length;
         const finalStates = await finalChecks(real, model);
         for (const state of finalStates.values()) operationsEnded.set(state, (operationsEnded.get(state) ?? 0) + 1);

@@ -11,7 +11,9 @@
  *   (<min>-<max>, 6000-12000) until CHAOS_KILLS kills (20), in rounds of one run a lane of up to
  *   CHAOS_KILL_COMMANDS commands (100); the last round ends on a stack left up. Its mix also floods
  *   (100 to 250 payments at once; with CHAOS_BIG_BATCHES=1 also funded batches of 300 to 1,000
- *   items), and each kill records what it cut short (executions running, requests awaiting an answer).
+ *   items); each round's first lane opens with a funded batch of CHAOS_BACKLOG_ITEMS items (1,000;
+ *   0: none), so hundreds of its payments are queued or running at the kills; each kill records what
+ *   it cut short (executions running, operations in flight, requests awaiting an answer).
  * The edges run first, on the first phase's stack (CHAOS_EDGES=0 skips them). CHAOS_SEED (default:
  * the time) replays a run; a failure prints its phase, seed and path (CHAOS_PHASES, CHAOS_SEED,
  * CHAOS_LANES=1, CHAOS_PATH, CHAOS_REPLAY_PATH) to replay it alone.
@@ -40,6 +42,8 @@ const phases = new Set((process.env.CHAOS_PHASES ?? 'faults,kills').split(','));
 const killEvery = /^(\d+)-(\d+)$/.exec(process.env.CHAOS_KILL_EVERY_MS ?? '6000-12000');
 const killsWanted = Number(process.env.CHAOS_KILLS ?? 20);
 const killCommands = Number(process.env.CHAOS_KILL_COMMANDS ?? 100);
+// Each kills-phase round's first lane opens with a funded batch of this many items (0: none).
+const backlog = Number(process.env.CHAOS_BACKLOG_ITEMS ?? 1_000);
 const log = (message: string) => process.stderr.write(`[chaos] ${message}\n`);
 const startedAt = Date.now();
 if (!killEvery) throw new Error('CHAOS_KILL_EVERY_MS is <min>-<max> in milliseconds');
@@ -84,7 +88,7 @@ if (phases.has('kills') && !parts.some((figures) => figures.failure)) {
     await edgesOn(world);
     // Rounds until the kills are done: the last one ends on a stack left up, so its work finishes.
     for (let round = 1; ; round += 1) {
-      const figures = failedIn(await runChaos({ world, seed: seed + 1_000 * (round - 1), lanes, runs: 1, commandsPerRun: killCommands, organizations, log, flood: true, bigBatches: process.env.CHAOS_BIG_BATCHES === '1', ...(path ? { path } : {}), ...(replayPath ? { replayPath } : {}) }), 'kills');
+      const figures = failedIn(await runChaos({ world, seed: seed + 1_000 * (round - 1), lanes, runs: 1, commandsPerRun: killCommands, organizations, log, flood: true, bigBatches: process.env.CHAOS_BIG_BATCHES === '1', backlog, ...(path ? { path } : {}), ...(replayPath ? { replayPath } : {}) }), 'kills');
       parts.push(figures);
       log(`kills phase round ${round}: ${world.killCount()} kills so far`);
       if (figures.failure || world.killCount() >= killsWanted || path) break;

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { reloadConfig } from '#platform/config.ts';
@@ -26,7 +27,8 @@ export interface CrashableService {
   readItsTable(): void;
 }
 
-export function crashableService(label: string, env: Record<string, string>): CrashableService {
+/** `logFile`: every launched process's output is appended there too, kept after it is killed (the tail in memory goes with it). */
+export function crashableService(label: string, env: Record<string, string>, options: { logFile?: string } = {}): CrashableService {
   const tableName = `${label}-${randomBytes(6).toString('hex')}`;
   const children: ChildProcess[] = [];
   const outputs = new WeakMap<ChildProcess, () => string>();
@@ -65,7 +67,10 @@ export function crashableService(label: string, env: Record<string, string>): Cr
       children.push(child);
       // The tail only: a long run (the chaos kills phase) keeps one process up for minutes.
       let output = '';
-      const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-64_000));
+      const keep = (chunk: Buffer) => {
+        output = (output + chunk.toString()).slice(-64_000);
+        if (options.logFile) appendFileSync(options.logFile, chunk);
+      };
       child.stdout!.on('data', keep);
       child.stderr!.on('data', keep);
       await until(async () => output, (text) => /Demo API key:\s+(\S+)/.test(text) || child.exitCode !== null, { what: 'npm start to come up', timeoutMs: 120_000, intervalMs: 100 });
