@@ -754,10 +754,11 @@ class PixDeposit implements Command {
     if (answer.status !== 202 || answer.body.onRampId !== idempotencyKey || answer.body.status !== 'AWAITING_PAYMENT') fail(`PIX deposit ${idempotencyKey} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     const paid = await real.world.request('POST', `/treasury/onramp/${idempotencyKey}/simulate-payment`, organization.apiKey);
     counted(real, 'pix payment (sandbox payer)');
-    // A kill may lose the answer to a payment that went through: the resend finds the code paid (a
-    // real PIX provider refuses a paid code too), and the deposit's own end says whether it was.
-    const paidBeforeTheResend = paid.attempts > 1 && paid.status === 409 && paid.body?.error === 'not_simulatable' && /already paid/.test(String(paid.body.message));
-    if (!paidBeforeTheResend && (paid.status !== 202 || paid.body?.simulated !== true)) fail(`paying PIX deposit ${idempotencyKey} answered ${paid.status}: ${JSON.stringify(paid.body)}`);
+    // A kill may lose the answer to a payment that went through: the resend finds the code paid, or
+    // the deposit already past it (DELIVERED by then), and is refused as a real PIX provider refuses
+    // a paid code; the deposit's own end says whether it was paid.
+    const paidBeforeTheResend = paid.attempts > 1 && paid.status === 409 && paid.body?.error === 'not_simulatable';
+    if (!paidBeforeTheResend && (paid.status !== 202 || paid.body?.simulated !== true)) fail(`paying PIX deposit ${idempotencyKey} answered ${paid.status} (attempt ${paid.attempts}): ${JSON.stringify(paid.body)}`);
     model.operations.push({ kind: 'deposit', id: idempotencyKey, organization: this.organization, ends: depositEnds(this.cents), statusPath: `/treasury/onramp/${idempotencyKey}`, replay: { method: 'POST', path: '/treasury/onramp/pix', body }, amount });
     await ledgerHolds(organization.organizationId);
   }
