@@ -210,10 +210,13 @@ function bankCodeProblem(beneficiary: Beneficiary, pattern: RegExp, message: str
   return beneficiary.bankCode === undefined || pattern.test(beneficiary.bankCode) ? [] : [{ path: at('bankCode'), message }];
 }
 
-/** A PIX key: e-mail, +55 mobile, CPF (11 digits), CNPJ (14 digits) or a random key (UUID). */
-const pixKey = /^(?:[^\s@]+@[^\s@]+\.[^\s@]+|\+55\d{10,11}|\d{11}|\d{14}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+/**
+ * A PIX key: e-mail, +55 mobile, CPF (11 digits), CNPJ (14 digits) or a random key (UUID). The two
+ * patterns are made on each call: a literal kept from import is out of the mutation runner's reach.
+ */
+const pixKey = () => /^(?:[^\s@]+@[^\s@]+\.[^\s@]+|\+55\d{10,11}|\d{11}|\d{14}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 /** Branch (agência, 4 digits), account number and its check digit, as TED needs them. */
-const branchAccount = /^\d{4}-?\d{3,12}-?[\dX]$/i;
+const branchAccount = () => /^\d{4}-?\d{3,12}-?[\dX]$/i;
 
 const sepa = (country: string, sample: Beneficiary): RailRule => ({
   rail: 'SEPA Instant',
@@ -238,7 +241,7 @@ const rules: Readonly<Record<string, RailRule>> = {
     rail: 'PIX (TED fallback)',
     required: ['bankCode'],
     check: (b) => [
-      ...accountProblem(pixKey.test(b.account) || branchAccount.test(b.account), 'must be a PIX key (e-mail, +55 mobile, CPF, CNPJ or random key) or branch-account-digit'),
+      ...accountProblem(pixKey().test(b.account) || branchAccount().test(b.account), 'must be a PIX key (e-mail, +55 mobile, CPF, CNPJ or random key) or branch-account-digit'),
       ...bankCodeProblem(b, /^\d{3}$/, 'must be the 3-digit COMPE code of the bank'),
     ],
     sample: { name: 'João Pereira', account: '1234-0056789-3', bankCode: '341' },

@@ -18,8 +18,12 @@ type Ranges<T extends ipaddr.IPv4 | ipaddr.IPv6> = [RefusedRange, [T, number][]]
 const v4 = (range: RefusedRange, ...blocks: string[]): Ranges<ipaddr.IPv4>[number] => [range, blocks.map((block) => ipaddr.IPv4.parseCIDR(block))];
 const v6 = (range: RefusedRange, ...blocks: string[]): Ranges<ipaddr.IPv6>[number] => [range, blocks.map((block) => ipaddr.IPv6.parseCIDR(block))];
 
-/** Most specific first: the metadata address is named before the link-local block holding it. */
-const ipv4Ranges: Ranges<ipaddr.IPv4> = [
+/**
+ * Most specific first: the metadata address is named before the link-local block holding it. The
+ * tables are built on each call (a few dozen parses, at registration and at each delivery's
+ * connect): a table built once at import is out of the mutation runner's reach (README, Tests).
+ */
+const ipv4Ranges = (): Ranges<ipaddr.IPv4> => [
   v4('metadata', '169.254.169.254/32'),
   v4('unspecified', '0.0.0.0/8'),
   v4('private', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16'),
@@ -31,7 +35,7 @@ const ipv4Ranges: Ranges<ipaddr.IPv4> = [
   v4('multicast', '224.0.0.0/4'),
 ];
 
-const ipv6Ranges: Ranges<ipaddr.IPv6> = [
+const ipv6Ranges = (): Ranges<ipaddr.IPv6> => [
   v6('metadata', 'fd00:ec2::254/128'),
   v6('unspecified', '::/128'),
   v6('loopback', '::1/128'),
@@ -52,7 +56,7 @@ const sixToFour = cidr6('2002::/16');
 const teredo = cidr6('2001::/32');
 
 function ipv4Range(address: ipaddr.IPv4): RefusedRange | undefined {
-  return ipv4Ranges.find(([, blocks]) => blocks.some((block) => address.match(block)))?.[0];
+  return ipv4Ranges().find(([, blocks]) => blocks.some((block) => address.match(block)))?.[0];
 }
 
 const fromBytes = (bytes: number[]) => new ipaddr.IPv4(bytes);
@@ -83,7 +87,7 @@ export function refusedRange(address: string): RefusedRange | undefined {
     const parsed = ipaddr.IPv6.parse(text);
     const carried = carriedIpv4(parsed);
     if (carried) return ipv4Range(carried.ipv4) ?? carried.orElse;
-    return ipv6Ranges.find(([, blocks]) => blocks.some((block) => parsed.match(block)))?.[0];
+    return ipv6Ranges().find(([, blocks]) => blocks.some((block) => parsed.match(block)))?.[0];
   }
   return 'not_an_address';
 }

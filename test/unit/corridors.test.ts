@@ -163,6 +163,25 @@ describe('beneficiary requirements', () => {
     expect(problemsWith('BR', { account: '+5511912345678' }).invalid).toEqual([]);
   });
 
+  it('takes each form of PIX key and TED account, whole, and nothing near them', () => {
+    const accepted = [
+      'pagamentos@example.com.br', '+5511912345678', '+551191234567', '12345678901', '12345678000195',
+      '123e4567-e89b-12d3-a456-426614174000', '1234-5678901-2', '12345678901X', '1234-123-x',
+    ];
+    for (const account of accepted) expect(problemsWith('BR', { account }).invalid, account).toEqual([]);
+    const refused = [
+      // Digits alone are a TED branch-account-digit from 8 to 17 of them: fewer or more are refused.
+      'pagamentos@example', '+5511912345', '+55119123456789', '+4411912345678', '1', '1234567', '123456789012345678',
+      'abcdefghijk', 'abcdefghijklmn', 'a2345678901', '1234567800019a', '123e4567-e89b-12d3-a456-42661417400',
+      '123e4567e89b-12d3-a456-426614174000', '123e456-e89b-12d3-a456-426614174000', '123e4567-e89-12d3-a456-426614174000',
+      '123e4567-e89b-12d-a456-426614174000', '123e4567-e89b-12d3-a45-426614174000', 'g23e4567-e89b-12d3-a456-426614174000',
+      '123e4567-g89b-12d3-a456-426614174000', '123e4567-e89b-g2d3-a456-426614174000', '123e4567-e89b-12d3-g456-426614174000',
+      '123e4567-e89b-12d3-a456-g26614174000', 'x 123e4567-e89b-12d3-a456-426614174000', '123e4567-e89b-12d3-a456-426614174000 x',
+      '123-1234567-1', '1234-12-1', '1234-1234567-12', 'x1234-1234567-1', '1234-1234567-1x', '1234-1234567-Y', 'x12345678901',
+    ];
+    for (const account of refused) expect(problemsWith('BR', { account }).invalid.map((problem) => problem.path.join('.')), account).toEqual(['beneficiary.account']);
+  });
+
   it('never repeats the account in a message', () => {
     fc.assert(
       fc.property(fc.constantFrom(...corridorCatalogue), fc.string({ minLength: 8, maxLength: 40 }), (corridor, account) => {

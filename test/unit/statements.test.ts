@@ -28,6 +28,8 @@ describe('statement period', () => {
     expect(() => statementPeriod({ from: '2026-03-01T00:00:00.0000001Z', to: '2026-03-01T00:00:00.0000002Z' }, now)).toThrow(InvalidPeriod);
     expect(() => statementPeriod({ from: '2026-03-01T00:00:00Z', to: '2026-03-01T00:00:00Z' }, now)).toThrow(InvalidPeriod);
     expect(() => statementPeriod({ from: '2026-11-25T10:00:00.123Z' }, now)).toThrow(InvalidPeriod);
+    // The name the logs and Lambda's error report carry.
+    expect(new InvalidPeriod('b', 'a').name).toBe('InvalidPeriod');
   });
 });
 
@@ -91,5 +93,8 @@ describe('the bytes a row adds to a statement (decision 096: the read stops at t
       for (const row of rows) expect(statementLineBytes(row, format)).toBeGreaterThan(smallest);
     }
     expect(smallestLineBytes('json')).toBeGreaterThan(smallestLineBytes('csv'));
+    // The shortest line there can be (an 8-character id, a 1-character reference, amounts 1 and 0,
+    // USDC to MXN): pinned, so a smaller guess (which would size pages past the bound) is caught.
+    expect([smallestLineBytes('json'), smallestLineBytes('csv')]).toEqual([224, 60]);
   });
 });

@@ -52,6 +52,9 @@ describe('refused ranges', () => {
     ['::ffff:224.0.0.1', 'multicast'],
     ['::ffff:0.0.0.0', 'unspecified'],
     ['::127.0.0.1', 'loopback'],
+    // IPv4-compatible written in hex (ipaddr.js reads `::127.0.0.1` as mapped): the last 32 bits are the IPv4 address.
+    ['::7f00:1', 'loopback'],
+    ['::a00:1', 'private'],
     ['64:ff9b::10.0.0.1', 'private'],
     ['64:ff9b::a9fe:a9fe', 'metadata'],
     // IPv4-translated (RFC 6145).
