@@ -212,7 +212,8 @@ function bankCodeProblem(beneficiary: Beneficiary, pattern: RegExp, message: str
 
 /**
  * A PIX key: e-mail, +55 mobile, CPF (11 digits), CNPJ (14 digits) or a random key (UUID). The two
- * patterns are made on each call: a literal kept from import is out of the mutation runner's reach.
+ * patterns are made on each call: a literal kept from import is out of the mutation runner's reach
+ * (decision 154).
  */
 const pixKey = () => /^(?:[^\s@]+@[^\s@]+\.[^\s@]+|\+55\d{10,11}|\d{11}|\d{14}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 /** Branch (agência, 4 digits), account number and its check digit, as TED needs them. */

@@ -21,7 +21,7 @@ const v6 = (range: RefusedRange, ...blocks: string[]): Ranges<ipaddr.IPv6>[numbe
 /**
  * Most specific first: the metadata address is named before the link-local block holding it. The
  * tables are built on each call (a few dozen parses, at registration and at each delivery's
- * connect): a table built once at import is out of the mutation runner's reach (README, Tests).
+ * connect): a table built once at import is out of the mutation runner's reach (decision 154).
  */
 const ipv4Ranges = (): Ranges<ipaddr.IPv4> => [
   v4('metadata', '169.254.169.254/32'),
