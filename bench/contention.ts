@@ -13,6 +13,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import pMap from 'p-map';
 import { observeConsumedCapacity, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { applyMovement, readBalance, type TransactItem } from '#store/ledger.ts';
@@ -52,7 +53,6 @@ export async function contentionFigures({ service, log }: ContentionBenchOptions
       transactCalls = 0;
       transactCancelled = 0;
       const movementMs: number[] = [];
-      let next = 0;
       let failed = 0;
       // How many other movements on the balance item were in flight when each one was sent.
       let inFlight = 0;
@@ -69,21 +69,17 @@ export async function contentionFigures({ service, log }: ContentionBenchOptions
         }
         movementMs.push(performance.now() - begun);
       };
-      await Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          while (next < paymentsPerLevel) {
-            const index = next++;
-            const tx: TransactionRecord = { ...template, transactionId: `bench-contention-c${concurrency}-${index}`, state: 'PAID_OUT', createdAt: new Date().toISOString() };
-            try {
-              await timed(() => hold(tx, send));
-              await timed(() => captureOf(tx, send));
-            } catch {
-              // Given up after the ledger's retries: counted, the run goes on.
-              failed += 1;
-            }
-          }
-        }),
-      );
+      const move = async (index: number) => {
+        const tx: TransactionRecord = { ...template, transactionId: `bench-contention-c${concurrency}-${index}`, state: 'PAID_OUT', createdAt: new Date().toISOString() };
+        try {
+          await timed(() => hold(tx, send));
+          await timed(() => captureOf(tx, send));
+        } catch {
+          // Given up after the ledger's retries: counted, the run goes on.
+          failed += 1;
+        }
+      };
+      await pMap(Array.from({ length: paymentsPerLevel }, (_, index) => index), move, { concurrency });
       const seconds = (performance.now() - started) / 1000;
       runs.push({
         concurrency,

@@ -13,6 +13,7 @@
  */
 import { operationExecutionName } from '#operations/kit/start.ts';
 import { readFileSync } from 'node:fs';
+import pMap from 'p-map';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
@@ -487,18 +488,15 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
     const latency = async (count: number, concurrency: number) => {
       const recorded: number[] = [];
       const observed: number[] = [];
-      let next = 0;
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        while (next < count) {
-          next += 1;
-          const key = await pay();
-          const accepted = performance.now();
-          const acceptedWall = Date.now();
-          await finished(key);
-          observed.push(performance.now() - accepted);
-          recorded.push((await reconciledAt(key)) - acceptedWall);
-        }
-      }));
+      const follow = async () => {
+        const key = await pay();
+        const accepted = performance.now();
+        const acceptedWall = Date.now();
+        await finished(key);
+        observed.push(performance.now() - accepted);
+        recorded.push((await reconciledAt(key)) - acceptedWall);
+      };
+      await pMap(Array.from({ length: count }), follow, { concurrency });
       return { recorded, observed };
     };
     const e2e = await latency(latencyPayments, latencyConcurrency);
@@ -516,20 +514,17 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
     let lastDone = started;
     const inFlight: Promise<void>[] = [];
     const perPayment: number[] = [];
-    let next = 0;
-    await Promise.all(Array.from({ length: throughputConcurrency }, async () => {
-      while (next < throughputPayments) {
-        next += 1;
-        const key = await pay();
-        const accepted = performance.now();
-        lastAccepted = Math.max(lastAccepted, accepted);
-        inFlight.push(finished(key).then(() => {
-          const done = performance.now();
-          perPayment.push(done - accepted);
-          lastDone = Math.max(lastDone, done);
-        }));
-      }
-    }));
+    const send = async () => {
+      const key = await pay();
+      const accepted = performance.now();
+      lastAccepted = Math.max(lastAccepted, accepted);
+      inFlight.push(finished(key).then(() => {
+        const done = performance.now();
+        perPayment.push(done - accepted);
+        lastDone = Math.max(lastDone, done);
+      }));
+    };
+    await pMap(Array.from({ length: throughputPayments }), send, { concurrency: throughputConcurrency });
     await Promise.all(inFlight);
     const elapsedSeconds = (lastDone - started) / 1000;
     const serviceCpu = process.cpuUsage(cpuBefore.service);

@@ -7,6 +7,7 @@
  * The team is built through the store's own invitation and accept, as POST /invitations/accept does.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import pMap from 'p-map';
 import { documentItemBytes } from './awsWriteUnits.ts';
 import type { LocalService } from '../lib/local/service.ts';
 import { onboardOrganization } from '../lib/ops/onboarding.ts';
@@ -31,18 +32,14 @@ async function measureOrganization(service: LocalService, members: number, log: 
   await setRateLimits(organizationId, { burst: 100_000_000, perSecond: 1_000_000 });
   log(`team size: ${members} member(s) through invitation and accept`);
   let memberKey = '';
-  let next = 0;
-  const worker = async () => {
-    while (next < members) {
-      next += 1;
-      const invitation = await createInvitation({ organizationId, email: `bench.${next}@example.com`, name: null, role: 'admin', ttlSeconds: 3_600 });
-      if (invitation === 'email_taken') throw new Error('bench address taken');
-      const accepted = await acceptInvitation(invitation.token, config().SERVICE_ENVIRONMENT);
-      if ('refused' in accepted) throw new Error(`bench invitation not accepted: ${accepted.refused}`);
-      memberKey = accepted.apiKey;
-    }
+  const join = async (member: number) => {
+    const invitation = await createInvitation({ organizationId, email: `bench.${member}@example.com`, name: null, role: 'admin', ttlSeconds: 3_600 });
+    if (invitation === 'email_taken') throw new Error('bench address taken');
+    const accepted = await acceptInvitation(invitation.token, config().SERVICE_ENVIRONMENT);
+    if ('refused' in accepted) throw new Error(`bench invitation not accepted: ${accepted.refused}`);
+    memberKey = accepted.apiKey;
   };
-  await Promise.all(Array.from({ length: 12 }, worker));
+  await pMap(Array.from({ length: members }, (_, index) => index + 1), join, { concurrency: 12 });
 
   const headers = { authorization: `Bearer ${memberKey}` };
   const me = async () => {

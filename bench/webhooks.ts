@@ -13,6 +13,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import pMap from 'p-map';
 import { Webhook } from 'standardwebhooks';
 import type { LocalService } from '../lib/local/service.ts';
 import { observeConsumedCapacity } from '#store/client.ts';
@@ -76,25 +77,20 @@ async function receiver(secretOf: () => string, answer: (seen: number) => number
 
 async function sendPayments(service: LocalService, headers: Record<string, string>, count: number, concurrency: number, label: string): Promise<string[]> {
   const ids: string[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const index = (next += 1);
-        const idempotencyKey = `${label}-${Date.now().toString(36)}-${index}`;
-        const body = JSON.stringify({ idempotencyKey, corridor: { to: 'MXN', destinationCountry: 'MX' }, sendAmount: { amount: '10.00', currency: 'USDC' }, recipientReference: 'bench', beneficiary });
-        let response = await fetch(`${service.url}/transactions`, { method: 'POST', headers, body });
-        // A 503 or a function's timeout (500) on a loaded machine is retried with the same key, which idempotency makes safe.
-        for (let retry = 1; (response.status === 503 || response.status === 500) && retry <= 5; retry += 1) {
-          await response.text();
-          await new Promise((resolve) => setTimeout(resolve, 200 * retry));
-          response = await fetch(`${service.url}/transactions`, { method: 'POST', headers, body });
-        }
-        if (response.status !== 202) throw new Error(`POST /transactions answered ${response.status}: ${await response.text()}`);
-        ids.push(idempotencyKey);
-      }
-    }),
-  );
+  const send = async (index: number) => {
+    const idempotencyKey = `${label}-${Date.now().toString(36)}-${index}`;
+    const body = JSON.stringify({ idempotencyKey, corridor: { to: 'MXN', destinationCountry: 'MX' }, sendAmount: { amount: '10.00', currency: 'USDC' }, recipientReference: 'bench', beneficiary });
+    let response = await fetch(`${service.url}/transactions`, { method: 'POST', headers, body });
+    // A 503 or a function's timeout (500) on a loaded machine is retried with the same key, which idempotency makes safe.
+    for (let retry = 1; (response.status === 503 || response.status === 500) && retry <= 5; retry += 1) {
+      await response.text();
+      await new Promise((resolve) => setTimeout(resolve, 200 * retry));
+      response = await fetch(`${service.url}/transactions`, { method: 'POST', headers, body });
+    }
+    if (response.status !== 202) throw new Error(`POST /transactions answered ${response.status}: ${await response.text()}`);
+    ids.push(idempotencyKey);
+  };
+  await pMap(Array.from({ length: count }, (_, index) => index + 1), send, { concurrency });
   return ids;
 }
 

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException, TransactionConflictException, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput, type TransactWriteCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
+import pMap from 'p-map';
 import { config } from '#platform/config.ts';
 import { isContentionCancellation } from '#platform/errors.ts';
 import { invocationSignal } from '#platform/invocation.ts';
@@ -399,16 +400,13 @@ export async function batchPutAll(items: Record<string, unknown>[], parallel = 8
   const table = tableName();
   const chunks: Record<string, unknown>[][] = [];
   for (let start = 0; start < items.length; start += 25) chunks.push(items.slice(start, start + 25));
-  let next = 0;
-  const worker = async () => {
-    while (next < chunks.length) {
-      let pending = chunks[next++]!.map((Item) => ({ PutRequest: { Item } }));
-      for (let attempt = 0; pending.length > 0; attempt += 1) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 10 * 2 ** attempt)));
-        const { UnprocessedItems } = await dynamo().send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
-        pending = (UnprocessedItems?.[table] as typeof pending | undefined) ?? [];
-      }
+  const putChunk = async (chunk: Record<string, unknown>[]) => {
+    let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 10 * 2 ** attempt)));
+      const { UnprocessedItems } = await dynamo().send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+      pending = (UnprocessedItems?.[table] as typeof pending | undefined) ?? [];
     }
   };
-  await Promise.all(Array.from({ length: Math.min(parallel, chunks.length) }, worker));
+  await pMap(chunks, putChunk, { concurrency: parallel });
 }

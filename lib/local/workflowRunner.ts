@@ -11,6 +11,7 @@ import {
   type RunOptions,
   type StateMachineDefinition,
 } from 'aws-local-stepfunctions';
+import pMap, { pMapSkip } from 'p-map';
 import { ExecutionAlreadyExists, type HistoryEventType, type StartExecutionOutput } from '@aws-sdk/client-sfn';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { StartResult, WorkflowEngine } from '#platform/workflow.ts';
@@ -278,19 +279,11 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     if (this.stopped) return [];
     const started = Date.now();
     const listed = (await listRunningExecutions()).filter(({ name, workflow }) => !this.running.has(runKey(workflow, name)));
-    const resumed: string[] = [];
     // Several records at a time: after a kill there are hundreds, and read and claimed one by one
     // under the load of those already re-driven, a pass outlasted the next kill; every restart then
     // took the same head of the list and the rest stayed abandoned (a chaos run's lost payments:
     // lease expired minutes before, never re-driven).
-    let next = 0;
-    const take = async () => {
-      while (next < listed.length && !this.stopped) {
-        const { name, workflow } = listed[next++]!;
-        if (await this.takeOver(name, workflow)) resumed.push(name);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(resumeConcurrency, listed.length) }, take));
+    const resumed = await pMap(listed, async ({ name, workflow }) => (!this.stopped && (await this.takeOver(name, workflow)) ? name : pMapSkip), { concurrency: resumeConcurrency });
     if (resumed.length > 0) logger.info('workflow executions re-driven', { count: resumed.length, listed: listed.length, ms: Date.now() - started });
     return resumed;
   }

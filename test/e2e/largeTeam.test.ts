@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pMap from 'p-map';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { inviteAndAccept, uniqueEmail, useTemporaryOutbox } from '../support/team.ts';
@@ -37,22 +38,18 @@ afterAll(async () => {
 });
 
 async function seedMembers(count: number): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      next += 1;
-      const invitation = await createInvitation({
-        organizationId: org.organizationId,
-        email: `seeded.${next}.${Date.now().toString(36)}@example.com`,
-        name: null,
-        role: 'viewer',
-        ttlSeconds: 3_600,
-      });
-      if (invitation === 'email_taken') throw new Error('a seeded address was taken');
-      expect(await acceptInvitation(invitation.token, 'simulated')).toHaveProperty('apiKey');
-    }
+  const seed = async (member: number) => {
+    const invitation = await createInvitation({
+      organizationId: org.organizationId,
+      email: `seeded.${member}.${Date.now().toString(36)}@example.com`,
+      name: null,
+      role: 'viewer',
+      ttlSeconds: 3_600,
+    });
+    if (invitation === 'email_taken') throw new Error('a seeded address was taken');
+    expect(await acceptInvitation(invitation.token, 'simulated')).toHaveProperty('apiKey');
   };
-  await Promise.all(Array.from({ length: 12 }, worker));
+  await pMap(Array.from({ length: count }, (_, index) => index + 1), seed, { concurrency: 12 });
 }
 
 describe(`an organization of ${teamSize} members`, () => {

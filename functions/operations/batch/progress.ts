@@ -1,3 +1,4 @@
+import pMap from 'p-map';
 import { logger } from '#platform/logger.ts';
 import { operationMoved } from '#platform/metrics.ts';
 import { cancellationReasons, tableName, transactWrite, type TransactItem } from '#store/client.ts';
@@ -86,16 +87,7 @@ export async function startItems(ref: BatchRef): Promise<StepResult> {
     return { outcome: 'retry', waitSeconds: retryWaitSeconds, report: `FX source unavailable; items from ${batch.startedThrough} wait` };
   }
 
-  const results: ItemResult[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(parallelStarts, items.length) }, async () => {
-      while (next < items.length) {
-        const position = next++;
-        results[position] = await startItem(batch, items[position]!, pricer);
-      }
-    }),
-  );
+  const results: ItemResult[] = await pMap(items, (item) => startItem(batch, item, pricer), { concurrency: parallelStarts });
 
   const through = batch.startedThrough + items.length;
   const moved = await batchProgress.move(batch, { state: 'PROCESSING', startedThrough: through });

@@ -1,3 +1,4 @@
+import pMap from 'p-map';
 import { notificationEmail, unsubscribeLink, unsubscribeToken } from '#domain/notifications.ts';
 import { publicBaseUrl } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
@@ -41,17 +42,15 @@ export async function mailNotification(detail: OutboxEvent & { type: EventType }
   if (recipients.length === 0) return;
   const organization = await reads(`organization:${organizationId}`, () => getOrganization(organizationId));
   let failed = 0;
-  let next = 0;
-  const worker = async () => {
-    while (next < recipients.length) {
-      const recipient = recipients[next]!;
-      next += 1;
+  await pMap(
+    recipients,
+    async (recipient) => {
       // One opening of each member's key per batch of events (a KMS Decrypt in AWS).
       const key = await reads(`unsubscribeKey:${organizationId}:${recipient.member.id}:${unsubscribeKeyVersion(recipient.member)}`, () => openUnsubscribeKey(recipient.member));
       if (!(await mailOne(detail, recipient, key!, organization?.name ?? detail.organizationId))) failed += 1;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrentSends, recipients.length) }, worker));
+    },
+    { concurrency: concurrentSends },
+  );
   if (failed > 0) throw new Error(`${failed} of ${recipients.length} notification e-mails were not sent; the delivery is retried`);
 }
 
