@@ -193,7 +193,11 @@ async function adoptWirePosted(model: Model, real: Real, organization: number, c
 }
 
 class Batch implements Command {
-  constructor(readonly organization: number, readonly items: { whole: number; cents: number }[], readonly copies: number) {}
+  /**
+   * `ledgerNow`: the organization's ledger checked at once. A backlog's top-up leaves it to the
+   * backlog's end: with a thousand of its payments moving, the ledger never stands still for a read.
+   */
+  constructor(readonly organization: number, readonly items: { whole: number; cents: number }[], readonly copies: number, readonly ledgerNow = true) {}
   check = (model: Readonly<Model>) => this.organization < model.organizations;
   async run(model: Model, real: Real): Promise<void> {
     const organization = real.organizations[this.organization]!;
@@ -214,7 +218,7 @@ class Batch implements Command {
         model.operations.push({ kind: 'batchItem', id, organization: this.organization, ends: paymentEnds(item.cents), statusPath: `/transactions/${encodeURIComponent(id)}`, amount: decimal(item.whole, item.cents) });
       });
     }
-    await ledgerHolds(organization.organizationId);
+    if (this.ledgerNow) await ledgerHolds(organization.organizationId);
   }
   toString = () => `Batch(org ${this.organization}, ${this.items.map((item) => decimal(item.whole, item.cents)).join(' + ')} USDC, ${this.copies}×)`;
 }
@@ -226,24 +230,37 @@ class Batch implements Command {
  * comes. Without the wire the bursts before it have mostly spent the balance, and it is REJECTED.
  */
 class FundedBatch implements Command {
-  constructor(readonly organization: number, readonly count: number, readonly cents: number[]) {}
+  /** `fundedItems`: the wire covers this many items (the batch's own, or more for batches to come); `ledgerNow` as Batch's. */
+  constructor(readonly organization: number, readonly count: number, readonly cents: number[], readonly fundedItems = count, readonly ledgerNow = true) {}
   check = (model: Readonly<Model>) => this.organization < model.organizations;
   async run(model: Model, real: Real): Promise<void> {
-    const items = Array.from({ length: this.count }, (_, index) => ({ whole: 5 + (index % 4), cents: this.cents[index % this.cents.length]! }));
+    const items = backlogItems(this.count, this.cents);
     // Each item at most 8.99 USDC; the wire's USD arrives as USDC less its fees: a tenth more covers them.
-    const funding = Math.ceil(this.count * 9 * 1.1);
+    const funding = Math.ceil(this.fundedItems * 9 * 1.1);
     const before = model.operations.length;
     await new WireDeposit(this.organization, funding, 0).run(model, real);
     const deposit = model.operations.slice(before).find((operation) => operation.kind === 'deposit');
     if (deposit) await endOf(real.world, real.organizations[this.organization]!, deposit);
-    await new Batch(this.organization, items, 1).run(model, real);
+    await new Batch(this.organization, items, 1, this.ledgerNow).run(model, real);
   }
   toString = () => `FundedBatch(org ${this.organization}, ${this.count} items, cents ${this.cents.join('/')})`;
 }
 
-/** The backlog a kills-phase round opens with: a funded batch of `items` items, amounts in every band of the payment simulators. */
-export function backlogBatch(items: number): Command {
-  return new FundedBatch(0, items, [...paymentCents]);
+function backlogItems(count: number, cents: readonly number[]): { whole: number; cents: number }[] {
+  return Array.from({ length: count }, (_, index) => ({ whole: 5 + (index % 4), cents: cents[index % cents.length]! }));
+}
+
+/**
+ * The kills phase's backlog opens with this: a funded batch of `items` items, amounts in every band
+ * of the payment simulators; the wire covers `fundedItems` items, the top-ups (backlogTopUp) included.
+ */
+export function backlogBatch(organization: number, items: number, fundedItems: number): Command {
+  return new FundedBatch(organization, items, [...paymentCents], fundedItems, false);
+}
+
+/** More of the backlog: a batch of `items` items from the balance the opening's wire left. */
+export function backlogTopUp(organization: number, items: number): Command {
+  return new Batch(organization, backlogItems(items, paymentCents), 1, false);
 }
 
 /**

@@ -27,6 +27,11 @@ export interface CrashingWorldOptions {
   seed: number;
   /** Kills after which the stack is left up (default: no end), so the work in flight can finish on it. */
   maxKills?: number;
+  /**
+   * Kill only while a keeper of the work in flight is registered (keepInFlight): none comes before
+   * the backlog it holds up has opened, or after it has let go.
+   */
+  killsWaitForKeeper?: boolean;
 }
 
 /**
@@ -132,6 +137,8 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
   let restarting: Promise<void> | undefined;
   // One onboarding at a time: the engine the wallet workflow runs on is this process's only one.
   let onboardingQueue: Promise<unknown> = Promise.resolve();
+  let keeper: ((inFlight: number) => Promise<void>) | undefined;
+  let keeping: Promise<void> | undefined;
 
   /** Work in this process while no kill may happen (onboarding, an operator's call), with a workflow runner of its own. */
   function exclusive<T>(work: (waitFor: (execution: string) => Promise<unknown>) => Promise<T>): Promise<T> {
@@ -163,13 +170,31 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
         timeoutMs: 300_000,
         intervalMs: 100,
       });
+      if (options.killsWaitForKeeper) {
+        await until(async () => keeper, (current) => current !== undefined || stopped !== false, { what: 'a keeper of the work in flight', timeoutMs: 3_600_000, intervalMs: 200 });
+      }
+      // The keeper's top-up goes out as the pause begins, one at a time, and the kill does not wait
+      // for its answer: an organization with a thousand payments settling took up to 107 s to accept
+      // a batch (its balance item is written by each of them), and a kill during the intake is one
+      // more the contract must survive (the request is sent again with its batchId).
+      if (keeper && !keeping && !stopped) {
+        keeping = inFlightOperations()
+          .then(({ operations }) => keeper?.(operations), () => keeper?.(0))
+          .finally(() => (keeping = undefined));
+      }
       const pause = options.killEveryMs.min + random() * (options.killEveryMs.max - options.killEveryMs.min);
       await new Promise((resolve) => setTimeout(resolve, pause));
       if (stopped) return;
-      // Onboarding writes through this process's own runner: a kill lands between organizations, not inside one.
-      await until(async () => onboarding, (count) => count === 0 || stopped !== false, { what: 'onboarding to finish before a kill', timeoutMs: 600_000 });
+      // Onboarding writes through this process's own runner: a kill lands between organizations, not
+      // inside one. None starts from here to the restart; the one under way is waited for.
       let up!: () => void;
       restarting = new Promise((resolve) => (up = resolve));
+      await until(async () => onboarding, (count) => count === 0 || stopped !== false, { what: 'onboarding to finish before a kill', timeoutMs: 600_000 });
+      if (stopped) {
+        restarting = undefined;
+        up();
+        return;
+      }
       // What the kill cuts short, read from the table the stack runs on just before it.
       const { running, operations } = await inFlightOperations().catch(() => ({ running: -1, operations: -1 }));
       const awaiting = client.inFlight();
@@ -192,6 +217,13 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
     // The killed stack runs as `npm start`, in a process of its own: kills are its fault.
     faultsInjected: () => ({}),
     inFlightAtKills: () => [...atKills],
+    keepInFlight(topUp) {
+      keeper = topUp;
+      return async () => {
+        if (keeper === topUp) keeper = undefined;
+        await keeping;
+      };
+    },
     organization(label) {
       return exclusive((waitFor) => chaosOrganization(label, client, receiver, waitFor));
     },

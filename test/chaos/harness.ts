@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
+import pMap from 'p-map';
 import { until } from '../support/eventually.ts';
 import { chainDepositEnd, checksMade, endOf, eventsAgree, fail, ledgerHolds, listsAgree, movementsAgree, redeliverGapEvents, verifiedEvents } from './checks.ts';
-import { backlogBatch, chaosCommands, type Real } from './commands.ts';
+import { backlogBatch, backlogTopUp, chaosCommands, type Real } from './commands.ts';
 import { emptyModel, type Model } from './model.ts';
 import type { InFlight, World } from './world.ts';
 
@@ -25,11 +26,6 @@ export interface ChaosOptions {
   flood?: boolean;
   /** With `flood`, funded batches of 300 to 1,000 items too (CHAOS_BIG_BATCHES=1). */
   bigBatches?: boolean;
-  /**
-   * The first lane's every run opens with a funded batch of this many items (the kills phase: a
-   * thousand payments queued and running while the kills come, whatever the random mix draws).
-   */
-  backlog?: number;
 }
 
 export interface ChaosFigures {
@@ -70,10 +66,7 @@ async function settled(real: Real, model: Model): Promise<Map<string, string>> {
     finalStates.set(operation.id, state);
   };
   // Polled side by side, a few at a time, as an integrator with many operations would.
-  const pending = [...model.operations];
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    for (let operation = pending.shift(); operation; operation = pending.shift()) await waitFor(operation);
-  }));
+  await pMap(model.operations, waitFor, { concurrency: 8 });
   return finalStates;
 }
 
@@ -137,10 +130,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       const real: Real = { world, organizations, run, operations, sequence: 0 };
       const model = emptyModel(options.organizations);
       try {
-        // Not part of what shrinks: a failure's sequence is replayed after the same opening.
-        const opening = options.backlog && laneSeed === seed ? [backlogBatch(options.backlog)] : [];
-        if (opening.length > 0) log(`seed ${laneSeed} run ${runIndex} opens with ${opening.join(', ')}`);
-        await fc.asyncModelRun(() => ({ model, real }), [...opening, ...sequence]);
+        await fc.asyncModelRun(() => ({ model, real }), sequence);
         commands += [...sequence].length;
         const finalStates = await finalChecks(real, model);
         for (const state of finalStates.values()) operationsEnded.set(state, (operationsEnded.get(state) ?? 0) + 1);
@@ -181,6 +171,87 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
         }
       : {}),
     seconds: Math.round((Date.now() - started) / 1000),
+  };
+}
+
+/** The backlog's wire covers this many times its opening batch: the top-ups draw on it. */
+const backlogFundedTimes = 8;
+/** A top-up smaller than this is not sent: the backlog is near enough its size. */
+const leastTopUp = 50;
+
+/**
+ * The kills phase's backlog (issue 29: about a thousand operations in flight at every kill), in an
+ * organization of its own beside the rounds' lanes: a funded batch of `items` items, then, as each
+ * kill's pause begins (the world's keepInFlight), a batch that brings the operations in flight back
+ * to about `items` at the kill. `finish` stops the top-ups, waits for every item to end and checks them as a run's
+ * end does (bands, ledger, movements, events), and answers its figures.
+ */
+export async function keepBacklog(world: World, options: { items: number; seed: number; log?: (message: string) => void }): Promise<{ finish(): Promise<ChaosFigures> }> {
+  const { log = () => {} } = options;
+  if (!world.keepInFlight) throw new Error('this world is not killed: it keeps no work in flight');
+  const started = Date.now();
+  const run = `${randomBytes(3).toString('hex')}-backlog`;
+  const operations = new Map<string, number>();
+  const real: Real = { world, organizations: [await world.organization(run)], run, operations, sequence: 0 };
+  const model = emptyModel(1);
+  const opening = backlogBatch(0, options.items, options.items * backlogFundedTimes);
+  log(`the backlog opens with ${opening}`);
+  await opening.run(model, real);
+  let topUps = 0;
+  // A top-up's violation is the backlog's: kept, and said when it finishes.
+  let failure: unknown;
+  const release = world.keepInFlight(async (inFlight) => {
+    // What drained between the last top-up and its kill is sent again on top (a stack at capacity
+    // accepts a batch slowly, and starts items meanwhile): the aim is `items` at the kill itself.
+    const lastKill = world.inFlightAtKills().at(-1)?.operations ?? options.items;
+    const aim = options.items + Math.max(0, options.items - lastKill);
+    const items = Math.min(1_000, aim - inFlight);
+    if (items < leastTopUp || failure) return;
+    topUps += 1;
+    const sent = Date.now();
+    await backlogTopUp(0, items)
+      .run(model, real)
+      .catch((error: unknown) => (failure = error));
+    log(`the backlog: ${inFlight} operations in flight; a batch of ${items} more, accepted in ${((Date.now() - sent) / 1000).toFixed(1)} s`);
+  });
+  return {
+    async finish() {
+      await release();
+      const requestsBefore = world.requestCount();
+      const resentBefore = world.resentCount();
+      checksMade.clear();
+      const ended = new Map<string, number>();
+      if (!failure) {
+        log(`the backlog: ${topUps} top-ups sent; waiting for its ${model.operations.length} operations to end`);
+        try {
+          for (const state of (await finalChecks(real, model)).values()) ended.set(state, (ended.get(state) ?? 0) + 1);
+        } catch (error) {
+          failure = error;
+        }
+      }
+      const error = failure ? String((failure as Error).message ?? failure) : '';
+      if (error) log(`the backlog VIOLATED: ${error}`);
+      return {
+        seed: options.seed,
+        lanes: 1,
+        runs: 1,
+        commands: 1 + topUps,
+        operations: [...operations.values()].reduce((sum, count) => sum + count, 0),
+        requests: world.requestCount() - requestsBefore,
+        resent: world.resentCount() - resentBefore,
+        kills: 0,
+        inFlightAtKills: [],
+        faultsInjected: {},
+        operationsByKind: Object.fromEntries(operations),
+        operationsEnded: Object.fromEntries(ended),
+        invariantChecks: Object.fromEntries(checksMade),
+        violations: error ? 1 : 0,
+        lost: /was lost/.test(error) ? 1 : 0,
+        paidTwice: /twice|different operations/.test(error) ? 1 : 0,
+        ...(error ? { failure: `the backlog: ${error}` } : {}),
+        seconds: Math.round((Date.now() - started) / 1000),
+      };
+    },
   };
 }
 

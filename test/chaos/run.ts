@@ -11,9 +11,11 @@
  *   (<min>-<max>, 6000-12000) until CHAOS_KILLS kills (20), in rounds of one run a lane of up to
  *   CHAOS_KILL_COMMANDS commands (100); the last round ends on a stack left up. Its mix also floods
  *   (100 to 250 payments at once; with CHAOS_BIG_BATCHES=1 also funded batches of 300 to 1,000
- *   items); each round's first lane opens with a funded batch of CHAOS_BACKLOG_ITEMS items (1,000;
- *   0: none), so hundreds of its payments are queued or running at the kills; each kill records what
- *   it cut short (executions running, operations in flight, requests awaiting an answer).
+ *   items); beside the rounds, a backlog of CHAOS_BACKLOG_ITEMS (1,000; 0: none) in an organization
+ *   of its own: a funded batch of that many items, topped up by another batch as each kill's pause
+ *   begins to about that many operations in flight (no kill comes before it opens), checked once the
+ *   kills are done; each kill records what it cut short (executions running, operations in flight, requests
+ *   awaiting an answer).
  * The edges run first, on the first phase's stack (CHAOS_EDGES=0 skips them). CHAOS_SEED (default:
  * the time) replays a run; a failure prints its phase, seed and path (CHAOS_PHASES, CHAOS_SEED,
  * CHAOS_LANES=1, CHAOS_PATH, CHAOS_REPLAY_PATH) to replay it alone.
@@ -26,7 +28,7 @@ if (process.env.LOG_LEVEL === 'SILENT') process.env.POWERTOOLS_METRICS_DISABLED 
 const { startWorld } = await import('./world.ts');
 const { defaultFaultPlan } = await import('./faults.ts');
 const { startCrashingWorld } = await import('./crashingWorld.ts');
-const { combinedFigures, runChaos } = await import('./harness.ts');
+const { combinedFigures, keepBacklog, runChaos } = await import('./harness.ts');
 const { copiesEdge, debitsEdge } = await import('./edges.ts');
 
 const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 2 ** 31);
@@ -42,7 +44,7 @@ const phases = new Set((process.env.CHAOS_PHASES ?? 'faults,kills').split(','));
 const killEvery = /^(\d+)-(\d+)$/.exec(process.env.CHAOS_KILL_EVERY_MS ?? '6000-12000');
 const killsWanted = Number(process.env.CHAOS_KILLS ?? 20);
 const killCommands = Number(process.env.CHAOS_KILL_COMMANDS ?? 100);
-// Each kills-phase round's first lane opens with a funded batch of this many items (0: none).
+// The kills phase's backlog: this many operations kept in flight at the kills, in an organization of its own (0: none).
 const backlog = Number(process.env.CHAOS_BACKLOG_ITEMS ?? 1_000);
 const log = (message: string) => process.stderr.write(`[chaos] ${message}\n`);
 const startedAt = Date.now();
@@ -82,17 +84,20 @@ if (phases.has('faults')) {
 if (phases.has('kills') && !parts.some((figures) => figures.failure)) {
   const killEveryMs = { min: Number(killEvery[1]), max: Number(killEvery[2]) };
   log(`kills phase: the stack as npm start, SIGKILLed every ${killEveryMs.min / 1000} to ${killEveryMs.max / 1000} s until ${killsWanted} kills; rounds of ${lanes} lanes, one run of up to ${killCommands} commands each`);
-  const world = await startCrashingWorld({ seed, killEveryMs, maxKills: killsWanted });
+  const world = await startCrashingWorld({ seed, killEveryMs, maxKills: killsWanted, killsWaitForKeeper: backlog > 0 && !path });
   world.startKilling();
   try {
     await edgesOn(world);
+    // Kept up beside the rounds from the first kill to the last (no kill comes without it).
+    const backlogKept = backlog > 0 && !path ? await keepBacklog(world, { items: backlog, seed, log }) : undefined;
     // Rounds until the kills are done: the last one ends on a stack left up, so its work finishes.
     for (let round = 1; ; round += 1) {
-      const figures = failedIn(await runChaos({ world, seed: seed + 1_000 * (round - 1), lanes, runs: 1, commandsPerRun: killCommands, organizations, log, flood: true, bigBatches: process.env.CHAOS_BIG_BATCHES === '1', backlog, ...(path ? { path } : {}), ...(replayPath ? { replayPath } : {}) }), 'kills');
+      const figures = failedIn(await runChaos({ world, seed: seed + 1_000 * (round - 1), lanes, runs: 1, commandsPerRun: killCommands, organizations, log, flood: true, bigBatches: process.env.CHAOS_BIG_BATCHES === '1', ...(path ? { path } : {}), ...(replayPath ? { replayPath } : {}) }), 'kills');
       parts.push(figures);
       log(`kills phase round ${round}: ${world.killCount()} kills so far`);
       if (figures.failure || world.killCount() >= killsWanted || path) break;
     }
+    if (backlogKept && !parts.some((figures) => figures.failure)) parts.push(failedIn(await backlogKept.finish(), 'kills'));
     diedOnItsOwn = world.diedOnItsOwn();
   } finally {
     await world.close();
