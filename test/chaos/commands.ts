@@ -234,7 +234,7 @@ class FundedBatch implements Command {
   constructor(readonly organization: number, readonly count: number, readonly cents: number[], readonly fundedItems = count, readonly ledgerNow = true) {}
   check = (model: Readonly<Model>) => this.organization < model.organizations;
   async run(model: Model, real: Real): Promise<void> {
-    const items = backlogItems(this.count, this.cents);
+    const items = bandedItems(this.count, this.cents);
     // Each item at most 8.99 USDC; the wire's USD arrives as USDC less its fees: a tenth more covers them.
     const funding = Math.ceil(this.fundedItems * 9 * 1.1);
     const before = model.operations.length;
@@ -246,7 +246,8 @@ class FundedBatch implements Command {
   toString = () => `FundedBatch(org ${this.organization}, ${this.count} items, cents ${this.cents.join('/')})`;
 }
 
-function backlogItems(count: number, cents: readonly number[]): { whole: number; cents: number }[] {
+/** Items of 5 to 8 USDC with their cents drawn in turn from `cents` (the simulators' bands). */
+function bandedItems(count: number, cents: readonly number[]): { whole: number; cents: number }[] {
   return Array.from({ length: count }, (_, index) => ({ whole: 5 + (index % 4), cents: cents[index % cents.length]! }));
 }
 
@@ -260,7 +261,7 @@ export function backlogBatch(organization: number, items: number, fundedItems: n
 
 /** More of the backlog: a batch of `items` items from the balance the opening's wire left. */
 export function backlogTopUp(organization: number, items: number): Command {
-  return new Batch(organization, backlogItems(items, paymentCents), 1, false);
+  return new Batch(organization, bandedItems(items, paymentCents), 1, false);
 }
 
 /**

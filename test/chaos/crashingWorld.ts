@@ -174,9 +174,9 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
         await until(async () => keeper, (current) => current !== undefined || stopped !== false, { what: 'a keeper of the work in flight', timeoutMs: 3_600_000, intervalMs: 200 });
       }
       // The keeper's top-up goes out as the pause begins, one at a time, and the kill does not wait
-      // for its answer: an organization with a thousand payments settling took up to 107 s to accept
-      // a batch (its balance item is written by each of them), and a kill during the intake is one
-      // more the contract must survive (the request is sent again with its batchId).
+      // for its answer: with a thousand payments settling, the stack took up to 107 s to accept a
+      // batch (kills and resends included), and a kill during the intake is one more the contract
+      // must survive (the request is sent again with its batchId).
       if (keeper && !keeping && !stopped) {
         keeping = inFlightOperations()
           .then(({ operations }) => keeper?.(operations), () => keeper?.(0))

@@ -162,8 +162,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     operationsEnded: Object.fromEntries(operationsEnded),
     invariantChecks: Object.fromEntries(checksMade),
     violations: results.filter((result) => result.details.failed).length,
-    lost: /was lost/.test(error) ? 1 : 0,
-    paidTwice: /twice|different operations/.test(error) ? 1 : 0,
+    ...lostOrPaidTwice(error),
     ...(failed
       ? {
           shrunkTo: [...((failed.details.counterexample?.[0] ?? []) as Iterable<unknown>)].map(String),
@@ -246,13 +245,17 @@ export async function keepBacklog(world: World, options: { items: number; seed: 
         operationsEnded: Object.fromEntries(ended),
         invariantChecks: Object.fromEntries(checksMade),
         violations: error ? 1 : 0,
-        lost: /was lost/.test(error) ? 1 : 0,
-        paidTwice: /twice|different operations/.test(error) ? 1 : 0,
+        ...lostOrPaidTwice(error),
         ...(error ? { failure: `the backlog: ${error}` } : {}),
         seconds: Math.round((Date.now() - started) / 1000),
       };
     },
   };
+}
+
+/** What a violation's message says it was: an operation lost, or money moved twice (none for no message). */
+function lostOrPaidTwice(error: string): Pick<ChaosFigures, 'lost' | 'paidTwice'> {
+  return { lost: /was lost/.test(error) ? 1 : 0, paidTwice: /twice|different operations/.test(error) ? 1 : 0 };
 }
 
 /** The commands' replay path fast-check writes into a counterexample's text: without it a path does not replay. */
