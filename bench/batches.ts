@@ -30,6 +30,8 @@ export interface BatchBenchOptions {
 }
 
 const itemCount = 1000;
+/** The batch sent while a large one settles: the size the chaos harness's top-ups were. */
+const busyItemCount = 70;
 const corridor = findCorridor('USDC', 'MXN', 'MX')!;
 const beneficiary = sampleBeneficiary(corridor);
 
@@ -59,9 +61,9 @@ export async function batchFigures({ service, log }: BatchBenchOptions) {
         itemRef: `row-${index}`, sendAmount: { amount: '10.00', currency: 'USDC' }, recipientReference: `bench ${index}`, beneficiary,
       })),
     });
-    const send = async (batchId: string, count: number) => {
+    const send = async (batchId: string, count: number, into = headers) => {
       const started = performance.now();
-      const response = await fetch(`${service.url}/batches`, { method: 'POST', headers, body: JSON.stringify(body(batchId, count)) });
+      const response = await fetch(`${service.url}/batches`, { method: 'POST', headers: into, body: JSON.stringify(body(batchId, count)) });
       const answered = performance.now() - started;
       if (response.status !== 202) throw new Error(`POST /batches answered ${response.status}: ${await response.text()}`);
       return answered;
@@ -125,6 +127,22 @@ export async function batchFigures({ service, log }: BatchBenchOptions) {
     const itemPayment = await getExecution(operationExecutionName('payment', organizationId, `${batchId}:row-${itemCount - 1}`), 'payment');
     const state = (await getBatch(organizationId, batchId))?.state;
 
+    // A smaller batch sent while a large one settles, into the same organization and into another:
+    // on this stack every call waits behind the settling items' (docs/decisions/155).
+    log(`batches: ${busyItemCount}-item batches while one of ${itemCount} settles, into its organization and into another`);
+    const other = await benchOrganization(service, 'Bench Batches Other Org');
+    const idleIntakeMs = await send(`bench-idle-${Date.now().toString(36)}`, busyItemCount, other.headers);
+    await quiesce();
+    const settlingId = `bench-settling-${Date.now().toString(36)}`;
+    await send(settlingId, itemCount);
+    // Its items running: the first chunks started, the rest queued.
+    await pause(2_000);
+    const otherOrganizationMs = await send(`bench-busy-other-${Date.now().toString(36)}`, busyItemCount, other.headers);
+    const sameOrganizationMs = await send(`bench-busy-same-${Date.now().toString(36)}`, busyItemCount);
+    const settlingRunning = (await getBatch(organizationId, settlingId))?.state;
+    await runner.waitFor(operationExecutionName('batch', organizationId, settlingId), 120_000);
+    await quiesce();
+
     const request = perItem(tallyOf('request'), itemCount);
     const after = tallyOf('after');
     const total = emptyTally();
@@ -165,6 +183,14 @@ export async function batchFigures({ service, log }: BatchBenchOptions) {
         acceptedMs: round(firstAcceptedMs, 1),
         acceptedToAllItemsEndedSeconds: round(firstAllEndedMs / 1000, 2),
         note: 'the first 1,000-item batch of the section, before the one above: in BENCH_ONLY=batches the first work of a just-started DynamoDB Local and of this process (JIT compilation shares the two cores); in the whole bench it follows the other sections',
+      },
+      intakeWhileABatchSettles: {
+        items: busyItemCount,
+        idleMs: round(idleIntakeMs, 1),
+        otherOrganizationMs: round(otherOrganizationMs, 1),
+        sameOrganizationMs: round(sameOrganizationMs, 1),
+        settlingBatchState: settlingRunning ?? null,
+        note: `POST /batches of ${busyItemCount} items to its 202: on an idle stack, then while a batch of ${itemCount} settles (sent 2 s before), into another organization and into the settling batch's own`,
       },
       cpuMsPerItem: {
         ...cpuMsPer(cpuBefore.dynamodbLocal, dynamoCpuAfter, serviceCpu, itemCount),
