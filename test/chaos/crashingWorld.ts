@@ -137,7 +137,7 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
   let restarting: Promise<void> | undefined;
   // One onboarding at a time: the engine the wallet workflow runs on is this process's only one.
   let onboardingQueue: Promise<unknown> = Promise.resolve();
-  let keeper: ((inFlight: number) => Promise<void>) | undefined;
+  let keeper: ((inFlightNow: () => Promise<number>) => Promise<void>) | undefined;
   let keeping: Promise<void> | undefined;
 
   /** Work in this process while no kill may happen (onboarding, an operator's call), with a workflow runner of its own. */
@@ -165,22 +165,23 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
       // The next kill's clock starts once the stack has answered some of what waits on it: on a slow
       // or busy machine a fixed rhythm of kills could otherwise cut every restart short of any work.
       const answeredBefore = client.answeredCount();
+      const restartedAt = Date.now();
       await until(async () => client.answeredCount() - answeredBefore, (answered) => answered >= answersBetweenKills || client.inFlight() === 0 || stopped !== false, {
         what: `the restarted stack to answer ${answersBetweenKills} requests`,
         timeoutMs: 300_000,
         intervalMs: 100,
       });
+      const answeringMs = Date.now() - restartedAt;
       if (options.killsWaitForKeeper) {
         await until(async () => keeper, (current) => current !== undefined || stopped !== false, { what: 'a keeper of the work in flight', timeoutMs: 3_600_000, intervalMs: 200 });
       }
-      // The keeper's top-up goes out as the pause begins, one at a time, and the kill does not wait
-      // for its answer: with a thousand payments settling, the stack took up to 107 s to accept a
-      // batch (kills and resends included), and a kill during the intake is one more the contract
-      // must survive (the request is sent again with its batchId).
+      // The keeper's top-ups go out as the pause begins, one call at a time, and the kill does not
+      // wait for them: with a thousand payments settling, the stack took up to 145 s to accept a
+      // 1,000-item batch (kills and resends included), and a kill during an intake is one more the
+      // contract must survive (the request is sent again with its batchId).
       if (keeper && !keeping && !stopped) {
-        keeping = inFlightOperations()
-          .then(({ operations }) => keeper?.(operations), () => keeper?.(0))
-          .finally(() => (keeping = undefined));
+        const inFlightNow = () => inFlightOperations().then(({ operations }) => operations);
+        keeping = keeper(inFlightNow).finally(() => (keeping = undefined));
       }
       const pause = options.killEveryMs.min + random() * (options.killEveryMs.max - options.killEveryMs.min);
       await new Promise((resolve) => setTimeout(resolve, pause));
@@ -204,7 +205,7 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
       kills += 1;
       const down = Date.now();
       await launch();
-      process.stderr.write(`[chaos] kill ${kills}: ${running} executions running, ${operations} operations in flight, ${awaiting} requests awaiting an answer; up again in ${((Date.now() - down) / 1000).toFixed(1)} s\n`);
+      process.stderr.write(`[chaos] kill ${kills}: ${running} executions running, ${operations} operations in flight, ${awaiting} requests awaiting an answer; up again in ${((Date.now() - down) / 1000).toFixed(1)} s (it had been up ${((down - restartedAt) / 1000).toFixed(1)} s: ${answersBetweenKills} answers in ${(answeringMs / 1000).toFixed(1)}, a pause of ${(pause / 1000).toFixed(1)})\n`);
       restarting = undefined;
       up();
     }

@@ -44,11 +44,12 @@ export interface World {
   /** At each kill so far: the workflow executions running, the operations in flight and the workload's HTTP requests awaiting an answer. */
   inFlightAtKills(): InFlight[];
   /**
-   * A stack that is killed only: `topUp` is called as each kill's pause begins with the operations
-   * then in flight (unless the last call is still under way), and may send more (issue 29: about a
-   * thousand in flight at every kill). Answers the release, which resolves once a call in progress has ended.
+   * A stack that is killed only: `topUp` is called as each kill's pause begins (unless the last call
+   * is still under way) with a reader of the operations in flight, and may send more, as often as it
+   * reads too few (issue 29: about a thousand in flight at every kill). Answers the release, which
+   * resolves once a call in progress has ended.
    */
-  keepInFlight?(topUp: (inFlight: number) => Promise<void>): () => Promise<void>;
+  keepInFlight?(topUp: (inFlightNow: () => Promise<number>) => Promise<void>): () => Promise<void>;
   close(): Promise<void>;
 }
 
