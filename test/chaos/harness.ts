@@ -178,18 +178,19 @@ const backlogFundedTimes = 12;
 /** A top-up smaller than this is not sent: the backlog is near enough its size. */
 const leastTopUp = 50;
 /**
- * A top-up larger than this is sent as several. Smaller ones were no quicker: on a stack this busy
- * a 250-item batch took 46 to 133 s to be accepted (a 1,000-item one 75 to 145 s), the time is the
- * queue each call waits in, not the items (docs/decisions/155).
+ * The contract's largest batch (schemas/batches.ts): a larger top-up is sent as several. Smaller
+ * ones were no quicker (250 items took 46 to 133 s to be accepted on this busy stack, 1,000 took 75
+ * to 145 s): the time is the queue each call waits in, not the items (docs/decisions/155).
  */
 const mostTopUp = 1_000;
 
 /**
  * The kills phase's backlog (issue 29: about a thousand operations in flight at every kill), in an
  * organization of its own beside the rounds' lanes: a funded batch of `items` items, then, as each
- * kill's pause begins (the world's keepInFlight), a batch that brings the operations in flight back
- * to about `items` at the kill. `finish` stops the top-ups, waits for every item to end and checks them as a run's
- * end does (bands, ledger, movements, events), and answers its figures.
+ * kill's pause begins (the world's keepInFlight), batches that bring the operations in flight back
+ * to about `items` at the kill, one after another while too few are in flight. `finish` stops the
+ * top-ups, waits for every item to end and checks them as a run's end does (bands, ledger,
+ * movements, events), and answers its figures.
  */
 export async function keepBacklog(world: World, options: { items: number; seed: number; log?: (message: string) => void }): Promise<{ finish(): Promise<ChaosFigures> }> {
   const { log = () => {} } = options;
@@ -227,7 +228,7 @@ export async function keepBacklog(world: World, options: { items: number; seed: 
         .catch((error: unknown) => (failure = error));
       // Refused whole (REJECTED: the wire's balance spent): the harness's sizing, said as a failure, not sent again and again.
       if (!failure && model.operations.length === before) failure = new Error(`a top-up of ${items} items was refused whole: the opening wire covers ${backlogFundedTimes} times the backlog, too little for this run`);
-      log(`the backlog: ${inFlight} operations in flight; a batch of ${items} more, accepted in ${((Date.now() - sent) / 1000).toFixed(1)} s`);
+      log(`the backlog: ${inFlight} operations in flight; a batch of ${items} more, ${failure ? 'failed' : 'accepted'} in ${((Date.now() - sent) / 1000).toFixed(1)} s`);
     }
   });
   return {
