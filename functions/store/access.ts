@@ -127,7 +127,7 @@ export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, 
   let charged: Charge;
   const seen = seenAuthenticated.get(key.hash);
   if (seen && gate.admits(seen)) {
-    [item, charged] = await Promise.all([getApiKey(key.organizationId, key.keyId), charge(key.organizationId, bucket, now ?? Date.now(), cost, gate.kyb)]);
+    [item, charged] = await Promise.all([getApiKey(key.organizationId, key.keyId), charge(key.organizationId, bucket, now, cost, gate.kyb)]);
   } else if (seen) {
     // A key seen before with a role this route refuses: the read decides, and the bucket is only looked at.
     const [read, standing] = await Promise.all([getApiKey(key.organizationId, key.keyId), bucketAsItStands(key.organizationId, bucket)]);
@@ -142,7 +142,7 @@ export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, 
       return { outcome: 'refused', refusal: 'role', grant: grantOf(item), organizationId: key.organizationId, rate: standing };
     }
     // Its role changed since: charge as for any key that may call the route.
-    charged = await charge(key.organizationId, bucket, now ?? Date.now(), cost, gate.kyb);
+    charged = await charge(key.organizationId, bucket, now, cost, gate.kyb);
   } else {
     item = await getApiKey(key.organizationId, key.keyId);
     if (!authentic(item, key)) return { outcome: 'unauthorized' };
@@ -152,8 +152,8 @@ export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, 
       if (!standing) return { outcome: 'unauthorized' };
       return { outcome: 'refused', refusal: 'role', grant: grantOf(item), organizationId: key.organizationId, rate: standing };
     }
-    // Taken after the read: a time from before it would count the read's latency as tokens spent.
-    charged = await charge(key.organizationId, bucket, now ?? Date.now(), cost, gate.kyb);
+    // Charged after the read, at the time each attempt goes out (charge): a time from before it would count the read's latency as tokens spent.
+    charged = await charge(key.organizationId, bucket, now, cost, gate.kyb);
   }
   if (!authentic(item, key)) {
     seenAuthenticated.delete(key.hash);
@@ -215,7 +215,7 @@ export async function chargeFurtherTokens(
   cost: number,
 ): Promise<{ outcome: 'allowed'; rate: RateHeaders } | { outcome: 'rate_limited'; retryAfterSeconds: number; rate: RateHeaders }> {
   if (cost <= 0) throw new Error('a further charge is at least one token');
-  const charged = await charge(organizationId, bucket, Date.now(), cost, false);
+  const charged = await charge(organizationId, bucket, undefined, cost, false);
   if (charged.outcome === 'no_organization' || charged.outcome === 'kyb_refused') throw new Error(`organization ${organizationId} vanished while its request ran`);
   return charged.outcome === 'allowed' ? { outcome: 'allowed', rate: charged.rate } : charged;
 }
@@ -232,14 +232,19 @@ type Charge =
  * conditional update also asks that the organization be KYB approved, so a KYB refusal costs no
  * token and no extra call (decision 107).
  */
-async function charge(organizationId: string, bucket: BucketName, now: number, cost: number, requireKyb: boolean): Promise<Charge> {
+async function charge(organizationId: string, bucket: BucketName, fixedNow: number | undefined, cost: number, requireKyb: boolean): Promise<Charge> {
   const attribute = tatAttribute[bucket];
   const cacheKey = `${organizationId}#${bucket}`;
   let known: number | undefined = lastSeenTat.get(cacheKey);
   let limit: BucketLimit = defaultLimits[bucket];
 
   let conflicts = 0;
+  let now = fixedNow ?? Date.now();
   for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
+    // Each attempt is charged at the time it goes out: a retry that kept its first attempt's time
+    // would measure the bucket, filled meanwhile by requests charged later, against a moment already
+    // past, and refuse (429) a request the bucket has room for (seen under load: fifty payments at once).
+    now = fixedNow ?? Date.now();
     // What a concurrent request of this process learned meanwhile (the organization's own limit, read
     // back from the table) decides, not the default this request started with: fifty requests at once
     // after a limit was raised would otherwise refuse each other under the old one.

@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey, parseApiKey } from '#domain/apiKeys.ts';
-import { authorizeAndCharge, type Gate } from '#store/access.ts';
+import { authorizeAndCharge, openGate, type Gate } from '#store/access.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addApiKey, createOrganization, getOrganization, listApiKeys, moveAllLegacyKeys, revokeApiKey, setRateLimit } from '#store/organizations.ts';
 import { keys } from '#store/keys.ts';
+import { until } from '../support/eventually.ts';
 import { useFreshTable } from '../support/table.ts';
 
 /**
@@ -161,6 +162,44 @@ describe('what the caller may do is decided before its bucket is charged (decisi
     // The same key on a route without the gate is charged.
     expect((await authorizeAndCharge(key, 'initiate', { ...payments, kyb: false })).outcome).toBe('allowed');
     expect((await getOrganization(organization.id))?.tatInitiate).toBeDefined();
+  });
+});
+
+describe('a charge that lost its race is tried again at the time it goes out', () => {
+  it('held past the bucket’s span while a later request filled it, it is still allowed: the bucket has room now', async () => {
+    const { organization, apiKey } = await createOrganization({ name: 'Held Charge', kybStatus: 'approved', environment: 'simulated' });
+    const key = parseApiKey(apiKey.apiKey, 'simulated')!;
+    // A bucket whose whole span is one second: a request charged more than a second after another
+    // finds it idle again.
+    await setRateLimit(organization.id, 'initiate', { burst: 1_000, perSecond: 1_000 });
+    let held: 'not yet' | 'holding' | 'released' = 'not yet';
+    const holdMs = 1_500;
+    dynamo().middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { UpdateExpression?: string; ExpressionAttributeNames?: Record<string, string> };
+        if (held === 'not yet' && input.UpdateExpression && input.ExpressionAttributeNames?.['#tat'] === 'tatInitiate') {
+          held = 'holding';
+          await new Promise((resolve) => setTimeout(resolve, holdMs));
+          held = 'released';
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'holdOneCharge' },
+    );
+    try {
+      const startedAt = Date.now();
+      const slow = authorizeAndCharge(key, 'initiate');
+      await until(async () => held, (state) => state !== 'not yet', { what: 'the slow charge to go out', timeoutMs: 5_000 });
+      // Another request, charged while the first one's write is on its way (as at a moment 1.2 s
+      // later): its write lands first, so the first one's condition fails and it tries again.
+      expect((await authorizeAndCharge(key, 'initiate', openGate, startedAt + 1_200)).outcome).toBe('allowed');
+      const answer = await slow;
+      expect(held).toBe('released');
+      // Measured at its first attempt's moment, the bucket held 1.2 s of a 1 s span: a 429 with room.
+      expect(answer.outcome).toBe('allowed');
+    } finally {
+      dynamo().middlewareStack.remove('holdOneCharge');
+    }
   });
 });
 
