@@ -115,13 +115,16 @@ async function acceptClaimed(
   tokens: ItemTokens,
   { requestHash, sends, corridor }: { requestHash: string; sends: ItemSend[]; corridor: CorridorDefinition },
 ): Promise<BatchAccepted> {
-  const home = await homeWalletOf(organizationId, body.integratorWalletId);
-  if (!home.chain) throw new ApiError('wallet_chain_unknown', 'The home wallet has no network yet (it is still being opened); retry shortly.');
-
-  const beneficiaries = await resolveBeneficiaries(organizationId, body.items);
+  // The three reads go out together (on a busy table each waits its turn in the queue, so one after
+  // another they cost three waits); their refusals are still said in this order.
+  const [homeNetwork, beneficiaries, paymentsNamedLikeItems] = await allInOrder(
+    homeNetworkOf(organizationId, body.integratorWalletId),
+    resolveBeneficiaries(organizationId, body.items),
+    paymentIdsTaken(organizationId, body),
+  );
   beneficiaryIssues(corridor, body.items, beneficiaries);
-  await pricedOnRoute(corridor, body, home.chain, sends.map((send) => (send as { minor: bigint }).minor));
-  await noPaymentNamedLikeAnItem(organizationId, body);
+  await pricedOnRoute(corridor, body, homeNetwork, sends.map((send) => (send as { minor: bigint }).minor));
+  noPaymentNamedLikeAnItem(body, paymentsNamedLikeItems);
 
   // Valid: now the batch costs one initiate token per item (the first was charged on arrival).
   await tokens.charge(body.items.length);
@@ -137,7 +140,7 @@ async function acceptClaimed(
     generation: requestHash.slice(0, 16),
     corridor: { from: corridor.from, to: corridor.to, destinationCountry: corridor.destinationCountry },
     provider: body.provider,
-    chain: home.chain,
+    chain: homeNetwork,
     itemCount: body.items.length,
     total: total.toString(),
     originator: body.originator ?? null,
@@ -318,11 +321,33 @@ async function pricedOnRoute(corridor: CorridorDefinition, body: CreateBatchBody
   }
 }
 
-/** An item's id must not already name a payment of this organization: that payment is never touched. */
-async function noPaymentNamedLikeAnItem(organizationId: string, body: CreateBatchBody): Promise<void> {
+/** The network of the home wallet the batch is funded from. */
+async function homeNetworkOf(organizationId: string, integratorWalletId: string | undefined): Promise<string> {
+  const home = await homeWalletOf(organizationId, integratorWalletId);
+  if (!home.chain) throw new ApiError('wallet_chain_unknown', 'The home wallet has no network yet (it is still being opened); retry shortly.');
+  return home.chain;
+}
+
+/** The ids of the batch's items that already name a payment of this organization. */
+async function paymentIdsTaken(organizationId: string, body: CreateBatchBody): Promise<Set<string>> {
   const existing = await batchGetAll(body.items.map((item) => keys.transaction(organizationId, batchItemId(body.batchId, item.itemRef))));
-  if (existing.length === 0) return;
-  const taken = new Set(existing.map((item) => String(item.transactionId)));
+  return new Set(existing.map((item) => String(item.transactionId)));
+}
+
+/**
+ * Awaits every promise, then answers their values or throws the first one's error in the order
+ * given (not the first to fail in time): the refusal a request gets does not depend on which read
+ * came back first.
+ */
+async function allInOrder<T extends unknown[]>(...promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(promises);
+  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as T;
+}
+
+/** An item's id must not already name a payment of this organization: that payment is never touched. */
+function noPaymentNamedLikeAnItem(body: CreateBatchBody, taken: Set<string>): void {
+  if (taken.size === 0) return;
   const issues = body.items.flatMap((item, index) =>
     taken.has(batchItemId(body.batchId, item.itemRef)) ? [{ path: ['items', index, 'itemRef'], message: `${batchItemId(body.batchId, item.itemRef)} already names a payment; choose another itemRef or batchId` }] : [],
   );
