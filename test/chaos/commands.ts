@@ -198,6 +198,8 @@ class Batch implements Command {
    * backlog's end: with a thousand of its payments moving, the ledger never stands still for a read.
    */
   constructor(readonly organization: number, readonly items: { whole: number; cents: number }[], readonly copies: number, readonly ledgerNow = true) {}
+  /** Set once answered: whether the batch was accepted (not REJECTED), its items now operations of the model. */
+  accepted: boolean | undefined;
   check = (model: Readonly<Model>) => this.organization < model.organizations;
   async run(model: Model, real: Real): Promise<void> {
     const organization = real.organizations[this.organization]!;
@@ -210,7 +212,8 @@ class Batch implements Command {
     };
     const answer = await sentTogether(real, 'batch', this.copies, () => real.world.request('POST', '/batches', organization.apiKey, body), (body) => body?.batchId);
     if (answer.status !== 202) fail(`batch ${batchId} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-    if (answer.body.state !== 'REJECTED') {
+    this.accepted = answer.body.state !== 'REJECTED';
+    if (this.accepted) {
       // Each item is a payment of its own (its workflow, its movements, its events), checked as one.
       counted(real, 'batch item', this.items.length);
       this.items.forEach((item, index) => {
@@ -260,7 +263,7 @@ export function backlogBatch(organization: number, items: number, fundedItems: n
 }
 
 /** More of the backlog: a batch of `items` items from the balance the opening's wire left. */
-export function backlogTopUp(organization: number, items: number): Command {
+export function backlogTopUp(organization: number, items: number): Batch {
   return new Batch(organization, bandedItems(items, paymentCents), 1, false);
 }
 

@@ -175,8 +175,8 @@ export async function startCrashingWorld(options: CrashingWorldOptions): Promise
       if (options.killsWaitForKeeper) {
         await until(async () => keeper, (current) => current !== undefined || stopped !== false, { what: 'a keeper of the work in flight', timeoutMs: 3_600_000, intervalMs: 200 });
       }
-      // The keeper's top-ups go out as the pause begins, one call at a time, and the kill does not
-      // wait for them: with a thousand payments settling, the stack took up to 145 s to accept a
+      // The keeper's top-ups go out as the pause begins (it sends them and returns), and the kill
+      // does not wait for them: with a thousand payments settling, the stack took up to 145 s to accept a
       // 1,000-item batch (kills and resends included), and a kill during an intake is one more the
       // contract must survive (the request is sent again with its batchId).
       if (keeper && !keeping && !stopped) {

@@ -183,16 +183,26 @@ const leastTopUp = 50;
  * to 145 s): the time is the queue each call waits in, not the items (docs/decisions/155).
  */
 const mostTopUp = 1_000;
+/**
+ * Top-ups being accepted at once, at most. One at a time, a small one sent while the stack was busy
+ * starting the backlog's items took 86 to 126 s to be accepted, and the backlog drained to a few
+ * hundred behind it before the big one could go out (which, the stack then less busy, took 5 to 11 s).
+ */
+const topUpsAtOnce = 2;
 
 /**
  * The kills phase's backlog (issue 29: about a thousand operations in flight at every kill), in an
  * organization of its own beside the rounds' lanes: a funded batch of `items` items, then, as each
- * kill's pause begins (the world's keepInFlight), batches that bring the operations in flight back
- * to about `items` at the kill, one after another while too few are in flight. `finish` stops the
+ * kill's pause begins (the world's keepInFlight), batches that bring the operations in flight and
+ * those being sent back to about `items` at the kill, another after each is accepted while too few
+ * are in flight, at most topUpsAtOnce being accepted at once. `finish` stops the
  * top-ups, waits for every item to end and checks them as a run's end does (bands, ledger,
  * movements, events), and answers its figures.
  */
-export async function keepBacklog(world: World, options: { items: number; seed: number; log?: (message: string) => void }): Promise<{ finish(): Promise<ChaosFigures> }> {
+export async function keepBacklog(
+  world: World,
+  options: { items: number; seed: number; log?: (message: string) => void; /** No top-up once this many kills are done: what is sent after the last one only lengthens the run. */ kills?: number },
+): Promise<{ finish(): Promise<ChaosFigures> }> {
   const { log = () => {} } = options;
   if (!world.keepInFlight) throw new Error('this world is not killed: it keeps no work in flight');
   const started = Date.now();
@@ -207,34 +217,52 @@ export async function keepBacklog(world: World, options: { items: number; seed: 
   // A top-up's violation is the backlog's: kept, and said when it finishes.
   let failure: unknown;
   let released = false;
-  const release = world.keepInFlight(async (inFlightNow) => {
+  // Top-ups sent and not yet answered, and their items: counted with those in flight.
+  const sending = new Set<Promise<void>>();
+  let itemsBeingSent = 0;
+  const killsDone = () => world.killCount() >= (options.kills ?? Infinity);
+  const keep = async (inFlightNow: () => Promise<number>): Promise<void> => {
     // What drained between the last top-up and its kill is sent again on top (a stack at capacity
     // starts items while it accepts more): the aim is `items` at the kill itself.
     const lastKill = world.inFlightAtKills().at(-1)?.operations ?? options.items;
     const aim = options.items + Math.max(0, options.items - lastKill) / 2;
-    // Another after an accepted top-up while too few are still in flight (the stack started many
-    // of its items while it was being accepted), rather than waiting for the next kill's pause.
-    while (!released && !failure) {
+    while (!released && !failure && !killsDone() && sending.size < topUpsAtOnce) {
       const inFlight = await inFlightNow().catch(() => undefined);
       // Unread (the stack went down under the read): the next pause tops up.
       if (inFlight === undefined) return;
-      const items = Math.min(mostTopUp, Math.round(aim - inFlight));
+      // Another keep (a pause's, or one after an answer) may have sent meanwhile: from here to the send nothing waits.
+      if (released || failure || killsDone() || sending.size >= topUpsAtOnce) return;
+      const items = Math.min(mostTopUp, Math.round(aim - inFlight - itemsBeingSent));
       if (items < leastTopUp) return;
       topUps += 1;
       const sent = Date.now();
-      const before = model.operations.length;
-      await backlogTopUp(0, items)
+      const topUp = backlogTopUp(0, items);
+      itemsBeingSent += items;
+      const answered: Promise<void> = topUp
         .run(model, real)
-        .catch((error: unknown) => (failure = error));
-      // Refused whole (REJECTED: the wire's balance spent): the harness's sizing, said as a failure, not sent again and again.
-      if (!failure && model.operations.length === before) failure = new Error(`a top-up of ${items} items was refused whole: the opening wire covers ${backlogFundedTimes} times the backlog, too little for this run`);
-      log(`the backlog: ${inFlight} operations in flight; a batch of ${items} more, ${failure ? 'failed' : 'accepted'} in ${((Date.now() - sent) / 1000).toFixed(1)} s`);
+        .then(() => {
+          // Refused whole (REJECTED: the wire's balance spent): the harness's sizing, said as a failure, not sent again and again.
+          if (!topUp.accepted) failure = new Error(`a top-up of ${items} items was refused whole: the opening wire covers ${backlogFundedTimes} times the backlog, too little for this run`);
+        })
+        .catch((error: unknown) => {
+          failure = error;
+        })
+        .finally(() => {
+          itemsBeingSent -= items;
+          sending.delete(answered);
+          log(`the backlog: ${inFlight} operations in flight; a batch of ${items} more, ${failure ? 'failed' : 'accepted'} in ${((Date.now() - sent) / 1000).toFixed(1)} s`);
+          // Accepted while too few may still be in flight (the stack started many items meanwhile): look again now, not at the next pause.
+          if (!released && !failure) void keep(inFlightNow);
+        });
+      sending.add(answered);
     }
-  });
+  };
+  const release = world.keepInFlight(keep);
   return {
     async finish() {
       released = true;
       await release();
+      while (sending.size > 0) await Promise.all(sending);
       const requestsBefore = world.requestCount();
       const resentBefore = world.resentCount();
       checksMade.clear();

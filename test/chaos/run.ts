@@ -13,10 +13,11 @@
  *   (100 to 250 payments at once; with CHAOS_BIG_BATCHES=1 also funded batches of 300 to 1,000
  *   items); beside the rounds, a backlog of CHAOS_BACKLOG_ITEMS (1,000; 0: none) in an organization
  *   of its own: a funded batch of that many items, topped up by another batch as each kill's pause
- *   begins (and again after one is accepted while still short) to about that many operations in
- *   flight (no kill comes before it opens), checked once the kills are done; each kill records what
- *   it cut short (executions running, operations in flight, requests awaiting an answer) and the
- *   cycle before it (time up, time to 50 answers, the pause).
+ *   begins (and again after one is accepted while still short; two at most being accepted at once,
+ *   none after the last kill) to about that many operations in flight (no kill comes before it
+ *   opens), checked once the kills are done; each kill records what it cut short (executions
+ *   running, operations in flight, requests awaiting an answer) and the cycle before it (time up,
+ *   time to 50 answers, the pause).
  * The edges run first, on the first phase's stack (CHAOS_EDGES=0 skips them). CHAOS_SEED (default:
  * the time) replays a run; a failure prints its phase, seed and path (CHAOS_PHASES, CHAOS_SEED,
  * CHAOS_LANES=1, CHAOS_PATH, CHAOS_REPLAY_PATH) to replay it alone.
@@ -90,7 +91,7 @@ if (phases.has('kills') && !parts.some((figures) => figures.failure)) {
   try {
     await edgesOn(world);
     // Kept up beside the rounds from the first kill to the last (no kill comes without it).
-    const backlogKept = backlog > 0 && !path ? await keepBacklog(world, { items: backlog, seed, log }) : undefined;
+    const backlogKept = backlog > 0 && !path ? await keepBacklog(world, { items: backlog, seed, log, kills: killsWanted }) : undefined;
     // Rounds until the kills are done: the last one ends on a stack left up, so its work finishes.
     for (let round = 1; ; round += 1) {
       const figures = failedIn(await runChaos({ world, seed: seed + 1_000 * (round - 1), lanes, runs: 1, commandsPerRun: killCommands, organizations, log, flood: true, bigBatches: process.env.CHAOS_BIG_BATCHES === '1', ...(path ? { path } : {}), ...(replayPath ? { replayPath } : {}) }), 'kills');
