@@ -78,6 +78,19 @@ async function sentTogether(real: Real, kind: string, copies: number, send: () =
   return answers.find((answer) => answer.status !== 409) ?? answers[0]!;
 }
 
+/**
+ * One request, sent again with the same body while it answers 503 (the contract's "may or may not
+ * have taken effect"), for up to `resendForMs` past the integrator's own patience.
+ */
+async function resentWhileUnavailable(real: Real, kind: string, send: () => Promise<Answer>, resendForMs: number): Promise<Answer> {
+  counted(real, kind, 1);
+  const giveUpAt = Date.now() + resendForMs;
+  let answer = await send();
+  while (answer.status === 503 && Date.now() < giveUpAt) answer = await send();
+  if (answer.status >= 500) fail(`${kind} answered ${answer.status} after ${Math.round(resendForMs / 1000)} s more of resends: ${JSON.stringify(answer.body)}`);
+  return answer;
+}
+
 /** Each copy's answer, attempts and the final attempt's window, in ms from the first send: what a failure needs to be read. */
 function timeline(answers: Answer[]): string {
   const start = Math.min(...answers.map((answer) => answer.sentAt));
@@ -197,7 +210,12 @@ class Batch implements Command {
    * `ledgerNow`: the organization's ledger checked at once. A backlog's top-up leaves it to the
    * backlog's end: with a thousand of its payments moving, the ledger never stands still for a read.
    */
-  constructor(readonly organization: number, readonly items: { whole: number; cents: number }[], readonly copies: number, readonly ledgerNow = true) {}
+  /**
+   * `resendFor`: how long a 503 is sent again past the integrator's own patience (ms; 0: not). The
+   * backlog's top-ups, sent while the stack is at its busiest, meet the function's deadline again
+   * and again (a 503 after 179 s of resends in a default run) and are accepted once the load eases.
+   */
+  constructor(readonly organization: number, readonly items: { whole: number; cents: number }[], readonly copies: number, readonly ledgerNow = true, readonly resendFor = 0) {}
   /** Set once answered: whether the batch was accepted (not REJECTED), its items now operations of the model. */
   accepted: boolean | undefined;
   check = (model: Readonly<Model>) => this.organization < model.organizations;
@@ -210,7 +228,8 @@ class Batch implements Command {
       provider: batchProvider,
       items: this.items.map((item, index) => ({ itemRef: `i${index}`, sendAmount: { amount: decimal(item.whole, item.cents), currency: 'USDC' }, recipientReference: 'chaos', beneficiary })),
     };
-    const answer = await sentTogether(real, 'batch', this.copies, () => real.world.request('POST', '/batches', organization.apiKey, body), (body) => body?.batchId);
+    const send = () => real.world.request('POST', '/batches', organization.apiKey, body);
+    const answer = this.resendFor > 0 ? await resentWhileUnavailable(real, 'batch', send, this.resendFor) : await sentTogether(real, 'batch', this.copies, send, (body) => body?.batchId);
     if (answer.status !== 202) fail(`batch ${batchId} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     this.accepted = answer.body.state !== 'REJECTED';
     if (this.accepted) {
@@ -264,7 +283,7 @@ export function backlogBatch(organization: number, items: number, fundedItems: n
 
 /** More of the backlog: a batch of `items` items from the balance the opening's wire left. */
 export function backlogTopUp(organization: number, items: number): Batch {
-  return new Batch(organization, bandedItems(items, paymentCents), 1, false);
+  return new Batch(organization, bandedItems(items, paymentCents), 1, false, 10 * 60_000);
 }
 
 /**

@@ -238,19 +238,21 @@ export async function keepBacklog(
       const sent = Date.now();
       const topUp = backlogTopUp(0, items);
       itemsBeingSent += items;
+      let outcome = 'accepted';
       const answered: Promise<void> = topUp
         .run(model, real)
         .then(() => {
           // Refused whole (REJECTED: the wire's balance spent): the harness's sizing, said as a failure, not sent again and again.
-          if (!topUp.accepted) failure = new Error(`a top-up of ${items} items was refused whole: the opening wire covers ${backlogFundedTimes} times the backlog, too little for this run`);
+          if (!topUp.accepted) throw new Error(`a top-up of ${items} items was refused whole: the opening wire covers ${backlogFundedTimes} times the backlog, too little for this run`);
         })
         .catch((error: unknown) => {
-          failure = error;
+          failure ??= error;
+          outcome = 'failed';
         })
         .finally(() => {
           itemsBeingSent -= items;
           sending.delete(answered);
-          log(`the backlog: ${inFlight} operations in flight; a batch of ${items} more, ${failure ? 'failed' : 'accepted'} in ${((Date.now() - sent) / 1000).toFixed(1)} s`);
+          log(`the backlog: ${inFlight} operations in flight; a batch of ${items} more, ${outcome} in ${((Date.now() - sent) / 1000).toFixed(1)} s`);
           // Accepted while too few may still be in flight (the stack started many items meanwhile): look again now, not at the next pause.
           if (!released && !failure) void keep(inFlightNow);
         });
