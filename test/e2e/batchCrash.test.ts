@@ -13,6 +13,7 @@ import { operationExecutionName } from '#operations/kit/start.ts';
 import { crashableService } from '../support/crash.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { until } from '../support/eventually.ts';
+import { fetchResending } from '../support/resend.ts';
 import { useOwnDynamoDbLocal } from '../support/ownDynamoDb.ts';
 
 /**
@@ -63,7 +64,7 @@ describe(`a crash with a ${itemCount}-item batch being started and paid`, () => 
     const items = Array.from({ length: itemCount }, (_, index) => ({
       itemRef: `row-${String(index).padStart(4, '0')}`, sendAmount: { amount: amountOf(index), currency: 'USDC' }, recipientReference: `payroll ${index}`, beneficiary,
     }));
-    const answer = await fetch(`${first.url}/batches`, {
+    const answer = await fetchResending(`${first.url}/batches`, {
       method: 'POST', headers: auth, body: JSON.stringify({ batchId, corridor: { to: 'MXN', destinationCountry: 'MX' }, provider: mx.routes[0]!.provider, items }),
     });
     expect(answer.status, await answer.clone().text()).toBe(202);

@@ -9,6 +9,7 @@ import { listJournalEntries, readBalance } from '#store/ledger.ts';
 import { crashableService } from '../support/crash.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
 import { until } from '../support/eventually.ts';
+import { fetchResending } from '../support/resend.ts';
 
 /**
  * `npm start` killed (SIGKILL: no shutdown code runs) while withdrawals are in flight, then
@@ -38,7 +39,7 @@ describe('a crash with withdrawals in flight', () => {
     const ids = plan.map((_, index) => `wdcrash-${index}-${randomBytes(4).toString('hex')}`);
     const answers = await Promise.all(
       plan.map(([amount, chain], index) =>
-        fetch(`${first.url}/treasury/withdrawals`, {
+        fetchResending(`${first.url}/treasury/withdrawals`, {
           method: 'POST',
           headers: auth,
           body: JSON.stringify({ idempotencyKey: ids[index], amount: { amount, currency: 'USDC' }, chain, toAddress: '0x52908400098527886e0f7030069857d2e4169ee7' }),
