@@ -17,7 +17,7 @@
  *   none after the last kill) to about that many operations in flight (no kill comes before it
  *   opens), checked once the kills are done; each kill records what it cut short (executions
  *   running, operations in flight, requests awaiting an answer) and the cycle before it (time up,
- *   time to 50 answers, the pause).
+ *   time to 25 answers, the pause).
  * The edges run first, on the first phase's stack (CHAOS_EDGES=0 skips them). CHAOS_SEED (default:
  * the time) replays a run; a failure prints its phase, seed and path (CHAOS_PHASES, CHAOS_SEED,
  * CHAOS_LANES=1, CHAOS_PATH, CHAOS_REPLAY_PATH) to replay it alone.
