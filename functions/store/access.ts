@@ -241,15 +241,19 @@ async function charge(organizationId: string, bucket: BucketName, fixedNow: numb
   let conflicts = 0;
   let now = fixedNow ?? Date.now();
   for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
-    // Each attempt is charged at the time it goes out: a retry that kept its first attempt's time
-    // would measure the bucket, filled meanwhile by requests charged later, against a moment already
-    // past, and refuse (429) a request the bucket has room for (seen under load: fifty payments at once).
-    now = fixedNow ?? Date.now();
     // What a concurrent request of this process learned meanwhile (the organization's own limit, read
     // back from the table) decides, not the default this request started with: fifty requests at once
     // after a limit was raised would otherwise refuse each other under the old one.
     limit = lastSeenLimit.get(cacheKey) ?? limit;
-    const local = decide(known, now, limit, cost);
+    let local = decide(known, now, limit, cost);
+    // Refused at the time the request started: its earlier attempts took time, and the bucket refilled
+    // meanwhile; decide on the time it is now (else a bucket filled by requests charged later is
+    // measured against a moment past: a 429 with room, seen under load). Only then: a time that moves
+    // with every attempt flips the bucket between its idle and busy forms and loses race after race.
+    if (!local.allowed && fixedNow === undefined) {
+      now = Date.now();
+      local = decide(known, now, limit, cost);
+    }
     const askTable = !local.allowed && attempt === 0 && Date.now() - (lastSeenAt.get(cacheKey) ?? 0) > trustLocalRefusalMs;
     if (!local.allowed && !askTable) return { outcome: 'rate_limited', retryAfterSeconds: local.retryAfterSeconds, rate: local.headers };
     // Asking the table: the idle form, which either fits a bucket reset meanwhile or returns what it holds.
@@ -332,7 +336,7 @@ async function charge(organizationId: string, bucket: BucketName, fixedNow: numb
       if (attempt >= 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
     }
   }
-  const last = decide(known, now, limit, cost);
+  const last = decide(known, fixedNow ?? Date.now(), limit, cost);
   // Room in the bucket, but every attempt lost its race (concurrent requests of the organization moving
   // the bucket between its idle and busy forms): not a rate limit. Nothing was taken; 503, retry.
   if (last.allowed) throw new StoreContended('the rate bucket of the organization');
