@@ -152,7 +152,7 @@ export async function authorizeAndCharge(key: ParsedApiKey, bucket: BucketName, 
       if (!standing) return { outcome: 'unauthorized' };
       return { outcome: 'refused', refusal: 'role', grant: grantOf(item), organizationId: key.organizationId, rate: standing };
     }
-    // Charged after the read, at the time each attempt goes out (charge): a time from before it would count the read's latency as tokens spent.
+    // Charged after the read (charge takes its time then): a time from before it would count the read's latency as tokens spent.
     charged = await charge(key.organizationId, bucket, now, cost, gate.kyb);
   }
   if (!authentic(item, key)) {

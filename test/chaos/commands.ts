@@ -209,8 +209,6 @@ class Batch implements Command {
   /**
    * `ledgerNow`: the organization's ledger checked at once. A backlog's top-up leaves it to the
    * backlog's end: with a thousand of its payments moving, the ledger never stands still for a read.
-   */
-  /**
    * `resendFor`: how long a 503 is sent again past the integrator's own patience (ms; 0: not). The
    * backlog's top-ups, sent while the stack is at its busiest, meet the function's deadline again
    * and again (a 503 after 179 s of resends in a default run) and are accepted once the load eases.
