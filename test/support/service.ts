@@ -5,7 +5,7 @@ import type { KybStatus } from '#store/organizations.ts';
 import { forgetCursorSecret } from '#store/cursors.ts';
 import { servedDocument, type OpenApiDocument, type ServedDocument } from './servedDocument.ts';
 import { until } from './eventually.ts';
-import { resendPauseMs } from './resend.ts';
+import { resending } from './resend.ts';
 
 /**
  * The whole local service (HTTP adapter, workflow runner, stream poller, event bus) on a random
@@ -101,21 +101,14 @@ export async function call(
  * machine loaded: a 503'd invocation is abandoned, so every resend redoes the whole work. A keyed
  * request is safe to resend; an unkeyed one only where a second copy changes nothing the test reads.
  */
-export async function callResending(
+export function callResending(
   service: LocalService,
   method: string,
   path: string,
   options: Parameters<typeof call>[3] = {},
   { timeoutMs = 60_000, attempts = Infinity }: { timeoutMs?: number; attempts?: number } = {},
 ): Promise<Awaited<ReturnType<typeof call>>> {
-  const deadline = Date.now() + timeoutMs;
-  for (let attempt = 1; ; attempt += 1) {
-    const answer = await call(service, method, path, options);
-    if (answer.status !== 503 || attempt >= attempts) return answer;
-    const waitMs = resendPauseMs(attempt, Number(answer.headers.get('retry-after')) || 1);
-    if (Date.now() + waitMs > deadline) throw new Error(`${method} ${path} still answered 503 after ${attempt} attempts in ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, waitMs));
-  }
+  return resending(() => call(service, method, path, options), { timeoutMs, attempts, what: `${method} ${path}` });
 }
 
 /**
