@@ -174,28 +174,33 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 }
 
 /** The backlog's wire covers this many times its opening batch: the top-ups draw on it. */
-const backlogFundedTimes = 12;
-/** A top-up smaller than this is not sent: the backlog is near enough its size. */
+const backlogFundedTimes = 20;
+/** No top-up is sent for a shortfall smaller than this: the backlog is near enough its size. */
 const leastTopUp = 50;
 /**
- * The contract's largest batch (schemas/batches.ts): a larger top-up is sent as several. Smaller
+ * Every top-up is the contract's largest batch (schemas/batches.ts), whatever the shortfall: smaller
  * ones were no quicker (250 items took 46 to 133 s to be accepted on this busy stack, 1,000 took 75
- * to 145 s): the time is the queue each call waits in, not the items (docs/decisions/155).
+ * to 145 s, 93 took 179 s): the time is the queue each call waits in, not the items
+ * (docs/decisions/155). Sized on the shortfall, a small top-up held one of the two places for
+ * minutes while the backlog drained to a hundred (in flight at kills 6 to 10: 423 to 131); what a
+ * full one brings past the aim drains while it is accepted.
  */
-const mostTopUp = 1_000;
+const topUpItems = 1_000;
 /**
  * Top-ups being accepted at once, at most. One at a time, a small one sent while the stack was busy
  * starting the backlog's items took 86 to 126 s to be accepted, and the backlog drained to a few
  * hundred behind it before the big one could go out (which, the stack then less busy, took 5 to 11 s).
  */
 const topUpsAtOnce = 2;
+/** A full top-up was accepted in 44 to 53 s on this busy stack, most times; one slower than this is not counted on. */
+const topUpUsuallyAcceptedMs = 60_000;
 
 /**
  * The kills phase's backlog (issue 29: about a thousand operations in flight at every kill), in an
  * organization of its own beside the rounds' lanes: a funded batch of `items` items, then, as each
- * kill's pause begins (the world's keepInFlight), batches that bring the operations in flight and
- * those being sent back to about `items` at the kill, another after each is accepted while too few
- * are in flight, at most topUpsAtOnce being accepted at once. `finish` stops the
+ * kill's pause begins (the world's keepInFlight), a batch of `items` (at most the contract's 1,000)
+ * whenever the operations in flight and those being sent fall short of the aim, looked at again
+ * after each is accepted, at most topUpsAtOnce being accepted at once. `finish` stops the
  * top-ups, waits for every item to end and checks them as a run's end does (bands, ledger,
  * movements, events), and answers its figures.
  */
@@ -217,27 +222,30 @@ export async function keepBacklog(
   // A top-up's violation is the backlog's: kept, and said when it finishes.
   let failure: unknown;
   let released = false;
-  // Top-ups sent and not yet answered, and their items: counted with those in flight.
-  const sending = new Set<Promise<void>>();
-  let itemsBeingSent = 0;
+  // Top-ups sent and not yet answered, each with its items and when it went out.
+  const sending = new Map<Promise<void>, { items: number; sent: number }>();
+  // Counted with those in flight while they are as quick as a top-up usually is; one slower is not
+  // waited for: one took 189 s, and the backlog drained from 862 to 104 behind it.
+  const itemsBeingSent = () => [...sending.values()].filter(({ sent }) => Date.now() - sent < topUpUsuallyAcceptedMs).reduce((sum, { items }) => sum + items, 0);
   const killsDone = () => world.killCount() >= (options.kills ?? Infinity);
   const keep = async (inFlightNow: () => Promise<number>): Promise<void> => {
-    // What drained between the last top-up and its kill is sent again on top (a stack at capacity
-    // starts items while it accepts more): the aim is `items` at the kill itself.
-    const lastKill = world.inFlightAtKills().at(-1)?.operations ?? options.items;
-    const aim = options.items + Math.max(0, options.items - lastKill) / 2;
+    // A full top-up is sent once what is in flight and being sent falls below the aim: what drains
+    // while it is accepted (45 s and more on this busy stack) it makes up. The aim is a fifth past
+    // `items` because between two top-ups the backlog drains by half of it: aimed at `items`, the kills
+    // found 563 to 1,417 (median 852). Aiming past `items` by what the last kill found missing, as
+    // when top-ups were sized on the shortfall, sent a second full one on the first's heels: 2,254.
+    const aim = options.items * 1.2;
     while (!released && !failure && !killsDone() && sending.size < topUpsAtOnce) {
       const inFlight = await inFlightNow().catch(() => undefined);
       // Unread (the stack went down under the read): the next pause tops up.
       if (inFlight === undefined) return;
       // Another keep (a pause's, or one after an answer) may have sent meanwhile: from here to the send nothing waits.
       if (released || failure || killsDone() || sending.size >= topUpsAtOnce) return;
-      const items = Math.min(mostTopUp, Math.round(aim - inFlight - itemsBeingSent));
-      if (items < leastTopUp) return;
+      if (aim - inFlight - itemsBeingSent() < leastTopUp) return;
+      const items = Math.min(topUpItems, options.items);
       topUps += 1;
       const sent = Date.now();
       const topUp = backlogTopUp(0, items);
-      itemsBeingSent += items;
       let outcome = 'accepted';
       const answered: Promise<void> = topUp
         .run(model, real)
@@ -250,13 +258,12 @@ export async function keepBacklog(
           outcome = 'failed';
         })
         .finally(() => {
-          itemsBeingSent -= items;
           sending.delete(answered);
           log(`the backlog: ${inFlight} operations in flight; a batch of ${items} more, ${outcome} in ${((Date.now() - sent) / 1000).toFixed(1)} s`);
           // Accepted while too few may still be in flight (the stack started many items meanwhile): look again now, not at the next pause.
           if (!released && !failure) void keep(inFlightNow);
         });
-      sending.add(answered);
+      sending.set(answered, { items, sent });
     }
   };
   const release = world.keepInFlight(keep);
@@ -264,7 +271,7 @@ export async function keepBacklog(
     async finish() {
       released = true;
       await release();
-      while (sending.size > 0) await Promise.all(sending);
+      while (sending.size > 0) await Promise.all(sending.keys());
       const requestsBefore = world.requestCount();
       const resentBefore = world.resentCount();
       checksMade.clear();
