@@ -189,45 +189,55 @@ export async function getEvent(organizationId: string, eventId: string): Promise
 }
 
 export async function appendAttempt(organizationId: string, eventId: string, attempt: DeliveryAttempt, deliveryStatus: DeliveryStatus): Promise<void> {
-  await dynamo().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.webhookEvent(organizationId, eventId),
-      UpdateExpression: 'SET attempts = list_append(attempts, :attempt), deliveryStatus = :status',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':attempt': [attempt], ':status': deliveryStatus },
-    }),
-  );
+  const kept = await updateKeepingDelivered(organizationId, eventId, deliveryStatus, ['attempts = list_append(attempts, :attempt)'], 'attribute_exists(pk)', { ':attempt': [attempt] });
+  if (!kept) throw new Error(`webhook event ${eventId} is gone: its attempt is not kept`);
 }
 
 /**
  * Keeps the scheduled delivery's first attempt, unless one was kept already (a duplicate of the
  * event, handled side by side): false then, and nothing changed.
  */
-export async function keepFirstAttempt(organizationId: string, eventId: string, attempt: DeliveryAttempt, deliveryStatus: DeliveryStatus): Promise<boolean> {
-  return conditionally(
-    dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.webhookEvent(organizationId, eventId),
-        UpdateExpression: 'SET attempts = list_append(attempts, :attempt), deliveryStatus = :status, firstAttemptAt = :at',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(firstAttemptAt)',
-        ExpressionAttributeValues: { ':attempt': [attempt], ':status': deliveryStatus, ':at': attempt.attemptedAt },
-      }),
-    ),
+export function keepFirstAttempt(organizationId: string, eventId: string, attempt: DeliveryAttempt, deliveryStatus: DeliveryStatus): Promise<boolean> {
+  return updateKeepingDelivered(
+    organizationId,
+    eventId,
+    deliveryStatus,
+    ['attempts = list_append(attempts, :attempt)', 'firstAttemptAt = :at'],
+    'attribute_exists(pk) AND attribute_not_exists(firstAttemptAt)',
+    { ':attempt': [attempt], ':at': attempt.attemptedAt },
   );
 }
 
+/** Sets the event's delivery status; `delivered` is never taken back, and a gone event is left gone. */
 export async function setDeliveryStatus(organizationId: string, eventId: string, deliveryStatus: DeliveryStatus): Promise<void> {
-  await dynamo().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.webhookEvent(organizationId, eventId),
-      UpdateExpression: 'SET deliveryStatus = :status',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':status': deliveryStatus },
-    }),
-  );
+  await updateKeepingDelivered(organizationId, eventId, deliveryStatus, [], 'attribute_exists(pk)', {});
+}
+
+/**
+ * Sets `set` and the delivery status on the event when `condition` holds, in one write that never
+ * takes back `delivered`: an attempt decides its status on the event it read, and a redelivery (or
+ * a scheduled attempt) beside it may have delivered the event since; the chaos workload saw a
+ * scheduled delivery's "stopped" land after a redelivery's "delivered". On an event delivered
+ * meanwhile, the rest of `set` is made without the status. False when `condition` refused.
+ */
+async function updateKeepingDelivered(organizationId: string, eventId: string, deliveryStatus: DeliveryStatus, set: string[], condition: string, values: Record<string, unknown>): Promise<boolean> {
+  const update = (expressions: string[], conditionExpression: string, expressionValues: Record<string, unknown>) =>
+    conditionally(
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhookEvent(organizationId, eventId),
+          UpdateExpression: `SET ${expressions.join(', ')}`,
+          ConditionExpression: conditionExpression,
+          ExpressionAttributeValues: expressionValues,
+        }),
+      ),
+    );
+  const withStatus = [...set, 'deliveryStatus = :status'];
+  if (deliveryStatus === 'delivered') return update(withStatus, condition, { ...values, ':status': deliveryStatus });
+  if (await update(withStatus, `${condition} AND deliveryStatus <> :delivered`, { ...values, ':status': deliveryStatus, ':delivered': 'delivered' })) return true;
+  // Refused: delivered meanwhile, or `condition` does not hold; the rest alone, on its own condition, tells which.
+  return set.length === 0 ? false : update(set, condition, values);
 }
 
 /** The number of the next redelivery of the event; undefined once it has had `maxRedeliveries`. */

@@ -5,7 +5,7 @@ import { handler as webhookStarter } from '../../functions/events/webhookStarter
 import { dynamo } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { newOutboxEvent, type OutboxEvent } from '#store/outbox.ts';
-import { getEvent, recordEvent } from '#store/webhooks.ts';
+import { appendAttempt, getEvent, keepFirstAttempt, recordEvent, setDeliveryStatus } from '#store/webhooks.ts';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '#store/client.ts';
 
@@ -64,5 +64,31 @@ describe('webhook starter', () => {
     const ttl = Math.floor(Date.now() / 1000) + 3600;
     await dynamo().send(new PutCommand({ TableName: tableName(), Item: { ...keys.webhookEvent('org_bodies', 'evt_01BODYOLD'), entity: 'webhookEvent', ...record, id: 'evt_01BODYOLD', ttl } }));
     expect((await getEvent('org_bodies', 'evt_01BODYOLD'))?.body).toBe(body);
+  });
+  it('never takes back delivered: a status decided on the event read before a redelivery delivered it keeps delivered, and its attempt is kept', async () => {
+    // The chaos workload's finding: a scheduled attempt read the event (delivering), a redelivery
+    // beside it delivered it, then the scheduled one found the endpoint replaced and wrote "stopped".
+    const organizationId = 'org_delivered';
+    const record = { organizationId, id: 'evt_01DELIVERED', type: 'transaction.reconciled' as const, createdAt: new Date().toISOString(), body: '{}', deliveryStatus: 'delivering' as const, registrationId: 'reg-1', attempts: [], redeliveries: 1 };
+    await recordEvent(record);
+    const made = (redelivery: number, attempt: number, httpStatus: number) => ({ attemptedAt: new Date().toISOString(), redelivery, attempt, url: 'https://example.com/hooks', httpStatus, error: null, latencyMs: 5, nextAttemptAt: null });
+    await appendAttempt(organizationId, record.id, made(1, 1, 204), 'delivered');
+    await setDeliveryStatus(organizationId, record.id, 'stopped');
+    expect((await getEvent(organizationId, record.id))?.deliveryStatus).toBe('delivered');
+    await appendAttempt(organizationId, record.id, made(0, 2, 500), 'failed');
+    expect(await keepFirstAttempt(organizationId, record.id, made(0, 1, 500), 'delivering')).toBe(true);
+    const after = await getEvent(organizationId, record.id);
+    expect(after?.deliveryStatus).toBe('delivered');
+    expect(after?.attempts.map((attempt) => [attempt.redelivery, attempt.attempt, attempt.httpStatus])).toEqual([[1, 1, 204], [0, 2, 500], [0, 1, 500]]);
+    // The first attempt is kept once: a second starter's is refused, and nothing changes.
+    expect(await keepFirstAttempt(organizationId, record.id, made(0, 1, 204), 'delivered')).toBe(false);
+    expect((await getEvent(organizationId, record.id))?.attempts).toHaveLength(3);
+    // On an event not delivered, a status is set as asked; a gone event stays gone.
+    await recordEvent({ ...record, id: 'evt_01DELIVERING' });
+    await setDeliveryStatus(organizationId, 'evt_01DELIVERING', 'stopped');
+    expect((await getEvent(organizationId, 'evt_01DELIVERING'))?.deliveryStatus).toBe('stopped');
+    await setDeliveryStatus(organizationId, 'evt_01NONE', 'stopped');
+    expect(await getEvent(organizationId, 'evt_01NONE')).toBeUndefined();
+    await expect(appendAttempt(organizationId, 'evt_01NONE', made(0, 2, 500), 'failed')).rejects.toThrow(/is gone/);
   });
 });
