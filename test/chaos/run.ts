@@ -5,7 +5,7 @@
  *
  * Two phases (CHAOS_PHASES=faults,kills, the default; either alone):
  * - faults: the stack in this process, with faults injected at its adapters (test/chaos/faults.ts;
- *   CHAOS_FAULTS=0 turns them off), CHAOS_LANES property checks side by side (4), CHAOS_RUNS each (3)
+ *   CHAOS_FAULTS=0 turns them off), CHAOS_LANES property checks side by side (4), CHAOS_RUNS each (4)
  *   of up to CHAOS_COMMANDS commands (400) over CHAOS_ORGANIZATIONS organizations (3);
  * - kills: the stack as `npm start` on its own DynamoDB Local, SIGKILLed every CHAOS_KILL_EVERY_MS
  *   (<min>-<max>, 6000-12000) until CHAOS_KILLS kills (20), in rounds of one run a lane of up to
@@ -35,7 +35,7 @@ const { copiesEdge, debitsEdge } = await import('./edges.ts');
 
 const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 2 ** 31);
 const lanes = Number(process.env.CHAOS_LANES ?? 4);
-const runs = Number(process.env.CHAOS_RUNS ?? 3);
+const runs = Number(process.env.CHAOS_RUNS ?? 4);
 const commandsPerRun = Number(process.env.CHAOS_COMMANDS ?? 400);
 const organizations = Number(process.env.CHAOS_ORGANIZATIONS ?? 3);
 const path = process.env.CHAOS_PATH;
