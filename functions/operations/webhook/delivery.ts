@@ -126,11 +126,6 @@ async function signingSecrets(endpoint: EndpointRecord, now: Date): Promise<stri
   return secrets;
 }
 
-/** A delivery never takes back `delivered`: a failed redelivery of a delivered event leaves it delivered. */
-function statusAfter(previous: DeliveryStatus, next: DeliveryStatus): DeliveryStatus {
-  return previous === 'delivered' ? 'delivered' : next;
-}
-
 interface Attempted {
   outcome: DeliveryOutcome;
   waitSeconds?: number;
@@ -165,7 +160,7 @@ async function attempt(
   const { organizationId, eventId, redelivery, registrationId } = ref;
   const current = endpoint?.registrationId === registrationId && endpoint.status === 'enabled' && (redelivery > 0 || endpoint.events.includes(event.type));
   if (!endpoint || !current) {
-    await setDeliveryStatus(organizationId, eventId, statusAfter(event.deliveryStatus, 'stopped'));
+    await setDeliveryStatus(organizationId, eventId, 'stopped');
     return { outcome: 'stopped', kept: true };
   }
   const number = event.attempts.filter((earlier) => earlier.redelivery === redelivery).length + 1;
@@ -219,7 +214,8 @@ async function attempt(
       status = 'failed';
       break;
   }
-  const kept = await keep(made, statusAfter(event.deliveryStatus, status));
+  // A delivered event stays delivered (a failed redelivery of it, say): the store's write keeps it so.
+  const kept = await keep(made, status);
   const outcome = verdict.kind === 'disable' ? 'stopped' : verdict.kind;
   return { outcome, ...(waitSeconds === undefined ? {} : { waitSeconds }), attempt: made, kept };
 }
@@ -227,8 +223,8 @@ async function attempt(
 /** The workflow's Catch: what the step did not expect ends the delivery as failed, visible on the event. */
 export async function parkDelivery(ref: DeliveryRef & { error?: unknown }): Promise<{ outcome: DeliveryOutcome; waitSeconds?: number }> {
   logger.error('webhook delivery parked', { organizationId: ref.organizationId, eventId: ref.eventId, redelivery: ref.redelivery, error: JSON.stringify(ref.error ?? null).slice(0, 500) });
-  const event = await getEvent(ref.organizationId, ref.eventId);
-  if (event) await setDeliveryStatus(ref.organizationId, ref.eventId, statusAfter(event.deliveryStatus, 'failed'));
+  // A gone event stays gone and a delivered one delivered: the store's write sees to both.
+  await setDeliveryStatus(ref.organizationId, ref.eventId, 'failed');
   return { outcome: 'failed' };
 }
 
