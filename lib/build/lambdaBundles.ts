@@ -39,6 +39,13 @@ export const bundleBudgets: Record<BundleFlavor, { maxBytes: number; medianBytes
   simulated: { maxBytes: 870_000, medianBytes: 700_000 },
 };
 
+/**
+ * NODE_OPTIONS of every deployed function: stack traces map back to the TypeScript through the map
+ * written beside each bundle. It costs a cold start about 20 ms (Node reads the map and scans the
+ * code at load), which the bench's cold imports include (docs/decisions/156).
+ */
+export const lambdaNodeOptions = '--enable-source-maps';
+
 /** Which bundles: `simulated` for the simulated stage, `deployed` (no simulator) for sandbox and production. */
 export type BundleFlavor = 'simulated' | 'deployed';
 
@@ -127,7 +134,7 @@ function inputsDigest(entries: string[], flavor: BundleFlavor): string {
   const hash = createHash('sha256');
   hash.update(JSON.stringify({ entries, flavor }));
   const files = ['functions', 'schemas', join('lib', 'wiring')].flatMap((directory) => filesUnder(join(projectRoot, directory)));
-  for (const file of [...files, join(projectRoot, 'package-lock.json'), fileURLToPath(import.meta.url)].sort()) {
+  for (const file of [...files, join(projectRoot, 'package-lock.json'), fileURLToPath(import.meta.url), nodeHttpWithoutFacade.http].sort()) {
     hash.update(relative(projectRoot, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   return hash.digest('hex');
@@ -168,6 +175,13 @@ function middyWithStreamsAtFirstUse(): string {
   return copy;
 }
 
+/**
+ * `node:http` (and `http`) imported in a bundle resolve to lib/build/nodeHttp.cjs, Node's module object
+ * itself: an ES import of a built-in builds its facade by reading every export, and http's lazy
+ * WebSocket getters then load undici at every cold start (docs/decisions/156).
+ */
+const nodeHttpWithoutFacade = { 'node:http': join(projectRoot, 'lib', 'build', 'nodeHttp.cjs'), http: join(projectRoot, 'lib', 'build', 'nodeHttp.cjs') };
+
 function build(outRoot: string, names: Map<string, string>, flavor: BundleFlavor): void {
   rmSync(outRoot, { recursive: true, force: true });
   const { metafile } = buildSync({
@@ -198,7 +212,7 @@ function build(outRoot: string, names: Map<string, string>, flavor: BundleFlavor
     logLevel: 'error',
     // Run before the handler's own code: every port finds its simulator registered.
     inject: flavor === 'simulated' ? [join(projectRoot, simulatorsWiring)] : [],
-    alias: { '@middy/core': middyWithStreamsAtFirstUse() },
+    alias: { '@middy/core': middyWithStreamsAtFirstUse(), ...nodeHttpWithoutFacade },
     metafile: true,
   });
   // A simulator reached by any other way than the wiring (an import from a port or a handler) would
