@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { bundleLambdas, lambdaNodeOptions, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
@@ -65,11 +66,12 @@ interface Invocation {
 }
 
 /** Imports the bundle in a process of its own and answers what its handler returned for the event. */
-function invoke(event: APIGatewayProxyEventV2): Promise<Invocation> {
+async function invoke(event: APIGatewayProxyEventV2): Promise<Invocation> {
   const script = `const { handler } = await import(${JSON.stringify(join(bundle.outdir, 'index.mjs'))});
 const result = await handler(JSON.parse(process.env.EVENT), { awsRequestId: 'deployed-bundle-test', getRemainingTimeInMillis: () => 10000 });
 process.stdout.write(JSON.stringify({ result, undici: process.moduleLoadList.filter((name) => name.includes('undici')) }));`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+  // Awaited, never spawnSync: this process serves the stack the bundle reads from (test/support/admin.ts).
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
     env: {
       PATH: process.env.PATH,
       EVENT: JSON.stringify(event),
@@ -80,18 +82,9 @@ process.stdout.write(JSON.stringify({ result, undici: process.moduleLoadList.fil
       AWS_REGION: config().AWS_REGION,
       LOG_LEVEL: 'ERROR',
     },
+    timeout: 30_000,
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`the bundle's process exited ${code}: ${stderr}`));
-      else resolve(JSON.parse(stdout) as Invocation);
-    });
-  });
+  return JSON.parse(stdout) as Invocation;
 }
 
 describe('a deployed bundle, run as Lambda runs it', () => {
