@@ -134,7 +134,7 @@ function inputsDigest(entries: string[], flavor: BundleFlavor): string {
   const hash = createHash('sha256');
   hash.update(JSON.stringify({ entries, flavor }));
   const files = ['functions', 'schemas', join('lib', 'wiring')].flatMap((directory) => filesUnder(join(projectRoot, directory)));
-  for (const file of [...files, join(projectRoot, 'package-lock.json'), fileURLToPath(import.meta.url), nodeHttpWithoutFacade.http].sort()) {
+  for (const file of [...files, join(projectRoot, 'package-lock.json'), fileURLToPath(import.meta.url), nodeHttpModule].sort()) {
     hash.update(relative(projectRoot, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   return hash.digest('hex');
@@ -180,7 +180,8 @@ function middyWithStreamsAtFirstUse(): string {
  * itself: an ES import of a built-in builds its facade by reading every export, and http's lazy
  * WebSocket getters then load undici at every cold start (docs/decisions/156).
  */
-const nodeHttpWithoutFacade = { 'node:http': join(projectRoot, 'lib', 'build', 'nodeHttp.cjs'), http: join(projectRoot, 'lib', 'build', 'nodeHttp.cjs') };
+const nodeHttpModule = join(projectRoot, 'lib', 'build', 'nodeHttp.cjs');
+const nodeHttpWithoutFacade = { 'node:http': nodeHttpModule, http: nodeHttpModule };
 
 function build(outRoot: string, names: Map<string, string>, flavor: BundleFlavor): void {
   rmSync(outRoot, { recursive: true, force: true });
