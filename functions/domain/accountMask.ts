@@ -1,5 +1,5 @@
 /**
- * Apart from screening (functions/domain/screening.ts), whose look-alike table (unhomoglyph, 118 KB)
+ * Apart from screening (functions/domain/screening.ts), whose look-alike table (functions/domain/lookAlikes.ts, 6 KB)
  * only the functions that screen should load: notifications and views mask accounts too.
  */
 /** What the compliance record keeps of an account: the last four characters of a long one, nothing of a short one. */

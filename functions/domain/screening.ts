@@ -1,16 +1,4 @@
-// unhomoglyph's table (Unicode TR39 confusables), without its module: that one builds a regular
-// expression of 6,000 alternatives when loaded, and a CommonJS module's load is kept in every bundle
-// that imports this file, though most never screen. Here the table is read (confusables.cjs), and
-// the expression built, at the first name screened.
-import confusables from './confusables.cjs';
-
-let confusable: RegExp | undefined;
-
-function unhomoglyph(text: string): string {
-  const table = confusables();
-  confusable ??= new RegExp(Object.keys(table).map((glyph) => glyph.replace(/[.?*+^$[\]\\(){}|-]/g, '\\$&')).join('|'), 'g');
-  return text.replace(confusable, (glyph) => table[glyph]!);
-}
+import { lookAlikeReadings } from './lookAlikes.ts';
 
 /**
  * Compliance screening of every party money can reach, before any value moves: a payment's (and a
@@ -95,13 +83,14 @@ function listedName(text: string): string | undefined {
  * a skeleton can turn punctuation into a letter ("—" into "ー") and must not glue two words.
  * Accents (nonspacing marks) and invisible format characters (soft hyphen, zero-width joiners,
  * BOM) are nothing: "Dra\u00ADgomír" reads "Dragomir". A spacing mark is a glyph of its own and is
- * folded like a letter (Telugu "ం" reads "o").
+ * folded like a letter (Telugu "ం" reads "o"). `fold` is for test/unit/screening.test.ts, which reads
+ * every character through the whole confusables table as well and expects the same words.
  */
-function foldedWords(text: string): string {
+export function foldedWords(text: string, fold: (ch: string) => string = foldedChar): string {
   let out = '';
   for (const ch of text.normalize('NFD')) {
     if (/[\p{Mn}\p{Me}\p{Cf}]/u.test(ch)) continue;
-    const folded = foldedChar(ch);
+    const folded = fold(ch);
     // Stryker disable Regex,MethodExpression: equivalent, a fold that mixes Latin with other letters stays in its word either way and matches no listed name; every listed name is Latin, so the case of another script's letter never decides a hit
     if (/^[a-z0-9]+$/.test(folded)) out += folded;
     else if (/[\p{L}\p{N}\p{M}]/u.test(ch)) out += ch.toLowerCase();
@@ -119,14 +108,24 @@ function foldedWords(text: string): string {
  * (Cyrillic "М") reaches the skeleton of the lower-case letter ("m" is "rn"). TR39 gives "I" the
  * prototype "l" while "i" is its own, so "l" is then read as "i": without case, "IVAN", "Ivan"
  * and "lvan" look alike.
+ * Of the 6,313 skeletons, lookAlikes.ts holds the 1,315 characters whose Latin reading they change
+ * (generated from the whole table, every code point tried: docs/decisions/157); any other character
+ * reads as its `plainFold`. The map is built at the first name screened.
  */
+let readingOf: Map<string, string> | undefined;
+
 function foldedChar(ch: string): string {
-  let folded = plain(unhomoglyph(ch));
-  folded = plain(unhomoglyph(folded));
-  return folded.replace(/l/g, 'i');
+  readingOf ??= new Map(Object.entries(lookAlikeReadings).flatMap(([reading, chars]) => [...chars].map((lookAlike) => [lookAlike, reading] as const)));
+  return readingOf.get(ch) ?? plainFold(ch);
 }
 
-function plain(text: string): string {
+/** A character's fold without look-alikes: compatibility form, lower case, no marks, and "l" read as "i". */
+export function plainFold(text: string): string {
+  return plainLetters(text).replace(/l/g, 'i');
+}
+
+/** Compatibility form and lower case, without marks or invisible format characters. */
+export function plainLetters(text: string): string {
   // Stryker disable next-line Regex: equivalent, a global replace by nothing removes a run one mark at a time as well
   const withoutMarks = (t: string) => t.normalize('NFKD').replace(/[\p{Mn}\p{Me}\p{Cf}]+/gu, '');
   return withoutMarks(withoutMarks(text).toLowerCase());
