@@ -31,12 +31,14 @@ const simulatorsFolder = 'functions/simulators/';
 
 /**
  * What a Lambda bundle may weigh (issue 28; docs/decisions/126): the larger a bundle, the longer its cold
- * start parses. Deployed bundles at most 770 KB each, 600 KB at the median; the simulated stage's carry
- * the provider simulators on top. cdk.test fails when one grows past these, and the bench reads them.
+ * start parses. Issue 28 asked for 770 KB each and 600 KB at the median; since the look-alike table and
+ * the credential chain left (docs/decisions/157, 158: 519 KB and 395 KB) the budgets hold that gain with
+ * some room: deployed bundles at most 600 KB each, 450 KB at the median; the simulated stage's carry the
+ * provider simulators on top. cdk.test fails when one grows past these, and the bench reads them.
  */
 export const bundleBudgets: Record<BundleFlavor, { maxBytes: number; medianBytes: number }> = {
-  deployed: { maxBytes: 770_000, medianBytes: 600_000 },
-  simulated: { maxBytes: 870_000, medianBytes: 700_000 },
+  deployed: { maxBytes: 600_000, medianBytes: 450_000 },
+  simulated: { maxBytes: 700_000, medianBytes: 550_000 },
 };
 
 /**
@@ -134,7 +136,7 @@ function inputsDigest(entries: string[], flavor: BundleFlavor): string {
   const hash = createHash('sha256');
   hash.update(JSON.stringify({ entries, flavor }));
   const files = ['functions', 'schemas', join('lib', 'wiring')].flatMap((directory) => filesUnder(join(projectRoot, directory)));
-  for (const file of [...files, join(projectRoot, 'package-lock.json'), fileURLToPath(import.meta.url), nodeHttpModule].sort()) {
+  for (const file of [...files, join(projectRoot, 'package-lock.json'), fileURLToPath(import.meta.url), nodeHttpModule, lambdaCredentialsModule].sort()) {
     hash.update(relative(projectRoot, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   return hash.digest('hex');
@@ -183,6 +185,13 @@ function middyWithStreamsAtFirstUse(): string {
 const nodeHttpModule = join(projectRoot, 'lib', 'build', 'nodeHttp.cjs');
 const nodeHttpWithoutFacade = { 'node:http': nodeHttpModule, http: nodeHttpModule };
 
+/**
+ * The SDK's default credential chain resolves, in the bundles, to the environment's credentials only,
+ * which is where Lambda puts the execution role's (lib/build/lambdaCredentials.ts, docs/decisions/158).
+ */
+const lambdaCredentialsModule = join(projectRoot, 'lib', 'build', 'lambdaCredentials.ts');
+const credentialsFromEnvironment = { '@aws-sdk/credential-provider-node': lambdaCredentialsModule };
+
 function build(outRoot: string, names: Map<string, string>, flavor: BundleFlavor): void {
   rmSync(outRoot, { recursive: true, force: true });
   const { metafile } = buildSync({
@@ -213,7 +222,7 @@ function build(outRoot: string, names: Map<string, string>, flavor: BundleFlavor
     logLevel: 'error',
     // Run before the handler's own code: every port finds its simulator registered.
     inject: flavor === 'simulated' ? [join(projectRoot, simulatorsWiring)] : [],
-    alias: { '@middy/core': middyWithStreamsAtFirstUse(), ...nodeHttpWithoutFacade },
+    alias: { '@middy/core': middyWithStreamsAtFirstUse(), ...nodeHttpWithoutFacade, ...credentialsFromEnvironment },
     metafile: true,
   });
   // A simulator reached by any other way than the wiring (an import from a port or a handler) would

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,8 +15,11 @@ import { createTestOrganization, startTestService, type TestOrganization } from 
  * A bundle as the CDK deploys it, run the way Lambda runs it: a fresh Node process importing
  * `index.mjs` with the function's NODE_OPTIONS and handed an HTTP API event. The rest of the suite
  * runs the handlers from their TypeScript; this is what shows the build's own rewrites (middy's
- * streams read at first use, node:http without its ES facade: docs/decisions/148, 156) still answer
- * a request that reads DynamoDB over HTTP.
+ * streams read at first use, node:http without its ES facade, the credentials from the environment
+ * only: docs/decisions/148, 156, 158) still answer a request that reads DynamoDB over HTTP.
+ * DynamoDB Local is named the way any AWS endpoint can be (AWS_ENDPOINT_URL_DYNAMODB), not through
+ * DYNAMODB_ENDPOINT, which gives the client fixed local keys: the keys here come from the
+ * environment Lambda fills, through the credential provider the bundle carries.
  */
 let service: LocalService;
 let organization: TestOrganization;
@@ -66,10 +69,10 @@ interface Invocation {
 }
 
 /** Imports the bundle in a process of its own and answers what its handler returned for the event. */
-async function invoke(event: APIGatewayProxyEventV2): Promise<Invocation> {
+async function invoke(event: APIGatewayProxyEventV2, credentials: Record<string, string> = lambdaCredentials): Promise<Invocation> {
   const script = `const { handler } = await import(${JSON.stringify(join(bundle.outdir, 'index.mjs'))});
 const result = await handler(JSON.parse(process.env.EVENT), { awsRequestId: 'deployed-bundle-test', getRemainingTimeInMillis: () => 10000 });
-process.stdout.write(JSON.stringify({ result, undici: process.moduleLoadList.filter((name) => name.includes('undici')) }));`;
+process.stdout.write('\\n' + JSON.stringify({ result, undici: process.moduleLoadList.filter((name) => name.includes('undici')) }));`;
   // Awaited, never spawnSync: this process serves the stack the bundle reads from (test/support/admin.ts).
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
     env: {
@@ -78,14 +81,19 @@ process.stdout.write(JSON.stringify({ result, undici: process.moduleLoadList.fil
       NODE_OPTIONS: lambdaNodeOptions,
       SERVICE_ENVIRONMENT: 'simulated',
       TABLE_NAME: config().TABLE_NAME,
-      DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+      AWS_ENDPOINT_URL_DYNAMODB: process.env.DYNAMODB_ENDPOINT,
+      ...credentials,
       AWS_REGION: config().AWS_REGION,
       LOG_LEVEL: 'ERROR',
     },
     timeout: 30_000,
   });
-  return JSON.parse(stdout) as Invocation;
+  // The handler's own log lines (an error's) come first.
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Invocation;
 }
+
+/** What Lambda sets for the execution role (DynamoDB Local takes any key). */
+const lambdaCredentials = { AWS_ACCESS_KEY_ID: 'ASIALOCALROLE', AWS_SECRET_ACCESS_KEY: 'local-role-secret', AWS_SESSION_TOKEN: 'local-role-session' };
 
 describe('a deployed bundle, run as Lambda runs it', () => {
   it('answers GET /me from DynamoDB with the key\'s organization, and 401 for a key it does not hold, without loading undici', async () => {
@@ -99,5 +107,14 @@ describe('a deployed bundle, run as Lambda runs it', () => {
     const unknown = await invoke(meEvent(`Bearer ${organization.apiKey.slice(0, -4)}zzzz`));
     expect(unknown.result.statusCode).toBe(401);
     expect(JSON.parse(unknown.result.body!)).toMatchObject({ error: 'unauthorized' });
+  });
+
+  it('signs with the credentials Lambda puts in the environment, and carries no other way to find them', async () => {
+    // Without them the read fails (500), where the SDK's whole chain would go on to profiles, SSO and instance metadata.
+    const withoutKeys = await invoke(meEvent(`Bearer ${organization.apiKey}`), {});
+    expect(withoutKeys.result.statusCode).toBe(500);
+    const code = readFileSync(join(bundle.outdir, 'index.mjs'), 'utf8');
+    // The chain's own steps (its debug lines name them) are not in the bundle.
+    expect(['defaultProvider::fromSSO', 'defaultProvider::fromIni', 'defaultProvider::remoteProvider'].filter((step) => code.includes(step))).toEqual([]);
   });
 });
