@@ -36,7 +36,7 @@ async function acceptedValues(): Promise<Buffer[] | undefined> {
 }
 
 async function readSecret(secretId: string): Promise<Buffer[]> {
-  const { SecretsManagerClient, GetSecretValueCommand, ResourceNotFoundException } = await import('@aws-sdk/client-secrets-manager');
+  const { SecretsManagerClient, GetSecretValueCommand, ResourceNotFoundException } = await import('./secretsManager.ts');
   client ??= new SecretsManagerClient({});
   const read = async (VersionStage: string) => {
     try {

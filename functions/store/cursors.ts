@@ -46,7 +46,7 @@ async function loadSecret(): Promise<Buffer> {
   const { CURSOR_SECRET, CURSOR_SECRET_ARN } = config();
   if (CURSOR_SECRET) return Buffer.from(CURSOR_SECRET, 'utf8');
   if (CURSOR_SECRET_ARN) {
-    const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+    const { SecretsManagerClient, GetSecretValueCommand } = await import('#platform/secretsManager.ts');
     const client = new SecretsManagerClient({});
     const result = await client.send(new GetSecretValueCommand({ SecretId: CURSOR_SECRET_ARN }));
     if (!result.SecretString) throw new Error('cursor secret is empty');

@@ -38,7 +38,7 @@ function localKey(): Promise<Buffer> {
 }
 
 async function kms() {
-  const { KMSClient, GenerateDataKeyCommand, DecryptCommand } = await import('@aws-sdk/client-kms');
+  const { KMSClient, GenerateDataKeyCommand, DecryptCommand } = await import('./kms.ts');
   return { client: new KMSClient({}), GenerateDataKeyCommand, DecryptCommand };
 }
 
