@@ -108,7 +108,7 @@ export function foldedWords(text: string, fold: (ch: string) => string = foldedC
  * (Cyrillic "М") reaches the skeleton of the lower-case letter ("m" is "rn"). TR39 gives "I" the
  * prototype "l" while "i" is its own, so "l" is then read as "i": without case, "IVAN", "Ivan"
  * and "lvan" look alike.
- * Of the 6,313 skeletons, lookAlikes.ts holds the 1,315 characters whose Latin reading they change
+ * Of the 6,311 skeletons, lookAlikes.ts holds the 1,315 characters whose Latin reading they change
  * (generated from the whole table, every code point tried: docs/decisions/157); any other character
  * reads as its `plainFold`. The map is built at the first name screened.
  */
