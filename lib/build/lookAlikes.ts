@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import unhomoglyph from 'unhomoglyph';
 import { plainFold, plainLetters } from '../../functions/domain/screening.ts';
-import { projectRoot } from './lambdaBundles.ts';
 
 /**
  * Generates functions/domain/lookAlikes.ts: of Unicode's confusables.txt (the npm package
@@ -11,16 +10,22 @@ import { projectRoot } from './lambdaBundles.ts';
  * character is listed here when the fold through the whole table and the fold without it
  * (`plainFold`) differ in that. Every code point is tried: the table is exact, not sampled.
  */
-export const lookAlikesFile = join(projectRoot, 'functions', 'domain', 'lookAlikes.ts');
+export const lookAlikesFile = fileURLToPath(new URL('../../functions/domain/lookAlikes.ts', import.meta.url));
 
-const confusables: Readonly<Record<string, string>> = createRequire(import.meta.url)('unhomoglyph/data.json');
-let confusable: RegExp | undefined;
-
-/** One character's fold through the whole table, as decision 078 defines it: the reference the generated table is read against. */
+/**
+ * One character's fold through the whole table, as decision 078 defines it: the reference the generated
+ * table is read against. Here the package's own module does the look-up (it builds its expression at
+ * load, which only Lambda bundles had to avoid).
+ */
 export function foldedThroughConfusables(ch: string): string {
-  confusable ??= new RegExp(Object.keys(confusables).map((glyph) => glyph.replace(/[.?*+^$[\]\\(){}|-]/g, '\\$&')).join('|'), 'g');
-  const unhomoglyph = (text: string) => text.replace(confusable!, (glyph) => confusables[glyph]!);
-  return plainLetters(unhomoglyph(plainLetters(unhomoglyph(ch)))).replace(/l/g, 'i');
+  return plainFold(unhomoglyph(plainLetters(unhomoglyph(ch))));
+}
+
+/** Every Unicode code point as a string, surrogates left out: what the table is generated over and tested on. */
+export function* everyCharacter(): Generator<string> {
+  for (let codePoint = 0; codePoint <= 0x10ffff; codePoint += 1) {
+    if (codePoint < 0xd800 || codePoint > 0xdfff) yield String.fromCodePoint(codePoint);
+  }
 }
 
 const latin = (folded: string) => (/^[a-z0-9]+$/.test(folded) ? folded : '');
@@ -28,9 +33,7 @@ const latin = (folded: string) => (/^[a-z0-9]+$/.test(folded) ? folded : '');
 /** Every code point whose Latin reading (or none, '') the table changes, grouped by that reading. */
 export function lookAlikeReadings(): Record<string, string> {
   const charsByReading = new Map<string, string>();
-  for (let codePoint = 0; codePoint <= 0x10ffff; codePoint += 1) {
-    if (codePoint >= 0xd800 && codePoint <= 0xdfff) continue;
-    const ch = String.fromCodePoint(codePoint);
+  for (const ch of everyCharacter()) {
     const reading = latin(foldedThroughConfusables(ch));
     if (reading !== latin(plainFold(ch))) charsByReading.set(reading, (charsByReading.get(reading) ?? '') + ch);
   }
