@@ -104,6 +104,14 @@ module.exports = {
       to: { path: '^functions/(?!domain/)' },
     },
     {
+      name: 'lambda-code-uses-zod-mini',
+      severity: 'error',
+      comment:
+        "Lambda code writes its schemas with 'zod/mini' (docs/decisions/160): classic zod's methods cost every cold start that loads them. Only the document generator, which runs at build time, reads classic zod, through functions/contract/classicTwin.ts.",
+      from: { path: '^(schemas/|functions/)', pathNot: '^functions/contract/(openapi|classicTwin)[.]ts$' },
+      to: { path: '^node_modules/zod/(index[.]|v4/index[.]|v4/classic/|v3/)' },
+    },
+    {
       name: 'client-stands-alone',
       severity: 'error',
       comment:

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Corridor, CorridorInput, DecimalAmount, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery, plainText } from './common.ts';
 import { Beneficiary, Originator, PaymentState } from './transactions.ts';
 
@@ -6,39 +6,42 @@ export const BatchItemInput = /* @__PURE__ */ z
   .object({
     itemRef: z
       .string()
-      .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
-      .meta({ description: 'Unique within the batch; the item\'s transaction id is `<batchId>:<itemRef>`.' }),
+      .check(z.regex(/^[A-Za-z0-9_.:-]{1,64}$/), z.meta({ description: "Unique within the batch; the item's transaction id is `<batchId>:<itemRef>`." })),
     sendAmount: DecimalAmount,
     recipientReference: plainText(200),
-    beneficiary: Beneficiary.optional().meta({ description: 'Give this or `recipientId`.' }),
-    recipientId: z.string().min(1).max(200).optional().meta({
-      description: 'A saved recipient resolved by the service; give this or `beneficiary`.',
+    beneficiary: z.optional(Beneficiary).check(z.meta({ description: 'Give this or `recipientId`.' })),
+    recipientId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))).check(
+      z.meta({
+        description: 'A saved recipient resolved by the service; give this or `beneficiary`.',
+      }),
+    ),
+  })
+  .check(
+    // "Give this or recipientId": exactly one says where the item is paid; both would leave it ambiguous.
+    z.superRefine((item, context) => {
+      if ((item.beneficiary === undefined) === (item.recipientId === undefined)) {
+        context.addIssue({
+          code: 'custom',
+          path: item.beneficiary === undefined ? ['beneficiary'] : ['recipientId'],
+          message: 'give exactly one of beneficiary or recipientId',
+        });
+      }
     }),
-  })
-  // "Give this or recipientId": exactly one says where the item is paid; both would leave it ambiguous.
-  .superRefine((item, context) => {
-    if ((item.beneficiary === undefined) === (item.recipientId === undefined)) {
-      context.addIssue({
-        code: 'custom',
-        path: item.beneficiary === undefined ? ['beneficiary'] : ['recipientId'],
-        message: 'give exactly one of beneficiary or recipientId',
-      });
-    }
-  })
-  .meta({ id: 'BatchItemInput', description: 'Exactly one of `beneficiary` and `recipientId` (our reading of "give this or that").' });
+    z.meta({ id: 'BatchItemInput', description: 'Exactly one of `beneficiary` and `recipientId` (our reading of "give this or that").' }),
+  );
 export type BatchItemInput = z.infer<typeof BatchItemInput>;
 
 /** POST /batches: unknown fields are ignored (stripped). Accepted or refused as a whole. */
 export const CreateBatchBody = /* @__PURE__ */ z
   .object({
-    batchId: IdempotencyKey.meta({ description: 'Becomes the batch id; resubmitting the same batch is safe.' }),
-    corridor: CorridorInput.meta({ description: 'Shared by all items.' }),
-    provider: z.string().min(1).max(64).meta({ description: 'The single rail of the batch.' }),
-    integratorWalletId: z.string().min(1).max(265).optional().meta({ description: 'Must be the home wallet.' }),
-    originator: Originator.optional().meta({ description: 'One per batch.' }),
-    items: z.array(BatchItemInput).min(1).max(1000).meta({ description: '1 to 1000 items, all in the same currency.' }),
+    batchId: IdempotencyKey.check(z.meta({ description: 'Becomes the batch id; resubmitting the same batch is safe.' })),
+    corridor: CorridorInput.check(z.meta({ description: 'Shared by all items.' })),
+    provider: z.string().check(z.minLength(1), z.maxLength(64), z.meta({ description: 'The single rail of the batch.' })),
+    integratorWalletId: z.optional(z.string().check(z.minLength(1), z.maxLength(265))).check(z.meta({ description: 'Must be the home wallet.' })),
+    originator: z.optional(Originator).check(z.meta({ description: 'One per batch.' })),
+    items: z.array(BatchItemInput).check(z.minLength(1), z.maxLength(1000), z.meta({ description: '1 to 1000 items, all in the same currency.' })),
   })
-  .meta({ id: 'CreateBatchRequest' });
+  .check(z.meta({ id: 'CreateBatchRequest' }));
 export type CreateBatchBody = z.infer<typeof CreateBatchBody>;
 
 /**
@@ -47,34 +50,38 @@ export type CreateBatchBody = z.infer<typeof CreateBatchBody>;
  * COMPLETED (every item reached an end state, whatever it was), REJECTED (refused as a whole when the
  * balance could not cover it; `rejectedReason` says why, nothing was held).
  */
-export const BatchState = /* @__PURE__ */ z.enum(['ACCEPTED', 'PROCESSING', 'COMPLETED', 'REJECTED']).meta({
-  id: 'BatchState',
-  description:
-    'Batch states are not shown by the contract; these values are our choice (docs/decisions/090). ACCEPTED: funded in one transfer, no item started yet. COMPLETED means every item reached an end state, not that every item was paid. REJECTED: the balance did not cover the batch; nothing was held (`rejectedReason`).',
-});
+export const BatchState = /* @__PURE__ */ z.enum(['ACCEPTED', 'PROCESSING', 'COMPLETED', 'REJECTED']).check(
+  z.meta({
+    id: 'BatchState',
+    description:
+      'Batch states are not shown by the contract; these values are our choice (docs/decisions/090). ACCEPTED: funded in one transfer, no item started yet. COMPLETED means every item reached an end state, not that every item was paid. REJECTED: the balance did not cover the batch; nothing was held (`rejectedReason`).',
+  }),
+);
 export type BatchState = z.infer<typeof BatchState>;
 
 /**
  * An item is a payment with id `<batchId>:<itemRef>`, so its state is a payment state (our choice),
  * plus QUEUED: funded by the batch's transfer, its payment not started yet.
  */
-export const BatchItemState = /* @__PURE__ */ z.enum(['QUEUED', ...PaymentState.options]).meta({
-  id: 'BatchItemState',
-  description: 'QUEUED (funded by the batch, its payment not started yet), then the states of the item\'s payment (GET /transactions/{transactionId}).',
-});
+export const BatchItemState = /* @__PURE__ */ z.enum(['QUEUED', ...PaymentState.options]).check(
+  z.meta({
+    id: 'BatchItemState',
+    description: "QUEUED (funded by the batch, its payment not started yet), then the states of the item's payment (GET /transactions/{transactionId}).",
+  }),
+);
 export type BatchItemState = z.infer<typeof BatchItemState>;
 
 export const BatchAccepted = /* @__PURE__ */ z
   .object({
     batchId: z.string(),
     state: BatchState,
-    itemCount: z.number().int().min(1),
-    note: z.string().meta({ description: 'Text for people.' }),
+    itemCount: z.number().check(z.int(), z.minimum(1)),
+    note: z.string().check(z.meta({ description: 'Text for people.' })),
   })
-  .meta({ id: 'BatchAccepted' });
+  .check(z.meta({ id: 'BatchAccepted' }));
 export type BatchAccepted = z.infer<typeof BatchAccepted>;
 
-const BatchTotal = /* @__PURE__ */ Money.meta({ description: 'Sum of the items; `scale` may be omitted.' });
+const BatchTotal = /* @__PURE__ */ Money.check(z.meta({ description: 'Sum of the items; `scale` may be omitted.' }));
 
 export const BatchSummary = /* @__PURE__ */ z
   .object({
@@ -82,29 +89,29 @@ export const BatchSummary = /* @__PURE__ */ z
     state: BatchState,
     corridor: Corridor,
     provider: z.string(),
-    itemCount: z.number().int().min(0),
+    itemCount: z.number().check(z.int(), z.minimum(0)),
     totalSendAmount: BatchTotal,
     createdAt: Timestamp,
   })
-  .meta({ id: 'BatchSummary' });
+  .check(z.meta({ id: 'BatchSummary' }));
 export type BatchSummary = z.infer<typeof BatchSummary>;
 
 export const ListBatchesQuery = /* @__PURE__ */ pageQuery(500);
 export type ListBatchesQuery = z.infer<typeof ListBatchesQuery>;
 
-export const BatchList = /* @__PURE__ */ z.object({ batches: z.array(BatchSummary), ...PageFields }).meta({ id: 'BatchList' });
+export const BatchList = /* @__PURE__ */ z.object({ batches: z.array(BatchSummary), ...PageFields }).check(z.meta({ id: 'BatchList' }));
 export type BatchList = z.infer<typeof BatchList>;
 
 export const BatchItem = /* @__PURE__ */ z
   .object({
     itemRef: z.string(),
-    transactionId: z.string().meta({ description: '`<batchId>:<itemRef>`; readable with GET /transactions/{transactionId}.' }),
+    transactionId: z.string().check(z.meta({ description: '`<batchId>:<itemRef>`; readable with GET /transactions/{transactionId}.' })),
     state: BatchItemState,
     sendAmount: Money,
     recipientReference: z.string(),
-    failureReason: z.string().optional(),
+    failureReason: z.optional(z.string()),
   })
-  .meta({ id: 'BatchItem' });
+  .check(z.meta({ id: 'BatchItem' }));
 export type BatchItem = z.infer<typeof BatchItem>;
 
 export const BatchDetail = /* @__PURE__ */ z
@@ -114,11 +121,11 @@ export const BatchDetail = /* @__PURE__ */ z
     corridor: Corridor,
     provider: z.string(),
     chain: z.string(),
-    itemCount: z.number().int().min(0),
+    itemCount: z.number().check(z.int(), z.minimum(0)),
     totalSendAmount: BatchTotal,
     items: z
-      .partialRecord(BatchItemState, z.number().int().min(0))
-      .meta({ description: 'Count of items per item state; a state with no items is omitted.' }),
+      .partialRecord(BatchItemState, z.number().check(z.int(), z.minimum(0)))
+      .check(z.meta({ description: 'Count of items per item state; a state with no items is omitted.' })),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     page: z.object({
@@ -126,9 +133,9 @@ export const BatchDetail = /* @__PURE__ */ z
       nextCursor: PageFields.nextCursor,
       hasMore: PageFields.hasMore,
     }),
-    rejectedReason: z.string().optional(),
+    rejectedReason: z.optional(z.string()),
   })
-  .meta({ id: 'BatchDetail' });
+  .check(z.meta({ id: 'BatchDetail' }));
 export type BatchDetail = z.infer<typeof BatchDetail>;
 
 /** The page query of GET /batches/{batchId} applies to the items page. */

@@ -1,15 +1,15 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Timestamp } from './common.ts';
 
 export const Health = /* @__PURE__ */ z
   .object({
     status: z.enum(['ok', 'degraded']),
     version: z.string(),
-    uptimeSeconds: z.number().min(0),
+    uptimeSeconds: z.number().check(z.minimum(0)),
     checks: z.object({ workflow: z.enum(['ok', 'unreachable']) }),
-    error: z.string().optional().meta({ description: 'Present on 503.' }),
+    error: z.optional(z.string()).check(z.meta({ description: 'Present on 503.' })),
   })
-  .meta({ id: 'Health' });
+  .check(z.meta({ id: 'Health' }));
 
 export const FeatureStatus = /* @__PURE__ */ z.enum(['live', 'partial', 'simulated', 'planned']);
 
@@ -31,20 +31,20 @@ export const Capabilities = /* @__PURE__ */ z
         feature: z.string(),
         status: FeatureStatus,
         reason: z.string(),
-        requires: z.array(z.string()).optional(),
+        requires: z.optional(z.array(z.string())),
       }),
     ),
   })
-  .meta({ id: 'Capabilities' });
+  .check(z.meta({ id: 'Capabilities' }));
 
 export const Me = /* @__PURE__ */ z
   .object({
-    id: z.string().meta({ description: 'Organization id' }),
-    name: z.string().meta({ description: 'Organization name' }),
+    id: z.string().check(z.meta({ description: 'Organization id' })),
+    name: z.string().check(z.meta({ description: 'Organization name' })),
     role: z.enum(['owner', 'admin', 'member', 'viewer']),
-    memberId: z.string().optional(),
-    actor: z.object({ name: z.string().nullable(), email: z.string() }).optional(),
+    memberId: z.optional(z.string()),
+    actor: z.optional(z.object({ name: z.nullable(z.string()), email: z.string() })),
   })
-  .meta({ id: 'Me' });
+  .check(z.meta({ id: 'Me' }));
 
 export { Timestamp };

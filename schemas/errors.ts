@@ -1,14 +1,16 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Money } from './common.ts';
 
 /** Every error body is `{error, message, ...}`; clients branch on `error`. */
 export const ErrorBody = /* @__PURE__ */ z
-  .object({
-    error: z.string().meta({ description: 'Machine-readable code; branch on this, never on message.' }),
-    message: z.string(),
-  })
-  .catchall(z.unknown())
-  .meta({ id: 'Error' });
+  .catchall(
+    z.object({
+      error: z.string().check(z.meta({ description: 'Machine-readable code; branch on this, never on message.' })),
+      message: z.string(),
+    }),
+    z.unknown(),
+  )
+  .check(z.meta({ id: 'Error' }));
 
 export const ValidationErrorBody = /* @__PURE__ */ z
   .object({
@@ -16,24 +18,24 @@ export const ValidationErrorBody = /* @__PURE__ */ z
     message: z.string(),
     issues: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string() })),
   })
-  .meta({ id: 'ValidationError' });
+  .check(z.meta({ id: 'ValidationError' }));
 
 export const RateLimitedBody = /* @__PURE__ */ z
   .object({
     error: z.literal('rate_limited'),
     message: z.string(),
-    retryAfterSeconds: z.number().int().min(1),
+    retryAfterSeconds: z.number().check(z.int(), z.minimum(1)),
   })
-  .meta({ id: 'RateLimited' });
+  .check(z.meta({ id: 'RateLimited' }));
 
 export const NotImplementedBody = /* @__PURE__ */ z
   .object({
     error: z.literal('not_implemented'),
     message: z.string(),
     feature: z.string(),
-    requires: z.array(z.string()).optional(),
+    requires: z.optional(z.array(z.string())),
   })
-  .meta({ id: 'NotImplemented' });
+  .check(z.meta({ id: 'NotImplemented' }));
 
 export type ErrorBodyShape = z.infer<typeof ErrorBody>;
 
@@ -90,33 +92,42 @@ export const errorCodeStatus = {
 } as const;
 export type ErrorCode = keyof typeof errorCodeStatus;
 
-const ErrorMessage = /* @__PURE__ */ z.string().meta({ description: 'For people; never branch on it.' });
+const ErrorMessage = /* @__PURE__ */ z.string().check(z.meta({ description: 'For people; never branch on it.' }));
 
 export const BeneficiaryIncompleteBody = /* @__PURE__ */ z
   .object({
     error: z.literal('beneficiary_incomplete'),
     message: ErrorMessage,
-    missing: z.array(z.string()).min(1).meta({ description: 'The beneficiary fields the corridor needs and the request lacked.' }),
+    missing: z.array(z.string()).check(z.minLength(1), z.meta({ description: 'The beneficiary fields the corridor needs and the request lacked.' })),
   })
-  .meta({ id: 'BeneficiaryIncompleteError' });
+  .check(z.meta({ id: 'BeneficiaryIncompleteError' }));
 
 export const ComplianceHoldBody = /* @__PURE__ */ z
   .object({
     error: z.literal('compliance_hold'),
     message: ErrorMessage,
-    transactionId: z.string().meta({ description: 'The id of what was held and never started (the payment, withdrawal or off-ramp id; for a beneficiary registration, the id it would have had); do not retry automatically.' }),
+    transactionId: z
+      .string()
+      .check(
+        z.meta({
+          description:
+            'The id of what was held and never started (the payment, withdrawal or off-ramp id; for a beneficiary registration, the id it would have had); do not retry automatically.',
+        }),
+      ),
   })
-  .meta({ id: 'ComplianceHoldError' });
+  .check(z.meta({ id: 'ComplianceHoldError' }));
 
 export const InsufficientFundsBody = /* @__PURE__ */ z
   .object({
     error: z.literal('insufficient_funds'),
     message: ErrorMessage,
-    available: Money.meta({
-      description: 'What the home wallet holds. The contract names the field but not its type; a money object is our choice.',
-    }),
+    available: Money.check(
+      z.meta({
+        description: 'What the home wallet holds. The contract names the field but not its type; a money object is our choice.',
+      }),
+    ),
   })
-  .meta({ id: 'InsufficientFundsError' });
+  .check(z.meta({ id: 'InsufficientFundsError' }));
 
 export type ValidationErrorBody = z.infer<typeof ValidationErrorBody>;
 export type RateLimitedBody = z.infer<typeof RateLimitedBody>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CountryCode, DecimalAmount, DecimalString, Money, PathId, amountString } from './common.ts';
 import { CreateBeneficiaryBody } from './offramps.ts';
 import { Beneficiary } from './transactions.ts';
@@ -10,29 +10,28 @@ export type SimulateOnRampPaymentParams = z.infer<typeof SimulateOnRampPaymentPa
 
 export const SimulatedOnRampPayment = /* @__PURE__ */ z
   .object({ onRampId: z.string(), simulated: z.boolean(), detail: z.string() })
-  .meta({ id: 'SimulatedOnRampPayment', description: 'Only the payer is faked; the deposit runs as a real one.' });
+  .check(z.meta({ id: 'SimulatedOnRampPayment', description: 'Only the payer is faked; the deposit runs as a real one.' }));
 export type SimulatedOnRampPayment = z.infer<typeof SimulatedOnRampPayment>;
 
 /** POST /treasury/onramps/simulate-wire: strict, nested amount included. */
-export const SimulateWireBody = /* @__PURE__ */ z
-  .object({ amount: DecimalAmount.strict() })
-  .strict()
-  .meta({ id: 'SimulateWireRequest' });
+export const SimulateWireBody = /* @__PURE__ */ z.strictObject({ amount: z.strictObject(DecimalAmount.shape) }).check(z.meta({ id: 'SimulateWireRequest' }));
 export type SimulateWireBody = z.infer<typeof SimulateWireBody>;
 
 export const SimulatedWire = /* @__PURE__ */ z
   .object({
     simulated: z.boolean(),
-    reference: z.string().meta({ description: "The organization's reference the wire quoted." }),
+    reference: z.string().check(z.meta({ description: "The organization's reference the wire quoted." })),
     amount: Money,
     statementLineId: z.string(),
-    onRampId: z.string().nullable().meta({
-      description: 'The deposit the wire started or matched; null while none is attributed (`parked`). Nullability is our choice.',
-    }),
+    onRampId: z.nullable(z.string()).check(
+      z.meta({
+        description: 'The deposit the wire started or matched; null while none is attributed (`parked`). Nullability is our choice.',
+      }),
+    ),
     disposition: z.enum(['pending', 'attributed', 'parked']),
     detail: z.string(),
   })
-  .meta({ id: 'SimulatedWire', description: 'Matched and converted as a real wire.' });
+  .check(z.meta({ id: 'SimulatedWire', description: 'Matched and converted as a real wire.' }));
 export type SimulatedWire = z.infer<typeof SimulatedWire>;
 
 /**
@@ -42,16 +41,20 @@ export type SimulatedWire = z.infer<typeof SimulatedWire>;
 export const SandboxOutcomeBand = /* @__PURE__ */ z
   .object({
     operation: z.enum(['payment', 'onramp', 'withdrawal', 'offramp']),
-    currency: z.string().meta({ description: 'The currency whose cents choose the band: USDC sent, or the fiat deposited for an on-ramp.' }),
-    cents: z.string().regex(/^\d{2}$/).meta({ description: 'The two decimal digits after the point: 100.91 is band `91`. Any other cents run the normal path.' }),
-    example: DecimalString.meta({ description: 'An amount in the band.' }),
-    outcome: z.string().meta({ description: 'The final state an operation in this band reaches, e.g. `REFUNDED`, `IN_DOUBT`.' }),
+    currency: z.string().check(z.meta({ description: 'The currency whose cents choose the band: USDC sent, or the fiat deposited for an on-ramp.' })),
+    cents: z
+      .string()
+      .check(z.regex(/^\d{2}$/), z.meta({ description: 'The two decimal digits after the point: 100.91 is band `91`. Any other cents run the normal path.' })),
+    example: DecimalString.check(z.meta({ description: 'An amount in the band.' })),
+    outcome: z.string().check(z.meta({ description: 'The final state an operation in this band reaches, e.g. `REFUNDED`, `IN_DOUBT`.' })),
     detail: z.string(),
   })
-  .meta({
-    id: 'SandboxOutcomeBand',
-    description: 'Fields are not shown by the contract; this shape is our choice (docs/decisions/030, 062).',
-  });
+  .check(
+    z.meta({
+      id: 'SandboxOutcomeBand',
+      description: 'Fields are not shown by the contract; this shape is our choice (docs/decisions/030, 062).',
+    }),
+  );
 export type SandboxOutcomeBand = z.infer<typeof SandboxOutcomeBand>;
 
 export const SandboxPrefill = /* @__PURE__ */ z
@@ -60,27 +63,29 @@ export const SandboxPrefill = /* @__PURE__ */ z
       z.object({
         corridor: z.object({ to: z.string(), destinationCountry: CountryCode }),
         sendAmount: DecimalAmount,
-        beneficiary: Beneficiary.meta({
-          description: 'The sandbox beneficiary: not shown by the contract; ours is the payment beneficiary, ready to send (docs/decisions/030).',
-        }),
+        beneficiary: Beneficiary.check(
+          z.meta({
+            description: 'The sandbox beneficiary: not shown by the contract; ours is the payment beneficiary, ready to send (docs/decisions/030).',
+          }),
+        ),
         recipientReference: z.string(),
       }),
     ),
-    offrampBeneficiaries: z.array(CreateBeneficiaryBody).meta({
-      description:
-        'Sandbox off-ramp beneficiaries: not shown by the contract; ours are bodies for POST /treasury/beneficiaries (docs/decisions/030).',
-    }),
+    offrampBeneficiaries: z.array(CreateBeneficiaryBody).check(
+      z.meta({
+        description: 'Sandbox off-ramp beneficiaries: not shown by the contract; ours are bodies for POST /treasury/beneficiaries (docs/decisions/030).',
+      }),
+    ),
     bands: z.array(SandboxOutcomeBand),
     notes: z.array(z.string()),
   })
-  .meta({ id: 'SandboxPrefill', description: 'Values are not real.' });
+  .check(z.meta({ id: 'SandboxPrefill', description: 'Values are not real.' }));
 export type SandboxPrefill = z.infer<typeof SandboxPrefill>;
 
 /** POST /wallets/{walletId}/topup-eurc: strict. */
 export const TopUpEurcBody = /* @__PURE__ */ z
-  .object({ amount: amountString(/^\d+(\.\d{1,2})?$/, 'must be an amount with at most two decimals') })
-  .strict()
-  .meta({ id: 'TopUpEurcRequest', description: 'Credits a simulated EURC balance one-for-one.' });
+  .strictObject({ amount: amountString(/^\d+(\.\d{1,2})?$/, 'must be an amount with at most two decimals') })
+  .check(z.meta({ id: 'TopUpEurcRequest', description: 'Credits a simulated EURC balance one-for-one.' }));
 export type TopUpEurcBody = z.infer<typeof TopUpEurcBody>;
 
 export const EurcTopUp = /* @__PURE__ */ z
@@ -88,9 +93,9 @@ export const EurcTopUp = /* @__PURE__ */ z
     walletId: z.string(),
     balance: z.object({
       asset: z.string(),
-      amount: z.string().regex(/^\d+$/).meta({ description: 'Integer in units of 10^-scale.' }),
+      amount: z.string().check(z.regex(/^\d+$/), z.meta({ description: 'Integer in units of 10^-scale.' })),
       scale: z.literal(6),
     }),
   })
-  .meta({ id: 'EurcTopUp' });
+  .check(z.meta({ id: 'EurcTopUp' }));
 export type EurcTopUp = z.infer<typeof EurcTopUp>;

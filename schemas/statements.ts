@@ -1,12 +1,12 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Corridor, Money, Timestamp } from './common.ts';
 
 /** Query times carry an offset (any offset, not only Z); the echoed period is in UTC. */
 const QueryTime = /* @__PURE__ */ z.iso.datetime({ offset: true });
 
 export const StatementQuery = /* @__PURE__ */ z.object({
-  from: QueryTime.optional().meta({ description: 'Inclusive; defaults to 30 days before `to`; must be strictly before `to`.' }),
-  to: QueryTime.optional().meta({ description: 'Exclusive; defaults to now.' }),
+  from: z.optional(QueryTime).check(z.meta({ description: 'Inclusive; defaults to 30 days before `to`; must be strictly before `to`.' })),
+  to: z.optional(QueryTime).check(z.meta({ description: 'Exclusive; defaults to now.' })),
 });
 export type StatementQuery = z.infer<typeof StatementQuery>;
 
@@ -16,36 +16,44 @@ export const StatementLine = /* @__PURE__ */ z
     corridor: Corridor,
     sendAmount: Money,
     recipientReference: z.string(),
-    fee: z.array(Money).meta({ description: 'Realized fee per currency; empty when nothing was realized.' }),
+    fee: z.array(Money).check(z.meta({ description: 'Realized fee per currency; empty when nothing was realized.' })),
     initiatedAt: Timestamp,
   })
-  .meta({ id: 'StatementLine' });
+  .check(z.meta({ id: 'StatementLine' }));
 export type StatementLine = z.infer<typeof StatementLine>;
 
 export const Statement = /* @__PURE__ */ z
   .object({
     integratorId: z.string(),
-    period: z
-      .object({ from: Timestamp, to: Timestamp })
-      .meta({ description: 'The half-open period `[from, to)` actually used.' }),
+    period: z.object({ from: Timestamp, to: Timestamp }).check(z.meta({ description: 'The half-open period `[from, to)` actually used.' })),
     lines: z.array(StatementLine),
     totals: z.object({
-      transactionCount: z.number().int().min(0),
+      transactionCount: z.number().check(z.int(), z.minimum(0)),
       initiatedVolume: z.array(Money),
       feesEarned: z.array(Money),
     }),
     generatedAt: Timestamp,
   })
-  .meta({
-    id: 'Statement',
-    description:
-      'A recomputed snapshot, not an invoice: fees are realized fees, and figures can change when a payment in the window later reconciles or refunds.',
-  });
+  .check(
+    z.meta({
+      id: 'Statement',
+      description:
+        'A recomputed snapshot, not an invoice: fees are realized fees, and figures can change when a payment in the window later reconciles or refunds.',
+    }),
+  );
 export type Statement = z.infer<typeof Statement>;
 
 /** The columns of a statement as CSV (`Accept: text/csv`), in order. */
 export const statementCsvColumns = [
-  'transactionId', 'initiatedAt', 'fromCurrency', 'toCurrency', 'destinationCountry', 'sendAmount', 'recipientReference', 'fee', 'feeCurrency',
+  'transactionId',
+  'initiatedAt',
+  'fromCurrency',
+  'toCurrency',
+  'destinationCountry',
+  'sendAmount',
+  'recipientReference',
+  'fee',
+  'feeCurrency',
 ] as const;
 
 export const statementCsvDescription =

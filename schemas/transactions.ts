@@ -1,17 +1,5 @@
-import * as z from 'zod';
-import {
-  Corridor,
-  CorridorInput,
-  CountryCode,
-  DecimalAmount,
-  IdempotencyKey,
-  Money,
-  PageFields,
-  PathId,
-  Timestamp,
-  pageQuery,
-  plainText,
-} from './common.ts';
+import * as z from 'zod/mini';
+import { Corridor, CorridorInput, CountryCode, DecimalAmount, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery, plainText } from './common.ts';
 import { Margin } from './quotes.ts';
 
 /** Beneficiary of a payment (payment and batch item bodies). Which fields a corridor needs varies. */
@@ -19,41 +7,44 @@ export const Beneficiary = /* @__PURE__ */ z
   .object({
     name: plainText(200),
     account: plainText(140),
-    bankCode: plainText(35).optional(),
-    bic: plainText(11, 8).optional(),
-    bankName: plainText(200).optional(),
-    country: CountryCode.optional(),
-    city: plainText(100).optional(),
-    addressLine: plainText(280).optional(),
-    state: plainText(100).optional(),
-    postalCode: plainText(20).optional(),
-    phone: z
-      .object({
-        callingCode: z.string().regex(/^\+?\d{1,4}$/),
-        number: z.string().regex(/^\d{4,15}$/),
-      })
-      .optional(),
+    bankCode: z.optional(plainText(35)),
+    bic: z.optional(plainText(11, 8)),
+    bankName: z.optional(plainText(200)),
+    country: z.optional(CountryCode),
+    city: z.optional(plainText(100)),
+    addressLine: z.optional(plainText(280)),
+    state: z.optional(plainText(100)),
+    postalCode: z.optional(plainText(20)),
+    phone: z.optional(
+      z.object({
+        callingCode: z.string().check(z.regex(/^\+?\d{1,4}$/)),
+        number: z.string().check(z.regex(/^\d{4,15}$/)),
+      }),
+    ),
   })
-  .meta({
-    id: 'Beneficiary',
-    description: 'A field the corridor needs and the request lacks gives 400 `beneficiary_incomplete` naming it in `missing`.',
-  });
+  .check(
+    z.meta({
+      id: 'Beneficiary',
+      description: 'A field the corridor needs and the request lacks gives 400 `beneficiary_incomplete` naming it in `missing`.',
+    }),
+  );
 export type Beneficiary = z.infer<typeof Beneficiary>;
 
 /** Travel Rule sender; every field is optional. Identifiers are references, never full numbers. */
 export const Originator = /* @__PURE__ */ z
-  .object({
-    name: plainText(200),
-    account: plainText(140).meta({ description: 'A reference, masked or last-four; never a full identifier.' }),
-    address: plainText(280),
-    country: CountryCode,
-    bic: plainText(11, 8),
-    institution: plainText(200),
-    idNumber: plainText(80).meta({ description: 'A reference, masked or last-four.' }),
-    dateOfBirth: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-  })
-  .partial()
-  .meta({ id: 'Originator', description: 'Travel Rule sender.' });
+  .partial(
+    z.object({
+      name: plainText(200),
+      account: plainText(140).check(z.meta({ description: 'A reference, masked or last-four; never a full identifier.' })),
+      address: plainText(280),
+      country: CountryCode,
+      bic: plainText(11, 8),
+      institution: plainText(200),
+      idNumber: plainText(80).check(z.meta({ description: 'A reference, masked or last-four.' })),
+      dateOfBirth: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)),
+    }),
+  )
+  .check(z.meta({ id: 'Originator', description: 'Travel Rule sender.' }));
 export type Originator = z.infer<typeof Originator>;
 
 export const PayoutMode = /* @__PURE__ */ z.enum(['regular', 'instant']);
@@ -61,19 +52,23 @@ export const PayoutMode = /* @__PURE__ */ z.enum(['regular', 'instant']);
 /** POST /transactions: unknown fields are ignored (stripped). There is no organization field. */
 export const CreateTransactionBody = /* @__PURE__ */ z
   .object({
-    idempotencyKey: IdempotencyKey.meta({ description: 'Becomes the transaction id.' }),
+    idempotencyKey: IdempotencyKey.check(z.meta({ description: 'Becomes the transaction id.' })),
     corridor: CorridorInput,
     sendAmount: DecimalAmount,
-    integratorWalletId: z.string().min(1).max(265).optional().meta({ description: 'Must be the home wallet; funding is always from it.' }),
-    recipientReference: plainText(200).meta({ description: "The caller's own reference, echoed back, never shown to the recipient." }),
-    originator: Originator.optional(),
-    beneficiary: Beneficiary.optional().meta({
-      description: 'Optional in the schema, but a payment without one has nowhere to pay.',
-    }),
-    payoutMode: PayoutMode.optional().meta({ description: 'Accepted for compatibility; every payment runs as regular.' }),
-    quoteId: z.string().min(1).max(200).optional().meta({ description: 'Executes at the locked price.' }),
+    integratorWalletId: z
+      .optional(z.string().check(z.minLength(1), z.maxLength(265)))
+      .check(z.meta({ description: 'Must be the home wallet; funding is always from it.' })),
+    recipientReference: plainText(200).check(z.meta({ description: "The caller's own reference, echoed back, never shown to the recipient." })),
+    originator: z.optional(Originator),
+    beneficiary: z.optional(Beneficiary).check(
+      z.meta({
+        description: 'Optional in the schema, but a payment without one has nowhere to pay.',
+      }),
+    ),
+    payoutMode: z.optional(PayoutMode).check(z.meta({ description: 'Accepted for compatibility; every payment runs as regular.' })),
+    quoteId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))).check(z.meta({ description: 'Executes at the locked price.' })),
   })
-  .meta({ id: 'CreateTransactionRequest' });
+  .check(z.meta({ id: 'CreateTransactionRequest' }));
 export type CreateTransactionBody = z.infer<typeof CreateTransactionBody>;
 
 export const PaymentState = /* @__PURE__ */ z
@@ -92,22 +87,26 @@ export const PaymentState = /* @__PURE__ */ z
     'FAILED',
     'IN_DOUBT',
   ])
-  .meta({
-    id: 'PaymentState',
-    description: 'RECONCILED, REFUNDED, FAILED are terminal; IN_DOUBT and NEEDS_ATTENTION need a person; the others are in flight.',
-  });
+  .check(
+    z.meta({
+      id: 'PaymentState',
+      description: 'RECONCILED, REFUNDED, FAILED are terminal; IN_DOUBT and NEEDS_ATTENTION need a person; the others are in flight.',
+    }),
+  );
 export type PaymentState = z.infer<typeof PaymentState>;
 
 /** 202 of POST /transactions. */
 export const TransactionAccepted = /* @__PURE__ */ z
   .object({
-    transactionId: z.string().meta({ description: 'Equals the idempotency key.' }),
-    status: PaymentState.meta({
-      description:
-        'The payment state when the request was answered (our choice: the contract names the field without its values). Read the outcome from GET /transactions/{transactionId}.',
-    }),
+    transactionId: z.string().check(z.meta({ description: 'Equals the idempotency key.' })),
+    status: PaymentState.check(
+      z.meta({
+        description:
+          'The payment state when the request was answered (our choice: the contract names the field without its values). Read the outcome from GET /transactions/{transactionId}.',
+      }),
+    ),
   })
-  .meta({ id: 'TransactionAccepted' });
+  .check(z.meta({ id: 'TransactionAccepted' }));
 export type TransactionAccepted = z.infer<typeof TransactionAccepted>;
 
 /**
@@ -116,38 +115,40 @@ export type TransactionAccepted = z.infer<typeof TransactionAccepted>;
  */
 export const PayoutDelta = /* @__PURE__ */ z
   .object({
-    quoted: Money.meta({ description: 'The receive amount that was quoted.' }),
-    paid: Money.meta({ description: 'What the recipient was actually paid.' }),
-    difference: Money.meta({ description: '`paid` minus `quoted`; negative when less was paid.' }),
+    quoted: Money.check(z.meta({ description: 'The receive amount that was quoted.' })),
+    paid: Money.check(z.meta({ description: 'What the recipient was actually paid.' })),
+    difference: Money.check(z.meta({ description: '`paid` minus `quoted`; negative when less was paid.' })),
   })
-  .meta({
-    id: 'PayoutDelta',
-    description:
-      'Present only when what was paid differs from what was quoted. Its fields are not shown by the contract; this shape is our choice (docs/decisions/030).',
-  });
+  .check(
+    z.meta({
+      id: 'PayoutDelta',
+      description:
+        'Present only when what was paid differs from what was quoted. Its fields are not shown by the contract; this shape is our choice (docs/decisions/030).',
+    }),
+  );
 export type PayoutDelta = z.infer<typeof PayoutDelta>;
 
 export const PaymentTimelineEntry = /* @__PURE__ */ z
   .object({
     state: PaymentState,
-    detail: z.string().optional().meta({ description: 'Text for people, not to be parsed.' }),
+    detail: z.optional(z.string()).check(z.meta({ description: 'Text for people, not to be parsed.' })),
   })
-  .meta({ id: 'PaymentTimelineEntry' });
+  .check(z.meta({ id: 'PaymentTimelineEntry' }));
 
 export const TransactionStatus = /* @__PURE__ */ z
   .object({
-    transactionId: z.string().meta({ description: 'Equals the idempotency key used at creation.' }),
-    running: z.boolean().meta({ description: 'True while in flight; poll about every couple of seconds while true.' }),
-    failure: z.string().optional().meta({ description: 'Set when the payment ended without a result.' }),
-    state: PaymentState.optional(),
-    provider: z.string().optional().meta({ description: 'Opaque route label.' }),
-    payoutMode: PayoutMode.optional(),
-    receiveAmount: Money.optional().meta({ description: 'What the recipient received, once known.' }),
-    payoutDelta: PayoutDelta.optional(),
-    margin: Margin.optional(),
-    timeline: z.array(PaymentTimelineEntry).optional().meta({ description: 'Ordered history.' }),
+    transactionId: z.string().check(z.meta({ description: 'Equals the idempotency key used at creation.' })),
+    running: z.boolean().check(z.meta({ description: 'True while in flight; poll about every couple of seconds while true.' })),
+    failure: z.optional(z.string()).check(z.meta({ description: 'Set when the payment ended without a result.' })),
+    state: z.optional(PaymentState),
+    provider: z.optional(z.string()).check(z.meta({ description: 'Opaque route label.' })),
+    payoutMode: z.optional(PayoutMode),
+    receiveAmount: z.optional(Money).check(z.meta({ description: 'What the recipient received, once known.' })),
+    payoutDelta: z.optional(PayoutDelta),
+    margin: z.optional(Margin),
+    timeline: z.optional(z.array(PaymentTimelineEntry)).check(z.meta({ description: 'Ordered history.' })),
   })
-  .meta({ id: 'TransactionStatus' });
+  .check(z.meta({ id: 'TransactionStatus' }));
 export type TransactionStatus = z.infer<typeof TransactionStatus>;
 
 /** A row of GET /transactions. Rows carry no state: read it from GET /transactions/{transactionId}. */
@@ -159,15 +160,13 @@ export const TransactionListItem = /* @__PURE__ */ z
     recipientReference: z.string(),
     createdAt: Timestamp,
   })
-  .meta({ id: 'TransactionListItem', description: 'Rows carry no state.' });
+  .check(z.meta({ id: 'TransactionListItem', description: 'Rows carry no state.' }));
 export type TransactionListItem = z.infer<typeof TransactionListItem>;
 
 export const ListTransactionsQuery = /* @__PURE__ */ pageQuery(500);
 export type ListTransactionsQuery = z.infer<typeof ListTransactionsQuery>;
 
-export const TransactionList = /* @__PURE__ */ z
-  .object({ transactions: z.array(TransactionListItem), ...PageFields })
-  .meta({ id: 'TransactionList' });
+export const TransactionList = /* @__PURE__ */ z.object({ transactions: z.array(TransactionListItem), ...PageFields }).check(z.meta({ id: 'TransactionList' }));
 export type TransactionList = z.infer<typeof TransactionList>;
 
 export const TransactionParams = /* @__PURE__ */ z.object({ transactionId: PathId });

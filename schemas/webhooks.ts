@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { PageFields, PathId, Timestamp, pageQuery } from './common.ts';
 import { OffRampStatus } from './offramps.ts';
 import { OnRampStatus } from './deposits.ts';
@@ -20,7 +20,7 @@ export const EventType = /* @__PURE__ */ z
     'onramp.refunded',
     'offramp.paid',
   ])
-  .meta({ id: 'EventType' });
+  .check(z.meta({ id: 'EventType' }));
 export type EventType = z.infer<typeof EventType>;
 
 export const eventTypes = /* @__PURE__ */ EventType.options;
@@ -29,32 +29,36 @@ export const eventTypes = /* @__PURE__ */ EventType.options;
  * The URL rules a schema can check. The sender adds the rest: `https` outside `simulated`, and the
  * resolved addresses (no loopback, private, link-local, unique-local, multicast or metadata address).
  */
-const WebhookUrl = /* @__PURE__ */ z
-  .url({ protocol: /^https?$/ })
-  .max(2048)
-  .refine((url) => {
+const WebhookUrl = /* @__PURE__ */ z.url({ protocol: /^https?$/ }).check(
+  z.maxLength(2048),
+  z.refine((url) => {
     try {
       const parsed = new URL(url);
       return parsed.username === '' && parsed.password === '';
     } catch {
       return false;
     }
-  }, 'must not carry credentials (user:password@)')
-  .meta({
+  }, 'must not carry credentials (user:password@)'),
+  z.meta({
     description:
       'Where events are POSTed, at most 2,048 characters, no credentials in it. `https` outside `simulated`; the addresses its host resolves to must be public (checked at registration and again at every connection).',
-  });
+  }),
+);
 
-const EndpointStatus = /* @__PURE__ */ z.enum(['enabled', 'disabled']).meta({ description: '`disabled` after a 410 Gone or five days of failures; a PUT enables it again.' });
+const EndpointStatus = /* @__PURE__ */ z
+  .enum(['enabled', 'disabled'])
+  .check(z.meta({ description: '`disabled` after a 410 Gone or five days of failures; a PUT enables it again.' }));
 
 const endpointFields = {
   url: WebhookUrl,
-  events: z.array(EventType).meta({ description: 'The event types delivered to this endpoint.' }),
+  events: z.array(EventType).check(z.meta({ description: 'The event types delivered to this endpoint.' })),
   status: EndpointStatus,
-  disabledReason: z.string().nullable().meta({ description: 'Why delivery stopped by itself; null while enabled.' }),
-  previousSecretExpiresAt: Timestamp.nullable().meta({
-    description: 'After a rotation, the old secret signs too (a second `v1,` signature) until this time; null when only one secret signs.',
-  }),
+  disabledReason: z.nullable(z.string()).check(z.meta({ description: 'Why delivery stopped by itself; null while enabled.' })),
+  previousSecretExpiresAt: z.nullable(Timestamp).check(
+    z.meta({
+      description: 'After a rotation, the old secret signs too (a second `v1,` signature) until this time; null when only one secret signs.',
+    }),
+  ),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 };
@@ -62,42 +66,40 @@ const endpointFields = {
 export const WebhookEndpoint = /* @__PURE__ */ z
   .object({
     ...endpointFields,
-    secretHint: z.string().meta({ description: 'The end of the current signing secret, to tell which one a receiver holds.' }),
+    secretHint: z.string().check(z.meta({ description: 'The end of the current signing secret, to tell which one a receiver holds.' })),
   })
-  .meta({ id: 'WebhookEndpoint', description: 'The registered endpoint. The secret itself is shown only when issued.' });
+  .check(z.meta({ id: 'WebhookEndpoint', description: 'The registered endpoint. The secret itself is shown only when issued.' }));
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
 
 /** PUT /webhooks/endpoint: strict, like the other configuration body (PUT /notifications/preferences). */
 export const PutWebhookEndpointBody = /* @__PURE__ */ z
-  .object({
+  .strictObject({
     url: WebhookUrl,
     events: z
-      .array(EventType)
-      .min(1)
-      .max(7)
-      .optional()
-      .meta({ description: 'A subset of the seven event types; all of them when absent. To receive none, DELETE the endpoint.' }),
-    rotateSecret: z.boolean().optional().meta({
-      description: 'Issue a new signing secret; the old one keeps signing too for 24 hours, so receivers can switch without losing a message.',
-    }),
+      .optional(z.array(EventType).check(z.minLength(1), z.maxLength(7)))
+      .check(z.meta({ description: 'A subset of the seven event types; all of them when absent. To receive none, DELETE the endpoint.' })),
+    rotateSecret: z.optional(z.boolean()).check(
+      z.meta({
+        description: 'Issue a new signing secret; the old one keeps signing too for 24 hours, so receivers can switch without losing a message.',
+      }),
+    ),
   })
-  .strict()
-  .meta({
-    id: 'PutWebhookEndpointRequest',
-    description: 'Registers or replaces the one endpoint. Replacing the URL keeps the secret; the first registration and `rotateSecret: true` issue one.',
-  });
+  .check(
+    z.meta({
+      id: 'PutWebhookEndpointRequest',
+      description: 'Registers or replaces the one endpoint. Replacing the URL keeps the secret; the first registration and `rotateSecret: true` issue one.',
+    }),
+  );
 export type PutWebhookEndpointBody = z.infer<typeof PutWebhookEndpointBody>;
 
 export const RegisteredWebhookEndpoint = /* @__PURE__ */ z
   .object({
     ...endpointFields,
     secret: z
-      .string()
-      .regex(/^whsec_[A-Za-z0-9+/=]+$/)
-      .optional()
-      .meta({ description: 'Standard Webhooks signing secret (`whsec_` + base64): present only when this request issued it, and shown only once.' }),
+      .optional(z.string().check(z.regex(/^whsec_[A-Za-z0-9+/=]+$/)))
+      .check(z.meta({ description: 'Standard Webhooks signing secret (`whsec_` + base64): present only when this request issued it, and shown only once.' })),
   })
-  .meta({ id: 'RegisteredWebhookEndpoint' });
+  .check(z.meta({ id: 'RegisteredWebhookEndpoint' }));
 export type RegisteredWebhookEndpoint = z.infer<typeof RegisteredWebhookEndpoint>;
 
 export const DeletedWebhookEndpoint = /* @__PURE__ */ z
@@ -107,7 +109,7 @@ export const DeletedWebhookEndpoint = /* @__PURE__ */ z
     events: z.array(EventType),
     deletedAt: Timestamp,
   })
-  .meta({ id: 'DeletedWebhookEndpoint', description: 'What stopped receiving events. Deliveries in flight stop at their next attempt.' });
+  .check(z.meta({ id: 'DeletedWebhookEndpoint', description: 'What stopped receiving events. Deliveries in flight stop at their next attempt.' }));
 export type DeletedWebhookEndpoint = z.infer<typeof DeletedWebhookEndpoint>;
 
 // ---- The payload POSTed, and the events as the API lists them ----------------------------
@@ -117,14 +119,14 @@ export type DeletedWebhookEndpoint = z.infer<typeof DeletedWebhookEndpoint>;
  * `data` is what the matching GET answered when the event happened, with its timeline: events are
  * not ordered, so a receiver keeps the state whose timeline is the longer (or its `updatedAt` the later).
  */
-function payloadOf<T extends z.ZodType>(types: [EventType, ...EventType[]], data: T, id: string, dataIs: string) {
+function payloadOf<T extends z.ZodMiniType>(types: [EventType, ...EventType[]], data: T, id: string, dataIs: string) {
   return z
     .object({
       type: z.enum(types),
-      timestamp: Timestamp.meta({ description: 'When the event happened (not when this attempt was sent).' }),
-      data: data.meta({ description: `What ${dataIs} answered at the moment of the event.` }),
+      timestamp: Timestamp.check(z.meta({ description: 'When the event happened (not when this attempt was sent).' })),
+      data: data.check(z.meta({ description: `What ${dataIs} answered at the moment of the event.` })),
     })
-    .meta({ id });
+    .check(z.meta({ id }));
 }
 
 export const TransactionEvent = /* @__PURE__ */ payloadOf(
@@ -138,54 +140,60 @@ export const OffRampEvent = /* @__PURE__ */ payloadOf(['offramp.paid'], OffRampS
 
 export const WebhookPayload = /* @__PURE__ */ z
   .object({ type: EventType, timestamp: Timestamp, data: z.record(z.string(), z.unknown()) })
-  .meta({ id: 'WebhookPayload', description: 'The body POSTed, byte for byte as signed: one of TransactionEvent, OnRampEvent, OffRampEvent.' });
+  .check(z.meta({ id: 'WebhookPayload', description: 'The body POSTed, byte for byte as signed: one of TransactionEvent, OnRampEvent, OffRampEvent.' }));
 export type WebhookPayload = z.infer<typeof WebhookPayload>;
 
-const DeliveryStatus = /* @__PURE__ */ z.enum(['pending', 'delivering', 'delivered', 'failed', 'stopped', 'not_sent']).meta({
-  description:
-    '`not_sent`: no endpoint was registered for this type when the event happened. `pending`/`delivering`: attempts go on. `delivered`: a 2xx came back. `failed`: every scheduled attempt failed. `stopped`: the endpoint was deleted or disabled before an attempt succeeded.',
-});
+const DeliveryStatus = /* @__PURE__ */ z.enum(['pending', 'delivering', 'delivered', 'failed', 'stopped', 'not_sent']).check(
+  z.meta({
+    description:
+      '`not_sent`: no endpoint was registered for this type when the event happened. `pending`/`delivering`: attempts go on. `delivered`: a 2xx came back. `failed`: every scheduled attempt failed. `stopped`: the endpoint was deleted or disabled before an attempt succeeded.',
+  }),
+);
 
 export const EventSummary = /* @__PURE__ */ z
   .object({
-    id: z.string().meta({ description: 'The `webhook-id` of every attempt.' }),
+    id: z.string().check(z.meta({ description: 'The `webhook-id` of every attempt.' })),
     type: EventType,
     createdAt: Timestamp,
     deliveryStatus: DeliveryStatus,
   })
-  .meta({ id: 'EventSummary' });
+  .check(z.meta({ id: 'EventSummary' }));
 export type EventSummary = z.infer<typeof EventSummary>;
 
 export const DeliveryAttempt = /* @__PURE__ */ z
   .object({
     attemptedAt: Timestamp,
-    redelivery: z.number().int().min(0).meta({ description: '0 for the scheduled delivery; n for the n-th POST /events/{eventId}/redeliver.' }),
-    attempt: z.number().int().min(1).meta({ description: 'The attempt within its delivery (1 to 10).' }),
+    redelivery: z
+      .number()
+      .check(z.int(), z.minimum(0), z.meta({ description: '0 for the scheduled delivery; n for the n-th POST /events/{eventId}/redeliver.' })),
+    attempt: z.number().check(z.int(), z.minimum(1), z.meta({ description: 'The attempt within its delivery (1 to 10).' })),
     url: z.string(),
-    httpStatus: z.number().int().nullable().meta({ description: "The receiver's answer; null when none came (refused address, connection error, 10 s timeout)." }),
-    error: z.string().nullable(),
-    latencyMs: z.number().int().min(0),
-    nextAttemptAt: Timestamp.nullable().meta({ description: 'When the next attempt is due; null when this one ended the delivery.' }),
+    httpStatus: z
+      .nullable(z.number().check(z.int()))
+      .check(z.meta({ description: "The receiver's answer; null when none came (refused address, connection error, 10 s timeout)." })),
+    error: z.nullable(z.string()),
+    latencyMs: z.number().check(z.int(), z.minimum(0)),
+    nextAttemptAt: z.nullable(Timestamp).check(z.meta({ description: 'When the next attempt is due; null when this one ended the delivery.' })),
   })
-  .meta({ id: 'DeliveryAttempt' });
+  .check(z.meta({ id: 'DeliveryAttempt' }));
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
 
 export const EventDetail = /* @__PURE__ */ z
   .object({
     ...EventSummary.shape,
     payload: WebhookPayload,
-    attempts: z.array(DeliveryAttempt).meta({ description: 'Oldest first: at most 10 scheduled attempts and one per redelivery (at most 40).' }),
-    expiresAt: Timestamp.meta({ description: 'Events are kept 30 days.' }),
+    attempts: z.array(DeliveryAttempt).check(z.meta({ description: 'Oldest first: at most 10 scheduled attempts and one per redelivery (at most 40).' })),
+    expiresAt: Timestamp.check(z.meta({ description: 'Events are kept 30 days.' })),
   })
-  .meta({ id: 'EventDetail', description: 'The event as delivered (the same bytes every attempt signs) and its delivery attempts.' });
+  .check(z.meta({ id: 'EventDetail', description: 'The event as delivered (the same bytes every attempt signs) and its delivery attempts.' }));
 export type EventDetail = z.infer<typeof EventDetail>;
 
-export const ListEventsQuery = /* @__PURE__ */ pageQuery(500).extend({
-  type: EventType.optional().meta({ description: 'Only events of this type.' }),
+export const ListEventsQuery = /* @__PURE__ */ z.extend(pageQuery(500), {
+  type: z.optional(EventType).check(z.meta({ description: 'Only events of this type.' })),
 });
 export type ListEventsQuery = z.infer<typeof ListEventsQuery>;
 
-export const EventList = /* @__PURE__ */ z.object({ events: z.array(EventSummary), ...PageFields }).meta({ id: 'EventList' });
+export const EventList = /* @__PURE__ */ z.object({ events: z.array(EventSummary), ...PageFields }).check(z.meta({ id: 'EventList' }));
 export type EventList = z.infer<typeof EventList>;
 
 export const EventParams = /* @__PURE__ */ z.object({ eventId: PathId });
@@ -194,8 +202,8 @@ export type EventParams = z.infer<typeof EventParams>;
 export const RedeliveryAccepted = /* @__PURE__ */ z
   .object({
     eventId: z.string(),
-    redelivery: z.number().int().min(1).meta({ description: 'Its number among the redeliveries of the event; attempts show it.' }),
+    redelivery: z.number().check(z.int(), z.minimum(1), z.meta({ description: 'Its number among the redeliveries of the event; attempts show it.' })),
     url: z.string(),
   })
-  .meta({ id: 'RedeliveryAccepted', description: 'One new attempt starts now, with the same `webhook-id`.' });
+  .check(z.meta({ id: 'RedeliveryAccepted', description: 'One new attempt starts now, with the same `webhook-id`.' }));
 export type RedeliveryAccepted = z.infer<typeof RedeliveryAccepted>;

@@ -2,7 +2,7 @@ import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { parseApiKey } from '#domain/apiKeys.ts';
 import { roleHasPermission } from '#domain/permissions.ts';
 import { bucketOf, takesNoBody, type RouteDefinition, type RouteRequest } from '#contract/routes.ts';
@@ -32,14 +32,14 @@ import { isFormPost, parseBody, parseForm, parseNoBody, parseParams, parseQuery 
  *                 what the row needs: a sandbox tool refuses production, provider ports must be wired
  * The route row (functions/contract/routes.ts) says which of them apply and with what.
  */
-type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
+type Infer<T> = T extends z.ZodMiniType ? z.infer<T> : undefined;
 
 /**
  * The JSON body, or the form of a row that takes one. A row that takes either (`body` and `form`)
  * says which came in `bodyAs`, and narrowing on it types the body.
  */
-type Submitted<R extends RouteRequest> = R['body'] extends z.ZodType
-  ? R['form'] extends z.ZodType
+type Submitted<R extends RouteRequest> = R['body'] extends z.ZodMiniType
+  ? R['form'] extends z.ZodMiniType
     ? { bodyAs: 'json'; body: Infer<R['body']> } | { bodyAs: 'form'; body: Infer<R['form']> }
     : { bodyAs: 'json'; body: Infer<R['body']> }
   : { bodyAs: 'form' | undefined; body: Infer<R['form']> };

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import * as z from 'zod';
+import { classicTwin } from './classicTwin.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Feature } from './features.ts';
 import { bucketOf, notImplementedHandler, routes, takesNoBody, type RouteDefinition } from './routes.ts';
@@ -200,7 +201,7 @@ export const tagGroups: { name: string; tags: Feature[] }[] = [
 const alwaysWired: ReadonlySet<Feature> = new Set(['discovery']);
 
 /** Error codes whose body carries fields beyond `{error, message}`. */
-const errorBodies: Partial<Record<ErrorCode, z.ZodType>> = {
+const errorBodies: Partial<Record<ErrorCode, z.core.$ZodType>> = {
   validation: ValidationErrorBody,
   beneficiary_incomplete: BeneficiaryIncompleteBody,
   compliance_hold: ComplianceHoldBody,
@@ -276,7 +277,7 @@ function errorCodesOf(definition: RouteDefinition): ErrorCode[] {
 function errorSchema(codes: ErrorCode[]): SchemaObject | ReferenceObject {
   const alternatives: (SchemaObject | ReferenceObject)[] = codes.flatMap((code) => {
     const body = errorBodies[code];
-    return body ? [{ $ref: `#/components/schemas/${body.meta()?.id}` }] : [];
+    return body ? [{ $ref: `#/components/schemas/${classicTwin(body).meta()?.id}` }] : [];
   });
   const plain = codes.filter((code) => !errorBodies[code]);
   if (plain.length > 0) {
@@ -365,7 +366,7 @@ function operationOf(definition: RouteDefinition, sharedResponses: Map<string, R
   const successResponses: Record<string, ResponseConfig> = {};
   for (const [status, response] of Object.entries(definition.responses)) {
     const content = {
-      ...(response.schema ? { 'application/json': { schema: response.schema, ...examplesOf(examples?.responses[status], 'An answer') } } : {}),
+      ...(response.schema ? { 'application/json': { schema: classicTwin(response.schema), ...examplesOf(examples?.responses[status], 'An answer') } } : {}),
       ...(response.alsoAs ? { [response.alsoAs.mediaType]: { schema: z.string().meta({ description: response.alsoAs.description }) } } : {}),
       ...(response.html ? { 'text/html': { schema: z.string() } } : {}),
       ...(response.script ? { 'text/javascript': { schema: z.string() } } : {}),
@@ -386,16 +387,16 @@ function operationOf(definition: RouteDefinition, sharedResponses: Map<string, R
     description: operationDescription(definition),
     request: {
       // The route table types these as any zod schema; the generator needs objects, which they are.
-      ...(params ? { params: params as z.ZodObject } : {}),
-      ...(query ? { query: query as z.ZodObject } : {}),
+      ...(params ? { params: classicTwin(params) as z.ZodObject } : {}),
+      ...(query ? { query: classicTwin(query) as z.ZodObject } : {}),
       // A row that takes either documents both media types; an empty form is a form, so then none is required.
       ...(body || form
         ? {
             body: {
               required: !form,
               content: {
-                ...(body ? { 'application/json': { schema: body, ...examplesOf(examples?.request, 'A request') } } : {}),
-                ...(form ? { 'application/x-www-form-urlencoded': { schema: form } } : {}),
+                ...(body ? { 'application/json': { schema: classicTwin(body), ...examplesOf(examples?.request, 'A request') } } : {}),
+                ...(form ? { 'application/x-www-form-urlencoded': { schema: classicTwin(form) } } : {}),
               },
             },
           }
@@ -463,22 +464,26 @@ function registerWebhooks(registry: OpenAPIRegistry): void {
         'POSTed to the registered endpoint, at least once: the `webhook-id` header is the event id, the same on every attempt and redelivery; dedupe on it. Only a 2xx within 10 s acknowledges; 3xx is a failure and is never followed. Retries follow the Standard Webhooks schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h), a longer `Retry-After` is honoured; 410 Gone disables the endpoint, and so do five days of failures. Events are not ordered: `data` carries the resource\'s state and timeline, so an older state can be recognised and ignored. Shapes and schedule: docs/decisions/091.',
       tags: ['webhooks'],
       security: [],
-      request: { headers, body: { required: true, content: { 'application/json': { schema: event.schema, ...examplesOf(recordedWebhooks[event.name], 'A delivery') } } } },
+      request: { headers, body: { required: true, content: { 'application/json': { schema: classicTwin(event.schema), ...examplesOf(recordedWebhooks[event.name], 'A delivery') } } } },
       responses: receiverResponses,
     });
   }
 }
 
 /**
- * Every schema the schema modules name with `.meta({id})` is a component, even where only an annotated
+ * Every schema the schema modules name with `z.meta({id})` is a component, even where only an annotated
  * copy of it is used (which the generator would inline; referenceInlineCopies points those back here) or
- * where it is referenced by name from a raw schema (the error bodies of errorSchema).
+ * where it is referenced by name from a raw schema (the error bodies of errorSchema). The modules are
+ * zod/mini; the generator reads each one's classic twin (classicTwin.ts), which is also where a copy's
+ * inherited id is dropped.
  */
 function namedSchemas() {
   const modules = [common, errors, discovery, quotes, transactions, batches, wallets, deposits, offramps, recipients, team, webhooks, notifications, statements, sandbox];
   return modules
     .flatMap((module) => Object.values(module))
-    .filter((value): value is z.ZodType => value instanceof z.ZodType && typeof value.meta()?.id === 'string')
+    .filter((value) => value instanceof z.core.$ZodType)
+    .map((value) => classicTwin(value))
+    .filter((schema) => typeof schema.meta()?.id === 'string')
     .map((schema) => ({ type: 'schema' as const, schema }));
 }
 
@@ -543,7 +548,7 @@ function nullableReferences(document: OpenAPIObject): OpenAPIObject {
 }
 
 /**
- * zod's `.meta({description})` on a named schema makes an unnamed copy, which the generator inlines.
+ * `Named.check(z.meta({description}))` makes an unnamed copy (its twin keeps no id), which the generator inlines.
  * Where an inline schema is exactly a named component apart from its description, point to the
  * component instead and keep the description beside the `$ref` (allowed in OpenAPI 3.1), so every
  * money object, beneficiary or status in the document is the one component, not a copy of it.

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import type { Permission } from '#domain/permissions.ts';
 import type { Feature } from './features.ts';
 import type { ProviderNeed } from './providers.ts';
@@ -52,21 +52,21 @@ export type Bucket = 'initiate' | 'write' | 'read';
 export const notImplementedHandler = 'functions/api/notImplemented.ts';
 
 export interface RouteRequest {
-  body?: z.ZodType;
+  body?: z.ZodMiniType;
   /**
    * A body sent as `application/x-www-form-urlencoded` instead of JSON: only pages a person or a mail
    * client posts to (the verification link's form, RFC 8058 one-click unsubscribe; docs/decisions/094).
    * A row with both `body` and `form` takes either, told apart by the request's content type (the
    * invitation page's form beside the JSON API; the handler reads which from `bodyAs`).
    */
-  form?: z.ZodType;
-  query?: z.ZodType;
-  params?: z.ZodType;
+  form?: z.ZodMiniType;
+  query?: z.ZodMiniType;
+  params?: z.ZodMiniType;
 }
 
 export interface RouteResponse {
   description: string;
-  schema?: z.ZodType;
+  schema?: z.ZodMiniType;
   /**
    * A page for a person (`text/html`): the links e-mailed to members open these. Beside a `schema`,
    * on a row that takes a form too, the page is the form's answer and the JSON the API's.

@@ -11,7 +11,7 @@
  * account number, an IBAN whose check digits fail, a malformed BIC.
  */
 import { ibanChecksumValid } from '#domain/iban.ts';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 export const houseAccountCurrencies = ['USD', 'EUR'] as const;
 export type HouseAccountCurrency = (typeof houseAccountCurrencies)[number];
@@ -31,11 +31,10 @@ export const isValidIban = ibanChecksumValid;
 
 /** A field that is not held is absent: a blank value in the configuration means not held, never an empty string sent. */
 const held = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .optional()
-    .transform((value) => value?.trim() || undefined);
+  z.pipe(
+    z.optional(z.string().check(z.maxLength(max))),
+    z.transform((value) => value?.trim() || undefined),
+  );
 
 /**
  * The schemas are built when asked for, not when the module loads: every Lambda imports this file
@@ -43,49 +42,63 @@ const held = (max: number) =>
  * cold import), and a schema built per call lets mutation testing reach what the chain itself says.
  */
 const houseAccountConfig = () =>
-  z
-    .object({
-      currency: z.enum(houseAccountCurrencies),
-      accountName: z.string().trim().min(1).max(140),
-      bankName: held(140),
-      // Stryker disable next-line Regex: equivalent, a global replace of each blank and of each run of them leave the same
-      iban: held(42).transform((value) => value?.replace(/\s+/g, '').toUpperCase()),
-      accountNumber: held(40),
-      bic: held(11).transform((value) => value?.toUpperCase()),
-      bankAddress: held(280),
-    })
-    .strict()
-    .refine((account) => account.iban !== undefined || account.accountNumber !== undefined, {
-      message: 'an account needs an iban or an accountNumber: there is nowhere to send money otherwise',
-    })
-    .refine((account) => account.iban === undefined || isValidIban(account.iban), { message: 'iban fails its check digits', path: ['iban'] })
-    .refine((account) => account.bic === undefined || /^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(account.bic), {
-      message: 'bic must be 8 or 11 characters (ISO 9362)',
-      path: ['bic'],
-    })
-    .transform((account): HouseAccount => {
+  z.pipe(
+    z
+      .strictObject({
+        currency: z.enum(houseAccountCurrencies),
+        accountName: z.string().check(z.trim(), z.minLength(1), z.maxLength(140)),
+        bankName: held(140),
+        iban: z.pipe(
+          held(42),
+          // Stryker disable next-line Regex: equivalent, a global replace of each blank and of each run of them leave the same
+          z.transform((value) => value?.replace(/\s+/g, '').toUpperCase()),
+        ),
+        accountNumber: held(40),
+        bic: z.pipe(
+          held(11),
+          z.transform((value) => value?.toUpperCase()),
+        ),
+        bankAddress: held(280),
+      })
+      .check(
+        z.refine((account) => account.iban !== undefined || account.accountNumber !== undefined, {
+          message: 'an account needs an iban or an accountNumber: there is nowhere to send money otherwise',
+        }),
+        z.refine((account) => account.iban === undefined || isValidIban(account.iban), { message: 'iban fails its check digits', path: ['iban'] }),
+        z.refine((account) => account.bic === undefined || /^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(account.bic), {
+          message: 'bic must be 8 or 11 characters (ISO 9362)',
+          path: ['bic'],
+        }),
+      ),
+    z.transform((account): HouseAccount => {
       // Only the fields held: never a key with an undefined value, which a spread would carry along.
       return Object.fromEntries(Object.entries(account).filter(([, value]) => value !== undefined)) as unknown as HouseAccount;
-    });
+    }),
+  );
 
 export const houseAccountList = () =>
-  z.array(houseAccountConfig()).refine((accounts) => new Set(accounts.map((account) => account.currency)).size === accounts.length, {
-    message: 'one account per currency: a currency is configured twice',
-  });
+  z.array(houseAccountConfig()).check(
+    z.refine((accounts) => new Set(accounts.map((account) => account.currency)).size === accounts.length, {
+      message: 'one account per currency: a currency is configured twice',
+    }),
+  );
 
 /** `HOUSE_ACCOUNTS` as the environment holds it: JSON text, parsed and checked. */
 export const houseAccountsVariable = () =>
-  z
-    .string()
-    .transform((text, context) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        context.addIssue({ code: 'custom', message: 'HOUSE_ACCOUNTS must be a JSON array of accounts' });
-        return z.NEVER;
-      }
-    })
-    .pipe(houseAccountList());
+  z.pipe(
+    z.pipe(
+      z.string(),
+      z.transform((text, context) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          context.issues.push({ code: 'custom', message: 'HOUSE_ACCOUNTS must be a JSON array of accounts', input: text });
+          return z.NEVER;
+        }
+      }),
+    ),
+    houseAccountList(),
+  );
 
 /**
  * What `simulated` shows when nothing is configured. Every detail says it is simulated and the

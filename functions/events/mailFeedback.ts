@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { logger } from '#platform/logger.ts';
 import { queueConsumer } from '#platform/queueConsumer.ts';
 import { recordSuppression } from '#store/mailSuppressions.ts';
@@ -13,17 +13,17 @@ import { recordSuppression } from '#store/mailSuppressions.ts';
  * and finally dead-lettered.
  */
 
-const recipients = z.array(z.object({ emailAddress: z.string().min(3) })).min(1);
+const recipients = z.array(z.object({ emailAddress: z.string().check(z.minLength(3)) })).check(z.minLength(1));
 
 const sesEventSchema = z.object({
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   source: z.literal('aws.ses'),
-  time: z.string().min(1),
+  time: z.string().check(z.minLength(1)),
   detail: z.object({
     eventType: z.enum(['Bounce', 'Complaint']),
-    mail: z.object({ messageId: z.string().min(1), timestamp: z.string().min(1) }),
-    bounce: z.object({ bounceType: z.string(), bounceSubType: z.string().optional(), bouncedRecipients: recipients }).optional(),
-    complaint: z.object({ complainedRecipients: recipients, complaintFeedbackType: z.string().optional() }).optional(),
+    mail: z.object({ messageId: z.string().check(z.minLength(1)), timestamp: z.string().check(z.minLength(1)) }),
+    bounce: z.optional(z.object({ bounceType: z.string(), bounceSubType: z.optional(z.string()), bouncedRecipients: recipients })),
+    complaint: z.optional(z.object({ complainedRecipients: recipients, complaintFeedbackType: z.optional(z.string()) })),
   }),
 });
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { workflows, type OperationWorkflowName } from '#contract/workflows.ts';
 import { startOperation } from '#operations/kit/start.ts';
 import { queueConsumer } from '#platform/queueConsumer.ts';
@@ -16,11 +16,11 @@ const startedBy = new Map<string, OperationWorkflowName>(
   Object.values(workflows).flatMap((workflow) => ('operation' in workflow ? workflow.operation.startedBy.map((type) => [type, workflow.name] as const) : [])),
 );
 
-const eventSchema = z.object({ 'detail-type': z.string().min(1), detail: outboxEventSchema.extend({ data: z.record(z.string(), z.unknown()) }) });
+const eventSchema = z.object({ 'detail-type': z.string().check(z.minLength(1)), detail: z.extend(outboxEventSchema, { data: z.record(z.string(), z.unknown()) }) });
 
 export const handler = queueConsumer('workflow not started from its event', eventSchema, async ({ 'detail-type': type, detail }) => {
   const workflow = startedBy.get(type);
   if (!workflow) throw new Error(`no operation starts on ${type}`);
-  const id = z.string().min(1).parse(detail.data[workflows[workflow].operation.idField]);
+  const id = z.string().check(z.minLength(1)).parse(detail.data[workflows[workflow].operation.idField]);
   await startOperation(workflow, detail.organizationId, id);
 });

@@ -1,7 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { eventBus, type BusEntry, type PublishResult } from '#platform/eventBus.ts';
 import { logger } from '#platform/logger.ts';
 import { outboxEntity, outboxEventSchema } from '#store/outbox.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { receiveEvent } from '#operations/webhook/delivery.ts';
 import { queueConsumer } from '#platform/queueConsumer.ts';
 import { outboxEventSchema } from '#store/outbox.ts';

@@ -1,6 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { logger } from './logger.ts';
 
 /**
@@ -22,7 +22,7 @@ export const queueBatchSize = 10;
  * `inParallel`: the messages of a batch are handled side by side rather than one after another
  * (what they read in common is still read once: the first read's promise answers the others).
  */
-export function queueConsumer<S extends z.ZodType>(
+export function queueConsumer<S extends z.ZodMiniType>(
   failure: string,
   schema: S,
   handle: (message: z.infer<S>, record: SQSRecord, reads: BatchReads) => Promise<void>,
@@ -62,7 +62,7 @@ export function queueConsumer<S extends z.ZodType>(
  * is reported back alone; when `handleAll` fails, every parsed message is (partial batch
  * response, as queueConsumer), and the queue redelivers them.
  */
-export function queueBatchConsumer<S extends z.ZodType>(
+export function queueBatchConsumer<S extends z.ZodMiniType>(
   failure: string,
   schema: S,
   handleAll: (messages: z.infer<S>[]) => Promise<void>,

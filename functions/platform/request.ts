@@ -1,5 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+// The class itself, not `z.core.$ZodObject`: reading `core` off the namespace would bundle all of it.
+import { $ZodObject } from 'zod/v4/core';
 import { ApiError, validationError, type ValidationIssue } from './errors.ts';
 
 /**
@@ -10,15 +12,15 @@ import { ApiError, validationError, type ValidationIssue } from './errors.ts';
 /** Largest request body accepted (a 1000-item batch with full beneficiaries is about 600 KiB). */
 export const maxBodyBytes = 1024 * 1024;
 
-export function zodIssues(error: z.ZodError): ValidationIssue[] {
+export function zodIssues(error: z.core.$ZodError): ValidationIssue[] {
   return error.issues.map((issue) => ({
     path: issue.path.map((part) => (typeof part === 'number' ? part : String(part))),
     message: issue.message,
   }));
 }
 
-function validate<T extends z.ZodType>(schema: T, value: unknown, where: 'body' | 'query' | 'params'): z.infer<T> {
-  const result = schema.safeParse(value);
+function validate<T extends z.core.$ZodType>(schema: T, value: unknown, where: 'body' | 'query' | 'params'): z.infer<T> {
+  const result = z.safeParse(schema, value);
   if (result.success) return result.data;
   const issues = zodIssues(result.error);
   const message =
@@ -65,7 +67,7 @@ export function readJsonBody(event: APIGatewayProxyEventV2): unknown {
   }
 }
 
-export function parseBody<T extends z.ZodType>(schema: T, event: APIGatewayProxyEventV2): z.infer<T> {
+export function parseBody<T extends z.core.$ZodType>(schema: T, event: APIGatewayProxyEventV2): z.infer<T> {
   return validate(schema, readJsonBody(event), 'body');
 }
 
@@ -79,7 +81,7 @@ export function isFormPost(event: APIGatewayProxyEventV2): boolean {
  * routes that take one (a row's `request.form`; docs/decisions/094). An empty body is an empty form,
  * as a form with no fields is sent. A repeated field keeps its first value.
  */
-export function parseForm<T extends z.ZodType>(schema: T, event: APIGatewayProxyEventV2): z.infer<T> {
+export function parseForm<T extends z.core.$ZodType>(schema: T, event: APIGatewayProxyEventV2): z.infer<T> {
   const bytes = bodyBytes(event);
   tooLarge(bytes);
   const fields: Record<string, string> = {};
@@ -103,10 +105,10 @@ export function parseNoBody(event: APIGatewayProxyEventV2): void {
 }
 
 /** The query, validated; with `refuseUnknown`, a parameter the schema does not name is 400 `invalid_query` first. */
-export function parseQuery<T extends z.ZodType>(schema: T, event: APIGatewayProxyEventV2, options: { refuseUnknown?: boolean } = {}): z.infer<T> {
+export function parseQuery<T extends z.core.$ZodType>(schema: T, event: APIGatewayProxyEventV2, options: { refuseUnknown?: boolean } = {}): z.infer<T> {
   const query = event.queryStringParameters ?? {};
-  if (options.refuseUnknown && schema instanceof z.ZodObject) {
-    const known = Object.keys(schema.shape);
+  if (options.refuseUnknown && schema instanceof $ZodObject) {
+    const known = Object.keys(schema._zod.def.shape);
     const unknown = Object.keys(query).filter((name) => !known.includes(name));
     if (unknown.length > 0) {
       throw new ApiError(
@@ -118,6 +120,6 @@ export function parseQuery<T extends z.ZodType>(schema: T, event: APIGatewayProx
   return validate(schema, query, 'query');
 }
 
-export function parseParams<T extends z.ZodType>(schema: T, event: APIGatewayProxyEventV2): z.infer<T> {
+export function parseParams<T extends z.core.$ZodType>(schema: T, event: APIGatewayProxyEventV2): z.infer<T> {
   return validate(schema, event.pathParameters ?? {}, 'params');
 }

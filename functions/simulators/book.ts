@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { dynamo, putIfAbsent, tableName } from '#store/client.ts';
 
 /**
@@ -14,7 +14,7 @@ export interface BookKey {
 }
 
 /** The entry at `key`, read strongly consistent (a repeat must see the first). */
-export async function readEntry<S extends z.ZodType>(key: BookKey, schema: S): Promise<z.infer<S> | undefined> {
+export async function readEntry<S extends z.ZodMiniType>(key: BookKey, schema: S): Promise<z.infer<S> | undefined> {
   const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   return Item ? schema.parse(Item) : undefined;
 }
@@ -23,7 +23,7 @@ export async function readEntry<S extends z.ZodType>(key: BookKey, schema: S): P
  * Writes `entry` unless the key holds one already, and answers the entry that stands: this one, or
  * the first (a repeat, or a concurrent first that won). Never a second.
  */
-export async function firstEntry<S extends z.ZodType>(key: BookKey, entry: z.infer<S>, schema: S): Promise<z.infer<S>> {
+export async function firstEntry<S extends z.ZodMiniType>(key: BookKey, entry: z.infer<S>, schema: S): Promise<z.infer<S>> {
   if (await putIfAbsent({ ...key, ...(entry as object) })) return entry;
   const winner = await readEntry(key, schema);
   if (!winner) throw new Error(`${key.pk} was refused as taken but holds no entry`);

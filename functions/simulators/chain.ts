@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { addressFormatOf, isEvmAddress } from '#domain/networks.ts';
 import { centsOf, withdrawalBands as band } from '#contract/outcomeBands.ts';
 import { ProviderUnavailable } from '#platform/providerErrors.ts';
@@ -70,11 +70,11 @@ const bookItemSchema = z.object({
   fromNetwork: z.string(),
   network: z.string(),
   toAddress: z.string(),
-  amount: z.string().regex(/^\d+$/),
-  withdrawn: z.string().regex(/^\d+$/),
-  band: z.number().int(),
+  amount: z.string().check(z.regex(/^\d+$/)),
+  withdrawn: z.string().check(z.regex(/^\d+$/)),
+  band: z.number().check(z.int()),
   acceptedAt: z.string(),
-  txHash: z.string().regex(/^0x[0-9a-f]{64}$/),
+  txHash: z.string().check(z.regex(/^0x[0-9a-f]{64}$/)),
 });
 type BookItem = z.infer<typeof bookItemSchema>;
 
@@ -83,7 +83,7 @@ const moveSchema = z.object({
   reference: z.string(),
   fromNetwork: z.string(),
   toNetwork: z.string(),
-  amount: z.string().regex(/^\d+$/),
+  amount: z.string().check(z.regex(/^\d+$/)),
   acceptedAt: z.string(),
 });
 

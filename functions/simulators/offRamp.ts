@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ibanChecksumValid } from '#domain/iban.ts';
 import { convertFloor, fraction, scaleOf } from '#domain/money.ts';
 import { payoutRailOf } from '#domain/offRampPricing.ts';
@@ -25,13 +25,13 @@ const bookItemSchema = z.object({
   entity: z.literal('simulatedOffRamp'),
   reference: z.string(),
   providerDepositId: z.string(),
-  amount: z.string().regex(/^\d+$/),
+  amount: z.string().check(z.regex(/^\d+$/)),
   currency: z.string(),
-  band: z.number().int(),
+  band: z.number().check(z.int()),
   acceptedAt: z.string(),
-  rate: z.object({ numerator: z.string().regex(/^\d+$/), denominator: z.string().regex(/^\d+$/) }),
+  rate: z.object({ numerator: z.string().check(z.regex(/^\d+$/)), denominator: z.string().check(z.regex(/^\d+$/)) }),
   outcome: z.discriminatedUnion('status', [
-    z.object({ status: z.literal('paid'), paid: z.string().regex(/^\d+$/), slippage: z.string().regex(/^\d+$/) }),
+    z.object({ status: z.literal('paid'), paid: z.string().check(z.regex(/^\d+$/)), slippage: z.string().check(z.regex(/^\d+$/)) }),
     z.object({ status: z.literal('returned'), reason: z.string() }),
   ]),
 });

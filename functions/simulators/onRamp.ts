@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { buildBrCode } from '#domain/brCode.ts';
 import { isAddressOn } from '#domain/networks.ts';
 import { pixMaximum, pixMinimum } from '#domain/pixLimits.ts';
@@ -40,7 +40,7 @@ export function confirmSeconds(): number {
 }
 
 const servedCurrencies: Record<CollectionRail, readonly string[]> = { wire: ['USD', 'EUR'], pix: ['BRL'] };
-const digits = z.string().regex(/^\d+$/);
+const digits = z.string().check(z.regex(/^\d+$/));
 
 const collectionSchema = z.object({
   entity: z.literal('simulatedOnRampCollection'),
@@ -50,8 +50,8 @@ const collectionSchema = z.object({
   amount: digits,
   openedAt: z.string(),
   expiresAt: z.string(),
-  brCode: z.string().optional(),
-  paidAt: z.string().optional(),
+  brCode: z.optional(z.string()),
+  paidAt: z.optional(z.string()),
 });
 type Collection = z.infer<typeof collectionSchema>;
 

@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { beneficiaryProblems, findCorridor } from '#domain/corridors.ts';
 import { scaleOf } from '#domain/money.ts';
 import { centsOf, outcomeBands } from '#contract/outcomeBands.ts';
@@ -29,7 +29,7 @@ export function settleSeconds(): number {
 
 /** The final state a payout of this band reaches, decided (and recorded) at acceptance. */
 const outcomeSchema = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('paid'), paidAmount: z.string().regex(/^\d+$/) }),
+  z.object({ status: z.literal('paid'), paidAmount: z.string().check(z.regex(/^\d+$/)) }),
   z.object({ status: z.enum(['returned', 'failed', 'review']), reason: z.string() }),
 ]);
 
@@ -40,10 +40,10 @@ const bookItemSchema = z.object({
   providerPayoutId: z.string(),
   provider: z.string(),
   corridor: z.object({ from: z.string(), to: z.string(), destinationCountry: z.string() }),
-  amount: z.string().regex(/^\d+$/),
+  amount: z.string().check(z.regex(/^\d+$/)),
   currency: z.string(),
-  sourceAmount: z.string().regex(/^\d+$/),
-  band: z.number().int(),
+  sourceAmount: z.string().check(z.regex(/^\d+$/)),
+  band: z.number().check(z.int()),
   acceptedAt: z.string(),
   outcome: outcomeSchema,
 });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { batchPutAll } from './client.ts';
 import { keys } from './keys.ts';
 import { outboxEventSchema } from './outbox.ts';
@@ -7,10 +7,10 @@ export const auditRecordEntity = 'auditRecord';
 
 /** The bus's envelope around a service event, as the audit trail's queue hands it over. */
 export const busDeliverySchema = z.object({
-  id: z.string().min(1),
-  source: z.string().min(1),
-  'detail-type': z.string().min(1),
-  time: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  source: z.string().check(z.minLength(1)),
+  'detail-type': z.string().check(z.minLength(1)),
+  time: z.string().check(z.minLength(1)),
   detail: outboxEventSchema,
 });
 export type BusDelivery = z.infer<typeof busDeliverySchema>;

@@ -1,5 +1,5 @@
 import { monotonicFactory } from 'ulid';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { keys } from './keys.ts';
 import { tableName } from './client.ts';
 
@@ -26,10 +26,10 @@ const nextUlid = monotonicFactory();
 /** The event as it travels: outbox item, stream, bus, queues. Consumers parse it with this. */
 export const outboxEventSchema = z.object({
   /** `evt_<ulid>`: unique, time-ordered; receivers dedupe on it. */
-  id: z.string().min(1),
-  type: z.string().min(1),
-  organizationId: z.string().min(1),
-  createdAt: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  type: z.string().check(z.minLength(1)),
+  organizationId: z.string().check(z.minLength(1)),
+  createdAt: z.string().check(z.minLength(1)),
   /** The same object the matching GET returns. */
   data: z.unknown(),
 });

@@ -231,5 +231,9 @@ function build(outRoot: string, names: Map<string, string>, flavor: BundleFlavor
     const leaked = Object.keys(metafile.inputs).filter((input) => input.startsWith(simulatorsFolder));
     if (leaked.length > 0) throw new Error(`The ${flavor} bundles must hold no simulator; they import ${leaked.join(', ')}`);
   }
+  // The schemas are zod/mini (docs/decisions/160): classic zod in a bundle costs every cold start of
+  // that function about 25 ms. openapi.ts and its twins run here, at build time, and are never bundled.
+  const classicZod = Object.keys(metafile.inputs).filter((input) => input.includes('node_modules/zod/v4/classic/'));
+  if (classicZod.length > 0) throw new Error(`The Lambda bundles must not carry classic zod (import 'zod/mini'); they import ${classicZod.join(', ')}`);
   for (const [name, entry] of names) filesBeside[entry]?.write(join(outRoot, name));
 }

@@ -9,13 +9,14 @@ import { dynamoExact } from '#store/client.ts';
 import { parseDecimal } from '#domain/money.ts';
 import { getBalance } from '#contract/routes.ts';
 import { features } from '#contract/features.ts';
+import { deepStrict, strictly } from '../support/strictSchema.ts';
 
 let service: LocalService;
 let org: TestOrganization;
 
 const usdc = (text: string) => parseDecimal(text, 6);
 /** The route's own schema, strict: the body has exactly the documented fields. */
-const parseStrict = (body: unknown) => (getBalance.responses[200]!.schema as unknown as { strict: () => { parse: (value: unknown) => unknown } }).strict().parse(body);
+const parseStrict = (body: unknown) => strictly(deepStrict(getBalance.responses[200]!.schema!), body);
 
 beforeAll(async () => {
   service = await startTestService();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { bundleLambdas, lambdaNodeOptions, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
 import type { LocalService } from '../../lib/local/service.ts';
-import { getMe } from '#contract/routes.ts';
+import { getMe, listTransactions } from '#contract/routes.ts';
 import { config } from '#platform/config.ts';
 import { createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 
@@ -16,7 +16,8 @@ import { createTestOrganization, startTestService, type TestOrganization } from 
  * `index.mjs` with the function's NODE_OPTIONS and handed an HTTP API event. The rest of the suite
  * runs the handlers from their TypeScript; this is what shows the build's own rewrites (middy's
  * streams read at first use, node:http without its ES facade, the credentials from the environment
- * only: docs/decisions/148, 156, 158) still answer a request that reads DynamoDB over HTTP.
+ * only: docs/decisions/148, 156, 158) still answer a request that reads DynamoDB over HTTP, and
+ * that a refusal still reads in English without classic zod in the process (docs/decisions/160).
  * DynamoDB Local is named the way any AWS endpoint can be (AWS_ENDPOINT_URL_DYNAMODB), not through
  * DYNAMODB_ENDPOINT, which gives the client fixed local keys: the keys here come from the
  * environment Lambda fills, through the credential provider the bundle carries.
@@ -25,12 +26,13 @@ let service: LocalService;
 let organization: TestOrganization;
 let outRoot: string;
 let bundle: LambdaBundle;
+let listBundle: LambdaBundle;
 
 beforeAll(async () => {
   service = await startTestService();
   organization = await createTestOrganization(service);
   outRoot = mkdtempSync(join(tmpdir(), 'deployed-bundle-'));
-  bundle = bundleLambdas([getMe.handler], { outRoot, flavor: 'simulated' })[0]!;
+  [bundle, listBundle] = bundleLambdas([getMe.handler, listTransactions.handler], { outRoot, flavor: 'simulated' }) as [LambdaBundle, LambdaBundle];
 });
 
 afterAll(async () => {
@@ -38,22 +40,23 @@ afterAll(async () => {
   if (outRoot) rmSync(outRoot, { recursive: true, force: true });
 });
 
-function meEvent(authorization: string): APIGatewayProxyEventV2 {
+function apiEvent(authorization: string, path = '/me', query: Record<string, string> = {}): APIGatewayProxyEventV2 {
   const now = new Date();
   return {
     version: '2.0',
-    routeKey: 'GET /me',
-    rawPath: '/me',
-    rawQueryString: '',
+    routeKey: `GET ${path}`,
+    rawPath: path,
+    rawQueryString: new URLSearchParams(query).toString(),
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
     headers: { authorization, host: 'api.example' },
     requestContext: {
       accountId: '123456789012',
       apiId: 'api',
       domainName: 'api.example',
       domainPrefix: 'api',
-      http: { method: 'GET', path: '/me', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'deployedBundle.test' },
+      http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'deployedBundle.test' },
       requestId: 'deployed-bundle-test',
-      routeKey: 'GET /me',
+      routeKey: `GET ${path}`,
       stage: '$default',
       time: now.toUTCString(),
       timeEpoch: now.getTime(),
@@ -69,8 +72,8 @@ interface Invocation {
 }
 
 /** Imports the bundle in a process of its own and answers what its handler returned for the event. */
-async function invoke(event: APIGatewayProxyEventV2, credentials: Record<string, string> = lambdaCredentials): Promise<Invocation> {
-  const script = `const { handler } = await import(${JSON.stringify(join(bundle.outdir, 'index.mjs'))});
+async function invoke(event: APIGatewayProxyEventV2, credentials: Record<string, string> = lambdaCredentials, from: LambdaBundle = bundle): Promise<Invocation> {
+  const script = `const { handler } = await import(${JSON.stringify(join(from.outdir, 'index.mjs'))});
 const result = await handler(JSON.parse(process.env.EVENT), { awsRequestId: 'deployed-bundle-test', getRemainingTimeInMillis: () => 10000 });
 process.stdout.write('\\n' + JSON.stringify({ result, undici: process.moduleLoadList.filter((name) => name.includes('undici')) }));`;
   // Awaited, never spawnSync: this process serves the stack the bundle reads from (test/support/admin.ts).
@@ -97,24 +100,34 @@ const lambdaCredentials = { AWS_ACCESS_KEY_ID: 'ASIALOCALROLE', AWS_SECRET_ACCES
 
 describe('a deployed bundle, run as Lambda runs it', () => {
   it('answers GET /me from DynamoDB with the key\'s organization, and 401 for a key it does not hold, without loading undici', async () => {
-    const known = await invoke(meEvent(`Bearer ${organization.apiKey}`));
+    const known = await invoke(apiEvent(`Bearer ${organization.apiKey}`));
     expect(known.result.statusCode).toBe(200);
     expect(JSON.parse(known.result.body!)).toMatchObject({ id: organization.organizationId, name: 'Test Org', role: 'owner' });
     // The SDK's HTTP client and our own import node:http: through the alias, its ES facade (and the
     // undici its getters load) is never built, at import or at the request.
     expect(known.undici).toEqual([]);
 
-    const unknown = await invoke(meEvent(`Bearer ${organization.apiKey.slice(0, -4)}zzzz`));
+    const unknown = await invoke(apiEvent(`Bearer ${organization.apiKey.slice(0, -4)}zzzz`));
     expect(unknown.result.statusCode).toBe(401);
     expect(JSON.parse(unknown.result.body!)).toMatchObject({ error: 'unauthorized' });
   });
 
   it('signs with the credentials Lambda puts in the environment, and carries no other way to find them', async () => {
     // Without them the read fails (500), where the SDK's whole chain would go on to profiles, SSO and instance metadata.
-    const withoutKeys = await invoke(meEvent(`Bearer ${organization.apiKey}`), {});
+    const withoutKeys = await invoke(apiEvent(`Bearer ${organization.apiKey}`), {});
     expect(withoutKeys.result.statusCode).toBe(500);
     const code = readFileSync(join(bundle.outdir, 'index.mjs'), 'utf8');
     // The chain's own steps (its debug lines name them) are not in the bundle.
     expect(['defaultProvider::fromSSO', 'defaultProvider::fromIni', 'defaultProvider::remoteProvider'].filter((step) => code.includes(step))).toEqual([]);
+  });
+
+  it('refuses a bad query with zod\'s English messages, which zod/mini carries only through the locale config.ts sets', async () => {
+    // The rest of the suite loads classic zod, which sets the same locale for the whole process;
+    // only a bundle of its own shows that a function without it still names what is wrong.
+    const refused = await invoke(apiEvent(`Bearer ${organization.apiKey}`, '/transactions', { limit: '0' }), lambdaCredentials, listBundle);
+    expect(refused.result.statusCode).toBe(400);
+    const body = JSON.parse(refused.result.body!) as { error: string; issues: { path: unknown[]; message: string }[] };
+    expect(body.error).toBe('validation');
+    expect(body.issues).toEqual([{ path: ['query', 'limit'], message: 'Too small: expected number to be >0' }]);
   });
 });

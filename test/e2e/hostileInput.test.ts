@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { LocalService } from '../../lib/local/service.ts';
 import { call, createTestOrganization, startTestService, type TestOrganization } from '../support/service.ts';
 import { expectLedgerInvariant } from '../support/ledgerInvariant.ts';
@@ -33,15 +33,15 @@ const hostileValues: unknown[] = [
   `1${'0'.repeat(32)}`, `${largestWholeUnits}.000001`, `${largestWholeUnits + 1n}`,
 ];
 
-/** Top-level (and one level down) field names of a zod object schema. */
-function fieldsOf(schema: z.ZodType | undefined): { path: string[]; inner: boolean }[] {
+/** Top-level (and one level down) field names of a zod object schema (core classes: classic and mini alike). */
+function fieldsOf(schema: z.core.$ZodType | undefined): { path: string[]; inner: boolean }[] {
   let current: unknown = schema;
-  while (current instanceof z.ZodPipe || current instanceof z.ZodDefault || current instanceof z.ZodOptional) {
-    current = current instanceof z.ZodPipe ? (current as z.ZodPipe).in : (current as z.ZodDefault | z.ZodOptional).unwrap();
+  while (current instanceof z.core.$ZodPipe || current instanceof z.core.$ZodDefault || current instanceof z.core.$ZodOptional) {
+    current = current instanceof z.core.$ZodPipe ? current._zod.def.in : (current as z.core.$ZodDefault | z.core.$ZodOptional)._zod.def.innerType;
   }
-  if (!(current instanceof z.ZodObject)) return [];
+  if (!(current instanceof z.core.$ZodObject)) return [];
   const out: { path: string[]; inner: boolean }[] = [];
-  for (const [name, field] of Object.entries(current.shape as Record<string, z.ZodType>)) {
+  for (const [name, field] of Object.entries(current._zod.def.shape as Record<string, z.core.$ZodType>)) {
     out.push({ path: [name], inner: false });
     for (const inner of fieldsOf(field)) out.push({ path: [name, ...inner.path], inner: true });
   }

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { workflows, type OperationWorkflowName } from '#contract/workflows.ts';
 import { logger } from '#platform/logger.ts';
 import { workflowWait } from '#platform/workflow.ts';
@@ -25,9 +25,9 @@ export function taskHandler<O extends string, Ref>(
   const names = Object.keys(steps) as [string, ...string[]];
   const inputSchema = z.object({
     step: z.enum(names),
-    organizationId: z.string().min(1),
-    [idField]: z.string().min(1),
-    error: z.unknown().optional(),
+    organizationId: z.string().check(z.minLength(1)),
+    [idField]: z.string().check(z.minLength(1)),
+    error: z.optional(z.unknown()),
   });
   return async (event) => {
     const { step, ...ref } = inputSchema.parse(event) as { step: string } & Record<string, unknown>;

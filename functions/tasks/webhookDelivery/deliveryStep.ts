@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { attemptDelivery, parkDelivery } from '#operations/webhook/delivery.ts';
 
 /**
@@ -7,11 +7,11 @@ import { attemptDelivery, parkDelivery } from '#operations/webhook/delivery.ts';
  */
 const inputSchema = z.object({
   step: z.enum(['send', 'park']),
-  organizationId: z.string().min(1),
-  eventId: z.string().min(1),
-  redelivery: z.number().int().min(0),
-  registrationId: z.string().min(1),
-  error: z.unknown().optional(),
+  organizationId: z.string().check(z.minLength(1)),
+  eventId: z.string().check(z.minLength(1)),
+  redelivery: z.number().check(z.int(), z.minimum(0)),
+  registrationId: z.string().check(z.minLength(1)),
+  error: z.optional(z.unknown()),
 });
 
 export const handler = async (event: unknown): Promise<{ outcome: string; waitSeconds: number }> => {
