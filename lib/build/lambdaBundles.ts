@@ -10,12 +10,13 @@ import { referenceScriptFiles, writeReferenceScript } from '../../functions/api/
 import { openApiDocumentFile } from '../../functions/api/discovery/openApiDocument.ts';
 
 /**
- * Every Lambda bundle in one esbuild call (docs/decisions/010-one-esbuild-call-for-all-lambdas.md).
- * NodejsFunction would start one esbuild per function: with 70+ functions synth would spend most
- * of its time starting bundlers that each re-read the same dependency graph.
+ * Every Lambda bundle from one esbuild service in this process (docs/decisions/010): NodejsFunction
+ * would start one bundler process per function. Each entry is one build of its own, split at its
+ * dynamic imports (docs/decisions/161): what a function imports at first use is a file beside its
+ * `index.mjs`, loaded when first asked for, not parsed at every cold start.
  *
- * Each entry gets a directory of its own (`<outRoot>/<name>/index.mjs`), so `Code.fromAsset(outdir)`
- * packages exactly one handler and an unchanged handler keeps its asset hash.
+ * Each entry gets a directory of its own (`<outRoot>/<name>/index.mjs` and its chunks), so
+ * `Code.fromAsset(outdir)` packages exactly one handler and an unchanged handler keeps its asset hash.
  */
 export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -60,10 +61,36 @@ export interface LambdaBundle {
   entry: string;
   /** Directory name and construct id, e.g. `api-discovery-getHealth`. */
   name: string;
-  /** Absolute directory holding `index.mjs` and its source map: the function's asset. */
+  /** Absolute directory holding `index.mjs`, the chunks it imports at first use and their source maps: the function's asset. */
   outdir: string;
-  /** Size of the minified `index.mjs`, in bytes. */
+  /** Size of all the asset's minified JavaScript (`index.mjs` and every chunk), in bytes. */
   bytes: number;
+  /** Of those, what a cold start loads: `index.mjs` and the chunks it imports statically. */
+  importBytes: number;
+}
+
+/** Every JavaScript file of a bundle's asset, `index.mjs` first. */
+export function bundleFiles(bundle: Pick<LambdaBundle, 'outdir'>): string[] {
+  const chunks = readdirSync(bundle.outdir).filter((file) => file.endsWith('.mjs') && file !== 'index.mjs').sort();
+  return ['index.mjs', ...chunks].map((file) => join(bundle.outdir, file));
+}
+
+/** All the code of a bundle's asset, for tests that look for what it must or must not carry. */
+export function bundleCode(bundle: Pick<LambdaBundle, 'outdir'>): string {
+  return bundleFiles(bundle).map((file) => readFileSync(file, 'utf8')).join('\n');
+}
+
+/** `index.mjs` and the chunks it imports statically, as esbuild writes them: `import ... from "./chunk.mjs"`. */
+function filesLoadedAtImport(outdir: string): string[] {
+  const loaded = new Set<string>();
+  const visit = (file: string) => {
+    if (loaded.has(file)) return;
+    loaded.add(file);
+    const code = readFileSync(join(outdir, file), 'utf8');
+    for (const [, chunk] of code.matchAll(/(?:^|[;}])\s*import\s*(?:[^"'()]*?\bfrom\s*)?["']\.\/([^"']+\.mjs)["']/g)) visit(chunk!);
+  };
+  visit('index.mjs');
+  return [...loaded];
 }
 
 /**
@@ -122,7 +149,10 @@ export function bundleLambdas(entries: string[] = lambdaEntries(), options: Bund
 
   return [...names].map(([name, entry]) => {
     const outdir = join(outRoot, name);
-    return { entry, name, outdir, bytes: statSync(join(outdir, 'index.mjs')).size };
+    const size = (file: string) => statSync(file).size;
+    const bytes = bundleFiles({ outdir }).reduce((sum, file) => sum + size(file), 0);
+    const importBytes = filesLoadedAtImport(outdir).reduce((sum, file) => sum + size(join(outdir, file)), 0);
+    return { entry, name, outdir, bytes, importBytes };
   });
 }
 
@@ -194,46 +224,75 @@ const credentialsFromEnvironment = { '@aws-sdk/credential-provider-node': lambda
 
 function build(outRoot: string, names: Map<string, string>, flavor: BundleFlavor): void {
   rmSync(outRoot, { recursive: true, force: true });
-  const { metafile } = buildSync({
-    absWorkingDir: projectRoot,
-    entryPoints: Object.fromEntries([...names].map(([name, entry]) => [`${name}/index`, join(projectRoot, entry)])),
-    outdir: outRoot,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    // Each entry must be self-contained: shared chunks would make one asset depend on another.
-    splitting: false,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    banner: { js: requireBanner },
-    // ESM builds of dependencies first: they tree-shake, CJS builds do not.
-    mainFields: ['module', 'main'],
-    // The AWS SDK is bundled, not taken from the runtime: the runtime's copy changes under us
-    // between deploys, a bundled one is the version the tests ran against.
-    external: [],
-    minify: true,
-    treeShaking: true,
-    // Stack traces map back to the TypeScript (NODE_OPTIONS=--enable-source-maps on every
-    // function); without embedded sources the maps stay small and no source ships in the asset.
-    sourcemap: true,
-    sourcesContent: false,
-    // Licence texts go to a file beside the bundle rather than into the code that is loaded.
-    legalComments: 'external',
-    logLevel: 'error',
-    // Run before the handler's own code: every port finds its simulator registered.
-    inject: flavor === 'simulated' ? [join(projectRoot, simulatorsWiring)] : [],
-    alias: { '@middy/core': middyWithStreamsAtFirstUse(), ...nodeHttpWithoutFacade, ...credentialsFromEnvironment },
-    metafile: true,
-  });
-  // A simulator reached by any other way than the wiring (an import from a port or a handler) would
-  // ship to production: stop here rather than deploy a bank that pretends.
-  if (flavor === 'deployed') {
-    const leaked = Object.keys(metafile.inputs).filter((input) => input.startsWith(simulatorsFolder));
-    if (leaked.length > 0) throw new Error(`The ${flavor} bundles must hold no simulator; they import ${leaked.join(', ')}`);
+  const alias = { '@middy/core': middyWithStreamsAtFirstUse(), ...nodeHttpWithoutFacade, ...credentialsFromEnvironment };
+  for (const [name, entry] of names) {
+    const outdir = join(outRoot, name);
+    const { metafile } = buildSync({
+      absWorkingDir: projectRoot,
+      entryPoints: { index: join(projectRoot, entry) },
+      outdir,
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      // A module imported at first use (`await import(...)`: a client for Secrets Manager, KMS, SES or
+      // Step Functions, the SDK's browser and event-stream code) becomes a chunk beside index.mjs. One
+      // build per entry, so no chunk is shared between two functions' assets (docs/decisions/161).
+      splitting: true,
+      chunkNames: '[name]-[hash]',
+      platform: 'node',
+      target: 'node22',
+      format: 'esm',
+      banner: { js: requireBanner },
+      // ESM builds of dependencies first: they tree-shake, CJS builds do not.
+      mainFields: ['module', 'main'],
+      // The AWS SDK is bundled, not taken from the runtime: the runtime's copy changes under us
+      // between deploys, a bundled one is the version the tests ran against.
+      external: [],
+      minify: true,
+      treeShaking: true,
+      // Stack traces map back to the TypeScript (NODE_OPTIONS=--enable-source-maps on every
+      // function); without embedded sources the maps stay small and no source ships in the asset.
+      sourcemap: true,
+      sourcesContent: false,
+      // Licence texts go to a file beside the bundle rather than into the code that is loaded.
+      legalComments: 'external',
+      logLevel: 'error',
+      // Run before the handler's own code: every port finds its simulator registered.
+      inject: flavor === 'simulated' ? [join(projectRoot, simulatorsWiring)] : [],
+      alias,
+      metafile: true,
+    });
+    const inputs = Object.keys(metafile.inputs);
+    // A simulator reached by any other way than the wiring (an import from a port or a handler) would
+    // ship to production: stop here rather than deploy a bank that pretends.
+    const leaked = flavor === 'deployed' ? inputs.filter((input) => input.startsWith(simulatorsFolder)) : [];
+    if (leaked.length > 0) throw new Error(`The ${flavor} bundles must hold no simulator; ${entry} imports ${leaked.join(', ')}`);
+    // The schemas are zod/mini (docs/decisions/160): classic zod in a bundle costs every cold start of
+    // that function about 25 ms. openapi.ts and its twins run here, at build time, and are never bundled.
+    const classicZod = inputs.filter((input) => input.includes('node_modules/zod/v4/classic/'));
+    if (classicZod.length > 0) throw new Error(`The Lambda bundles must not carry classic zod (import 'zod/mini'); ${entry} imports ${classicZod.join(', ')}`);
+    removeUnreachableChunks(outdir, metafile.outputs);
+    filesBeside[entry]?.write(outdir);
   }
-  // The schemas are zod/mini (docs/decisions/160): classic zod in a bundle costs every cold start of
-  // that function about 25 ms. openapi.ts and its twins run here, at build time, and are never bundled.
-  const classicZod = Object.keys(metafile.inputs).filter((input) => input.includes('node_modules/zod/v4/classic/'));
-  if (classicZod.length > 0) throw new Error(`The Lambda bundles must not carry classic zod (import 'zod/mini'); they import ${classicZod.join(', ')}`);
-  for (const [name, entry] of names) filesBeside[entry]?.write(join(outRoot, name));
+}
+
+/**
+ * esbuild writes a chunk for every module the graph imports at first use, also where the `import()`
+ * itself was shaken out (GET /batches reaches the workflow port's Step Functions client through a
+ * function it never calls; no bundle calls the SDK's browser user-agent parser). Only what index.mjs
+ * reaches, statically or at first use, stays in the asset.
+ */
+function removeUnreachableChunks(outdir: string, outputs: Record<string, { imports: { path: string; external?: boolean }[] }>): void {
+  const absolute = (path: string) => resolve(projectRoot, path);
+  const importsOf = new Map(Object.entries(outputs).map(([path, output]) => [absolute(path), output.imports.filter((item) => !item.external).map((item) => absolute(item.path))]));
+  const reached = new Set<string>();
+  const visit = (file: string) => {
+    if (reached.has(file)) return;
+    reached.add(file);
+    for (const imported of importsOf.get(file) ?? []) visit(imported);
+  };
+  visit(join(outdir, 'index.mjs'));
+  for (const file of importsOf.keys()) {
+    if (reached.has(file) || !file.endsWith('.mjs')) continue;
+    for (const written of [file, `${file}.map`, `${file}.LEGAL.txt`]) rmSync(written, { force: true });
+  }
 }

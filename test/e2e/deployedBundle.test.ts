@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { bundleLambdas, lambdaNodeOptions, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
+import { bundleCode, bundleFiles, bundleLambdas, lambdaNodeOptions, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
 import type { LocalService } from '../../lib/local/service.ts';
 import { getMe, listTransactions } from '#contract/routes.ts';
 import { config } from '#platform/config.ts';
@@ -116,7 +116,7 @@ describe('a deployed bundle, run as Lambda runs it', () => {
     // Without them the read fails (500), where the SDK's whole chain would go on to profiles, SSO and instance metadata.
     const withoutKeys = await invoke(apiEvent(`Bearer ${organization.apiKey}`), {});
     expect(withoutKeys.result.statusCode).toBe(500);
-    const code = readFileSync(join(bundle.outdir, 'index.mjs'), 'utf8');
+    const code = bundleCode(bundle);
     // The chain's own steps (its debug lines name them) are not in the bundle.
     expect(['defaultProvider::fromSSO', 'defaultProvider::fromIni', 'defaultProvider::remoteProvider'].filter((step) => code.includes(step))).toEqual([]);
   });
@@ -129,5 +129,23 @@ describe('a deployed bundle, run as Lambda runs it', () => {
     const body = JSON.parse(refused.result.body!) as { error: string; issues: { path: unknown[]; message: string }[] };
     expect(body.error).toBe('validation');
     expect(body.issues).toEqual([{ path: ['query', 'limit'], message: 'Too small: expected number to be >0' }]);
+  });
+
+  it('loads at import only index.mjs and its static chunks; each chunk it imports at first use loads on its own (docs/decisions/161)', async () => {
+    const files = bundleFiles(bundle);
+    // The SDK's event-stream code and the Secrets Manager client (the edge's secret, read at the first
+    // request on sandbox and production) are chunks, not code every cold start parses; the SDK's browser
+    // user-agent parser, which no function reaches, is not in the asset at all.
+    const names = files.map((file) => file.split('/').at(-1)!);
+    expect(names.filter((file) => /^(secretsManager|event-streams)-/.test(file))).toHaveLength(2);
+    expect(names.filter((file) => file.startsWith('bowser-'))).toEqual([]);
+    expect(bundle.importBytes).toBeLessThan(bundle.bytes);
+    // Each file resolves what it imports inside the asset directory, as Lambda will find it in /var/task.
+    const script = `await Promise.all(${JSON.stringify(files)}.map((file) => import(file))); process.stdout.write('loaded')`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH, NODE_OPTIONS: lambdaNodeOptions, SERVICE_ENVIRONMENT: 'simulated', TABLE_NAME: config().TABLE_NAME, AWS_REGION: config().AWS_REGION, LOG_LEVEL: 'ERROR' },
+      timeout: 30_000,
+    });
+    expect(stdout).toBe('loaded');
   });
 });

@@ -11,7 +11,7 @@ import { serviceEnvironments, stageSettings } from '../../lib/aws/environment.ts
 import { DataStack } from '../../lib/aws/dataStack.ts';
 import { sweeperHandler } from '../../lib/aws/sweeperSchedule.ts';
 import { lambdaEntries, outboxForwarderHandler, unmatchedHandler } from '../../lib/aws/handlers.ts';
-import { bundleBudgets, bundleLambdas, projectRoot, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
+import { bundleBudgets, bundleCode, bundleFiles, bundleLambdas, projectRoot, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
 import { createTransaction, getHealth, getMe, getOpenApi, inviteMember, listTransactions, resendInvitation, routeKey, sendEmailVerification, routeNeeds, routes, type RouteDefinition } from '#contract/routes.ts';
 import { workflows } from '#contract/workflows.ts';
 import { workflowDefinition } from '#contract/taskRetryPolicy.ts';
@@ -196,8 +196,10 @@ describe('bundles', () => {
     expect(lambdaEntries()).toContain(unmatchedHandler);
     expect(lambdaEntries()).toContain(outboxForwarderHandler);
     for (const bundle of bundles) {
-      expect(bundle.bytes).toBeGreaterThan(0);
-      expect(readFileSync(join(bundle.outdir, 'index.mjs'), 'utf8')).toMatch(/^import\{createRequire as|^import \{ createRequire as/);
+      expect(bundle.importBytes).toBeGreaterThan(0);
+      expect(bundle.bytes).toBeGreaterThanOrEqual(bundle.importBytes);
+      // Every file of the asset, index.mjs and each chunk, defines the `require` its CommonJS dependencies call.
+      for (const file of bundleFiles(bundle)) expect(readFileSync(file, 'utf8'), file).toMatch(/^import\{createRequire as|^import \{ createRequire as/);
     }
   });
 
@@ -216,7 +218,7 @@ describe('bundles', () => {
   it('holds the provider simulators in the simulated stage\'s bundles only: sandbox and production deploy ports and real adapters', () => {
     // Each simulator names itself in its answers (simulated-payout, …; the custodian in its HMAC key); no other code says these words.
     const simulatorCode = /simulated-(payout|chain|fx|issuer|onramp|offramp)\b|simulated-custody\/v1/;
-    const holdsSimulators = (bundle: LambdaBundle) => simulatorCode.test(readFileSync(join(bundle.outdir, 'index.mjs'), 'utf8'));
+    const holdsSimulators = (bundle: LambdaBundle) => simulatorCode.test(bundleCode(bundle));
     expect(bundles.filter(holdsSimulators).map((bundle) => bundle.entry)).toEqual([]);
     expect(simulatedBundles.filter((bundle) => !holdsSimulators(bundle)).map((bundle) => bundle.entry)).toEqual([]);
   });
@@ -231,7 +233,7 @@ describe('bundles', () => {
   });
 
   it('carries no MIME composer and no look-alike table where they are not used', () => {
-    const code = (bundle: LambdaBundle) => readFileSync(join(bundle.outdir, 'index.mjs'), 'utf8');
+    const code = (bundle: LambdaBundle) => bundleCode(bundle);
     // SES composes the message (docs/decisions/126): nodemailer is the local outbox's only.
     expect([...bundles, ...simulatedBundles].filter((bundle) => code(bundle).includes('nodemailer.com')).map((bundle) => bundle.entry)).toEqual([]);
     // The look-alike table (ASCII "M", "m" and Latin "ɱ" read as "rn" among its readings) only where a name is screened.
@@ -245,7 +247,7 @@ describe('bundles', () => {
     const bundle = bundleOf(getOpenApi.handler);
     expect(JSON.parse(readFileSync(join(bundle.outdir, openApiDocumentFile), 'utf8'))).toEqual(buildOpenApiDocument());
     // The generator's document text (its servers' description) is not in the code.
-    expect(readFileSync(join(bundle.outdir, 'index.mjs'), 'utf8')).not.toContain('Issued per customer.');
+    expect(bundleCode(bundle)).not.toContain('Issued per customer.');
   });
 
   it('refuses an entry whose module does not exist, naming it', () => {
@@ -447,7 +449,7 @@ describe('api stack', () => {
       expect(secretsRead.filter((resource) => !resource.includes('CursorKey')).every((resource) => resource.includes('OriginSecret')), handler).toBe(true);
       // The declaration matches the code: a bundle that can read the cursor key, or start an
       // execution, is one whose rows say so.
-      const code = readFileSync(join(bundleOf(handler).outdir, 'index.mjs'), 'utf8');
+      const code = bundleCode(bundleOf(handler));
       expect(code.includes('cursor secret is empty'), `${handler} signs cursors`).toBe(cursors);
       // GET /health holds the workflow port (reachable()) and never starts anything: its role has no states: grant (below).
       if (handler !== getHealth.handler) expect(code.includes('"StartExecution"'), `${handler} starts workflows`).toBe(starts.size > 0);
@@ -761,7 +763,7 @@ describe('deploy day', () => {
     for (const template of [production.templates.api, production.templates.events, production.templates.workflows]) {
       for (const [entry, fn] of functionsByEntry(template)) {
         // functions/platform/config.ts publicBaseUrl(): tree-shaken away from every bundle that never builds a link.
-        if (!readFileSync(join(bundleOf(entry).outdir, 'index.mjs'), 'utf8').includes('http://127.0.0.1:')) continue;
+        if (!bundleCode(bundleOf(entry)).includes('http://127.0.0.1:')) continue;
         builders += 1;
         expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL, `${entry} builds links`).toBeDefined();
       }

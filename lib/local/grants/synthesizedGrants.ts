@@ -114,7 +114,7 @@ async function synthesizeGrants(digest: string): Promise<DeployedGrants> {
       // Asset metadata names each nested stack's template file, as the CLI asks for it.
       context: { environment: stage, account: grantsTarget.account, region: grantsTarget.region, senderIdentity: 'payments.example.com', 'aws:cdk:enable-asset-metadata': true },
     });
-    buildPaymentsApp(app, lambdaEntries().map((entry) => ({ entry, name: entryName(entry), outdir: placeholder, bytes: 0 })), { validate: false });
+    buildPaymentsApp(app, lambdaEntries().map((entry) => ({ entry, name: entryName(entry), outdir: placeholder, bytes: 0, importBytes: 0 })), { validate: false });
     app.synth();
     return grantsOf(readAssembly(outdir, grantsTarget), digest);
   } finally {
