@@ -1,4 +1,4 @@
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { config } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
 import type { MailableAddress } from '#domain/notifications.ts';
@@ -41,9 +41,12 @@ export interface MailTransport {
 export class SesMailTransport implements MailTransport {
   readonly name = 'ses';
 
-  constructor(private readonly sesClient: SESv2Client = new SESv2Client({ region: config().AWS_REGION })) {}
+  /** Without a client, the stage's is made at the first message, when the SES module is first imported. */
+  constructor(private sesClient?: SESv2Client) {}
 
   async send(message: MailMessage & { from: string }): Promise<{ messageId: string }> {
+    const { SESv2Client, SendEmailCommand } = await import('./ses.ts');
+    this.sesClient ??= new SESv2Client({ region: config().AWS_REGION });
     const configurationSet = config().MAIL_CONFIGURATION_SET;
     const utf8 = (Data: string) => ({ Data, Charset: 'UTF-8' });
     const sent = await this.sesClient.send(new SendEmailCommand({
