@@ -8,7 +8,8 @@ import { CreateRecipientBody, UpdateRecipientBody } from '#schemas/recipients.ts
 import { StatementQuery } from '#schemas/statements.ts';
 import { PutNotificationPreferencesBody } from '#schemas/notifications.ts';
 import { InviteMemberBody } from '#schemas/team.ts';
-import { Beneficiary, ListTransactionsQuery } from '#schemas/transactions.ts';
+import { Beneficiary, ListTransactionsQuery, TransactionList } from '#schemas/transactions.ts';
+import { deepStrict } from '../support/strictSchema.ts';
 import { ListWithdrawalsQuery } from '#schemas/withdrawals.ts';
 import { routes } from '#contract/routes.ts';
 
@@ -316,5 +317,17 @@ describe('other per-endpoint bounds', () => {
     expect(accepts(InviteMemberBody, { email: long, role: 'admin' })).toBe(false);
     expect(accepts(InviteMemberBody, { email: 'ana@example.com', role: 'admin', name: '' })).toBe(false);
     expect(accepts(InviteMemberBody, { email: 'ana@example.com', role: 'superuser' })).toBe(false);
+  });
+});
+
+describe('the strict view the e2e tests read answers with (test/support/strictSchema.ts)', () => {
+  it('refuses an undocumented field at any depth of a zod/mini schema, through arrays and optionals', () => {
+    const list = deepStrict(TransactionList);
+    const row = { transactionId: 't', corridor: { from: 'USDC', to: 'EUR', destinationCountry: 'DE' }, sendAmount: { amount: '100', currency: 'USDC', scale: 2 }, recipientReference: 'r', createdAt: '2026-11-28T09:30:00.000Z' };
+    const page = { transactions: [row], count: 1, nextCursor: null, hasMore: false };
+    expect(z.safeParse(TransactionList, { ...page, extra: true }).success).toBe(true);
+    expect(z.safeParse(list, { ...page, extra: true }).success).toBe(false);
+    expect(z.safeParse(list, { ...page, transactions: [{ ...row, sendAmount: { ...row.sendAmount, extra: 1 } }] }).success).toBe(false);
+    expect(z.safeParse(list, page).success).toBe(true);
   });
 });
