@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
+import { buildSync, type Metafile } from 'esbuild';
 import { entryName, lambdaEntries } from '../aws/handlers.ts';
 import { getOpenApi, getReferenceScript } from '#contract/routes.ts';
 import { buildOpenApiDocument } from '#contract/openapi.ts';
@@ -80,18 +80,11 @@ export function bundleCode(bundle: Pick<LambdaBundle, 'outdir'>): string {
   return bundleFiles(bundle).map((file) => readFileSync(file, 'utf8')).join('\n');
 }
 
-/** `index.mjs` and the chunks it imports statically, as esbuild writes them: `import ... from "./chunk.mjs"`. */
-function filesLoadedAtImport(outdir: string): string[] {
-  const loaded = new Set<string>();
-  const visit = (file: string) => {
-    if (loaded.has(file)) return;
-    loaded.add(file);
-    const code = readFileSync(join(outdir, file), 'utf8');
-    for (const [, chunk] of code.matchAll(/(?:^|[;}])\s*import\s*(?:[^"'()]*?\bfrom\s*)?["']\.\/([^"']+\.mjs)["']/g)) visit(chunk!);
-  };
-  visit('index.mjs');
-  return [...loaded];
-}
+/**
+ * Beside the stamp: for each bundle, the files a cold start loads (index.mjs and the chunks it imports
+ * statically), read from esbuild's metafile at build time, so a reused build answers `importBytes` too.
+ */
+const loadedAtImportFile = '.loaded-at-import.json';
 
 /**
  * Files a handler serves as they are, written beside its `index.mjs` rather than bundled into it: the
@@ -142,16 +135,17 @@ export function bundleLambdas(entries: string[] = lambdaEntries(), options: Bund
 
   const stampFile = join(outRoot, '.inputs-sha256');
   const stamp = inputsDigest(distinct, flavor);
-  const fresh = existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp
+  const fresh = existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(join(outRoot, loadedAtImportFile))
     && [...names].every(([name, entry]) => [...(filesBeside[entry]?.names ?? []), 'index.mjs'].every((file) => existsSync(join(outRoot, name, file))));
   if (!fresh) build(outRoot, names, flavor);
   writeFileSync(stampFile, stamp);
 
+  const loadedAtImport: Record<string, string[]> = JSON.parse(readFileSync(join(outRoot, loadedAtImportFile), 'utf8'));
   return [...names].map(([name, entry]) => {
     const outdir = join(outRoot, name);
     const size = (file: string) => statSync(file).size;
     const bytes = bundleFiles({ outdir }).reduce((sum, file) => sum + size(file), 0);
-    const importBytes = filesLoadedAtImport(outdir).reduce((sum, file) => sum + size(join(outdir, file)), 0);
+    const importBytes = loadedAtImport[name]!.reduce((sum, file) => sum + size(join(outdir, file)), 0);
     return { entry, name, outdir, bytes, importBytes };
   });
 }
@@ -225,6 +219,7 @@ const credentialsFromEnvironment = { '@aws-sdk/credential-provider-node': lambda
 function build(outRoot: string, names: Map<string, string>, flavor: BundleFlavor): void {
   rmSync(outRoot, { recursive: true, force: true });
   const alias = { '@middy/core': middyWithStreamsAtFirstUse(), ...nodeHttpWithoutFacade, ...credentialsFromEnvironment };
+  const loadedAtImport: Record<string, string[]> = {};
   for (const [name, entry] of names) {
     const outdir = join(outRoot, name);
     const { metafile } = buildSync({
@@ -270,20 +265,24 @@ function build(outRoot: string, names: Map<string, string>, flavor: BundleFlavor
     // that function about 25 ms. openapi.ts and its twins run here, at build time, and are never bundled.
     const classicZod = inputs.filter((input) => input.includes('node_modules/zod/v4/classic/'));
     if (classicZod.length > 0) throw new Error(`The Lambda bundles must not carry classic zod (import 'zod/mini'); ${entry} imports ${classicZod.join(', ')}`);
-    removeUnreachableChunks(outdir, metafile.outputs);
+    // esbuild writes a chunk for every module the graph imports at first use, also where the `import()`
+    // itself was shaken out (GET /batches reaches the workflow port's Step Functions client through a
+    // function it never calls; no bundle calls the SDK's browser user-agent parser). Only what index.mjs
+    // reaches, statically or at first use, stays in the asset.
+    const reached = filesReached(outdir, metafile.outputs, () => true);
+    for (const file of Object.keys(metafile.outputs).map((path) => resolve(projectRoot, path))) {
+      if (file.endsWith('.mjs') && !reached.has(file)) for (const written of [file, `${file}.map`, `${file}.LEGAL.txt`]) rmSync(written, { force: true });
+    }
+    loadedAtImport[name] = [...filesReached(outdir, metafile.outputs, (kind) => kind === 'import-statement')].map((file) => relative(outdir, file));
     filesBeside[entry]?.write(outdir);
   }
+  writeFileSync(join(outRoot, loadedAtImportFile), JSON.stringify(loadedAtImport));
 }
 
-/**
- * esbuild writes a chunk for every module the graph imports at first use, also where the `import()`
- * itself was shaken out (GET /batches reaches the workflow port's Step Functions client through a
- * function it never calls; no bundle calls the SDK's browser user-agent parser). Only what index.mjs
- * reaches, statically or at first use, stays in the asset.
- */
-function removeUnreachableChunks(outdir: string, outputs: Record<string, { imports: { path: string; external?: boolean }[] }>): void {
+/** The output files index.mjs reaches through the imports `follow` accepts (by esbuild's kind: `import-statement`, `dynamic-import`). */
+function filesReached(outdir: string, outputs: Metafile['outputs'], follow: (kind: string) => boolean): Set<string> {
   const absolute = (path: string) => resolve(projectRoot, path);
-  const importsOf = new Map(Object.entries(outputs).map(([path, output]) => [absolute(path), output.imports.filter((item) => !item.external).map((item) => absolute(item.path))]));
+  const importsOf = new Map(Object.entries(outputs).map(([path, output]) => [absolute(path), output.imports.filter((item) => !item.external && follow(item.kind)).map((item) => absolute(item.path))]));
   const reached = new Set<string>();
   const visit = (file: string) => {
     if (reached.has(file)) return;
@@ -291,8 +290,5 @@ function removeUnreachableChunks(outdir: string, outputs: Record<string, { impor
     for (const imported of importsOf.get(file) ?? []) visit(imported);
   };
   visit(join(outdir, 'index.mjs'));
-  for (const file of importsOf.keys()) {
-    if (reached.has(file) || !file.endsWith('.mjs')) continue;
-    for (const written of [file, `${file}.map`, `${file}.LEGAL.txt`]) rmSync(written, { force: true });
-  }
+  return reached;
 }
