@@ -76,11 +76,17 @@ async function invoke(event: APIGatewayProxyEventV2, credentials: Record<string,
   const script = `const { handler } = await import(${JSON.stringify(join(from.outdir, 'index.mjs'))});
 const result = await handler(JSON.parse(process.env.EVENT), { awsRequestId: 'deployed-bundle-test', getRemainingTimeInMillis: () => 10000 });
 process.stdout.write('\\n' + JSON.stringify({ result, undici: process.moduleLoadList.filter((name) => name.includes('undici')) }));`;
+  const stdout = await runAsLambda(script, { EVENT: JSON.stringify(event) }, credentials);
+  // The handler's own log lines (an error's) come first.
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Invocation;
+}
+
+/** Runs a module script in a Node process of its own, with the environment Lambda gives the function; answers its output. */
+async function runAsLambda(script: string, environment: Record<string, string> = {}, credentials: Record<string, string> = lambdaCredentials): Promise<string> {
   // Awaited, never spawnSync: this process serves the stack the bundle reads from (test/support/admin.ts).
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
     env: {
       PATH: process.env.PATH,
-      EVENT: JSON.stringify(event),
       NODE_OPTIONS: lambdaNodeOptions,
       SERVICE_ENVIRONMENT: 'simulated',
       TABLE_NAME: config().TABLE_NAME,
@@ -88,11 +94,11 @@ process.stdout.write('\\n' + JSON.stringify({ result, undici: process.moduleLoad
       ...credentials,
       AWS_REGION: config().AWS_REGION,
       LOG_LEVEL: 'ERROR',
+      ...environment,
     },
     timeout: 30_000,
   });
-  // The handler's own log lines (an error's) come first.
-  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Invocation;
+  return stdout;
 }
 
 /** What Lambda sets for the execution role (DynamoDB Local takes any key). */
@@ -142,10 +148,6 @@ describe('a deployed bundle, run as Lambda runs it', () => {
     expect(bundle.importBytes).toBeLessThan(bundle.bytes);
     // Each file resolves what it imports inside the asset directory, as Lambda will find it in /var/task.
     const script = `await Promise.all(${JSON.stringify(files)}.map((file) => import(file))); process.stdout.write('loaded')`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-      env: { PATH: process.env.PATH, NODE_OPTIONS: lambdaNodeOptions, SERVICE_ENVIRONMENT: 'simulated', TABLE_NAME: config().TABLE_NAME, AWS_REGION: config().AWS_REGION, LOG_LEVEL: 'ERROR' },
-      timeout: 30_000,
-    });
-    expect(stdout).toBe('loaded');
+    expect(await runAsLambda(script)).toBe('loaded');
   });
 });
