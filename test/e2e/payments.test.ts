@@ -8,6 +8,7 @@ import { corridorCatalogue, findCorridor, sampleBeneficiary } from '#domain/corr
 import { fraction } from '#domain/money.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
+import { newWalletId, walletItem } from '#store/wallets.ts';
 import { setRateLimit, setRateLimits } from '#store/organizations.ts';
 import { createQuote, getTransaction as getTransactionRoute, listTransactions as listRoute } from '#contract/routes.ts';
 import { until } from '../support/eventually.ts';
@@ -294,6 +295,30 @@ describe('POST /transactions refuses before any value moves', () => {
     expect(answer.body.error).toBe('validation');
     expect(JSON.stringify(answer.body)).not.toContain('002010077777777770');
     expect((await readBalance(org.organizationId)).available).toBe(before.available);
+  });
+
+  it('the home wallet is read beside the key check, but its refusal waits its turn: a replay still answers, a bad beneficiary is named first', async () => {
+    const other = await createTestOrganization(service, 'approved', 'Two Homes Later');
+    await fund(other.organizationId, 1_000n);
+    const first = payment();
+    const accepted = await pay(other.apiKey, first);
+    expect(accepted.status).toBe(202);
+    await settled(other.apiKey, first.idempotencyKey);
+    // A data fault after the payment: two wallets marked home. Nothing new may be funded from a guess.
+    const { Put } = walletItem({ organizationId: other.organizationId, walletId: newWalletId(), home: true }) as { Put: { Item: Record<string, unknown> } };
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: Put.Item }));
+    const before = await readBalance(other.organizationId);
+
+    const replay = await pay(other.apiKey, first);
+    expect(replay.status).toBe(202);
+    expect(replay.body.transactionId).toBe(first.idempotencyKey);
+    const incomplete = await pay(other.apiKey, payment({ beneficiary: undefined }));
+    expect(incomplete.status).toBe(400);
+    expect(incomplete.body.error).toBe('beneficiary_incomplete');
+    const fresh = await pay(other.apiKey, payment());
+    expect(fresh.status).toBe(422);
+    expect(fresh.body.error).toBe('ambiguous_home_wallet');
+    expect(await readBalance(other.organizationId)).toEqual(before);
   });
 
   it('a screening hit is 403 compliance_hold, the payment never starts, the record keeps the account masked, and again gives the same', async () => {

@@ -27,6 +27,9 @@ export async function acceptPayment(organizationId: string, body: CreateTransact
   // The key is bound to the meaning (decision 071): the amount in minor units, not as spelled;
   // payoutMode changes nothing, every payment runs as regular.
   const requestHash = hashRequest({ ...body, payoutMode: undefined, sendAmount: { amount: send, currency: body.sendAmount.currency } });
+  // The home wallet is read beside the key's check, not after it: two independent reads, one
+  // round trip. Its answer (or refusal) counts only once the key proved new and the body valid.
+  const homeRead = settled(homeWalletOf(organizationId, body.integratorWalletId));
   const earlier = await answerForExisting(organizationId, transactionId, requestHash);
   if (earlier) return earlier;
 
@@ -40,7 +43,7 @@ export async function acceptPayment(organizationId: string, body: CreateTransact
   if (problems.invalid.length > 0) throw validationError(problems.invalid, 'The beneficiary is not valid for this corridor.');
   const beneficiary = body.beneficiary!;
 
-  const home = await homeWalletOf(organizationId, body.integratorWalletId);
+  const home = unwrap(await homeRead);
   if (!home.chain) throw new ApiError('wallet_chain_unknown', 'The home wallet has no network yet (it is still being opened); retry shortly.');
 
   const now = new Date();
@@ -152,3 +155,14 @@ function quoteUsed(): ApiError {
   return new ApiError('quote_expired', 'This quote was already used by another payment; get a new quote.');
 }
 
+type Settled<T> = { value: T } | { error: unknown };
+
+/** A read started early whose refusal must wait its turn: held as a value, so it is never an unhandled rejection. */
+function settled<T>(read: Promise<T>): Promise<Settled<T>> {
+  return read.then((value) => ({ value }), (error: unknown) => ({ error }));
+}
+
+function unwrap<T>(result: Settled<T>): T {
+  if ('error' in result) throw result.error;
+  return result.value;
+}
