@@ -14,6 +14,12 @@ import { metricDimensions, metricNames, metricsNamespace, metricsService } from 
  * Powertools adds `service` = payments to each. Off when POWERTOOLS_METRICS_DISABLED is true (the tests).
  */
 let metrics: Metrics | undefined;
+/**
+ * The one single-metric instance: each `singleMetric()` is a new Metrics (its environment read
+ * again, a Console of its own), about 50 µs a count. It publishes at addMetric and then clears its
+ * dimensions, so the next count starts bare.
+ */
+let single: Metrics | undefined;
 
 export type MetricName = (typeof metricNames)[keyof typeof metricNames];
 
@@ -23,7 +29,9 @@ export type MetricName = (typeof metricNames)[keyof typeof metricNames];
  */
 export function count<N extends MetricName>(name: N, dimensions: Record<(typeof metricDimensions)[N][number], string>): void {
   metrics ??= new Metrics({ namespace: metricsNamespace, serviceName: metricsService });
-  const single = metrics.singleMetric();
+  single ??= metrics.singleMetric();
+  // A count that threw before its addMetric leaves no dimension behind for the next one.
+  single.clearDimensions();
   for (const [key, value] of Object.entries<string>(dimensions)) single.addDimension(key, value);
   single.addMetric(name, MetricUnit.Count, 1);
 }
