@@ -24,7 +24,7 @@
  * - contention (bench/contention.ts): one organization's balance item under rising concurrency,
  *   conflicts and retries per payment (docs/capacity.md reads them).
  * BENCH_SECONDS (default 5) sets each autocannon run's duration. BENCH_ONLY (a comma-separated list
- * of sections: http, teamSize, payments, treasury, batches, statements, webhooks, pages, contention, lambdas) runs only those, for a figure
+ * of sections: http, teamSize, payments, treasury, batches, statements, webhooks, pages, contention, storeCosts, lambdas) runs only those, for a figure
  * re-measured on its own; the whole bench is the default.
  *
  * It ends with the dashboard (bench/dashboard.ts): every goal figure of issue 28 and those met
@@ -58,6 +58,7 @@ const { teamSizeFigures } = await import('./teamSize.ts');
 const { webhookFigures } = await import('./webhooks.ts');
 const { pageFigures } = await import('./pages.ts');
 const { contentionFigures } = await import('./contention.ts');
+const { storeCostFigures } = await import('./storeCosts.ts');
 const { dashboardRows, dashboardText } = await import('./dashboard.ts');
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -228,6 +229,8 @@ try {
   const webhooks = await section('webhooks', () => webhookFigures({ service, log }));
   const pages = await section('pages', () => pageFigures({ service, log }));
   const contention = await section('contention', () => contentionFigures({ service, log }));
+  // Last of those that use the table: it leaves its items behind.
+  const storeCosts = await section('storeCosts', () => storeCostFigures({ service, log }));
 
   const lambdas = await section('lambdas', () => {
     log('bundling Lambda entry points and timing cold imports');
@@ -250,6 +253,8 @@ try {
     webhooks,
     pages,
     contention,
+    /** CPU per DynamoDB call of each kind, on this machine (bench/storeCosts.ts). */
+    storeCosts,
   };
   const dashboard = dashboardRows(figures);
   process.stdout.write(`${JSON.stringify({ ...figures, dashboard }, null, 2)}\n`);
