@@ -152,7 +152,7 @@ async function indexStreamRecords(endpoint: string, dataDir: string): Promise<vo
     // The first request makes DynamoDB Local create its own tables, `us` among them.
     const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     await client.send(new ListTablesCommand({})).finally(() => client.destroy());
-    const { DatabaseSync } = await withoutSqliteNotice(() => import('node:sqlite'));
+    const { DatabaseSync } = await sqlite();
     const database = new DatabaseSync(file);
     try {
       database.exec('PRAGMA busy_timeout = 10000');
@@ -167,18 +167,27 @@ async function indexStreamRecords(endpoint: string, dataDir: string): Promise<vo
   }
 }
 
-/** node:sqlite announces itself as experimental once a process; this one use needs no notice. */
-async function withoutSqliteNotice<T>(load: () => Promise<T>): Promise<T> {
-  const emitWarning = process.emitWarning;
-  process.emitWarning = ((warning: string | Error, ...rest: never[]) => {
-    if (String(warning).includes('SQLite is an experimental feature')) return;
-    emitWarning.call(process, warning, ...rest);
-  }) as typeof process.emitWarning;
-  try {
-    return await load();
-  } finally {
-    process.emitWarning = emitWarning;
-  }
+let sqliteModule: Promise<typeof import('node:sqlite')> | undefined;
+
+/**
+ * node:sqlite, loaded once a process: it announces itself as experimental when first loaded, and this
+ * one use needs no notice. Once, because two DynamoDB Locals start side by side (the test run's): a
+ * second swap of emitWarning while the first is out would put back the swapped one, not node's.
+ */
+function sqlite(): Promise<typeof import('node:sqlite')> {
+  sqliteModule ??= (async () => {
+    const emitWarning = process.emitWarning;
+    process.emitWarning = ((warning: string | Error, ...rest: never[]) => {
+      if (String(warning).includes('SQLite is an experimental feature')) return;
+      emitWarning.call(process, warning, ...rest);
+    }) as typeof process.emitWarning;
+    try {
+      return await import('node:sqlite');
+    } finally {
+      process.emitWarning = emitWarning;
+    }
+  })();
+  return sqliteModule;
 }
 
 async function waitForPort(port: number, timeoutMs: number): Promise<boolean> {
