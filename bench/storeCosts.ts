@@ -5,8 +5,8 @@
  * with these, a payment's calls (payments.perPayment) say where its CPU goes (docs/capacity.md).
  *
  * The calls go to the service's own table, under keys of their own that stay there (the section
- * runs after every other that uses the table), in its warmed DynamoDB Local, with the AWS SDK client
- * the service uses, four at a time; the items are about 1 KB, like a transaction's. Not a table of
+ * runs after every other that uses the table), in its warmed DynamoDB Local, through a bare client of
+ * the AWS SDK the service uses (none of the local grant check or call counting), four at a time; the items are about 1 KB, like a transaction's. Not a table of
  * their own: every call on a table makes DynamoDB Local look up the lowest sequence number of that
  * table's stream in the record table all streams share, which costs little when the first record
  * it meets is the table's and a walk of every other stream's records when the table has none yet.
@@ -76,7 +76,7 @@ export async function storeCostFigures({ service, log }: { service: LocalService
     }
     return {
       perCall,
-      settings: { concurrency, calls: measuredCalls, itemBytes: 'about 1 KB', table: 'the service\'s keys and indexes, its own name' },
+      settings: { concurrency, calls: measuredCalls, itemBytes: 'about 1 KB', table: 'the service\'s own, under keys of this section\'s' },
       note: 'CPU per call: DynamoDB Local\'s JVM (/proc, 10 ms ticks) and this process (the AWS SDK and the kernel\'s loopback TCP under its writes); a payment\'s calls are in payments.perPayment',
     };
   } finally {
