@@ -22,6 +22,7 @@ import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/cl
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { config } from '#platform/config.ts';
 import { table } from '#contract/table.ts';
+import { dynamoEndpointSettings } from '#store/client.ts';
 
 type StoredItem = Record<string, AttributeValue>;
 
@@ -154,7 +155,7 @@ export function writeInspector(active: () => boolean) {
     const { DYNAMODB_ENDPOINT, AWS_REGION } = config();
     client = new DynamoDBClient({
       region: AWS_REGION,
-      ...(DYNAMODB_ENDPOINT ? { endpoint: DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+      ...dynamoEndpointSettings(DYNAMODB_ENDPOINT),
     });
     return client;
   };

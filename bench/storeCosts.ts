@@ -16,6 +16,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
+import { dynamoEndpointSettings } from '#store/client.ts';
 import type { LocalService } from '../lib/local/service.ts';
 import { dynamoCpuMs, round } from './payments.ts';
 
@@ -26,7 +27,7 @@ const padding = 'x'.repeat(900);
 
 export async function storeCostFigures({ service, log }: { service: LocalService; log: (message: string) => void }) {
   const { tableName } = service;
-  const base = new DynamoDBClient({ endpoint: service.dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const base = new DynamoDBClient({ region: 'us-east-1', ...dynamoEndpointSettings(service.dynamoEndpoint) });
   const client = DynamoDBDocumentClient.from(base);
   let serial = 0;
   /** A new item, with the list index's keys as most of ours carry. */

@@ -27,13 +27,20 @@ const marshallOptions = { removeUndefinedValues: true, convertEmptyValues: false
  * both unmarshal the way the last one asked. The second base client reuses the first one's
  * request handler, so both still share one connection pool.
  */
+/**
+ * The client settings for DynamoDB at `endpoint` (DynamoDB Local): the endpoint and placeholder
+ * credentials (it checks none, but the SDK signs every request and needs some). None without an
+ * endpoint: in AWS the SDK finds the region's endpoint and the role's credentials itself.
+ */
+export function dynamoEndpointSettings(endpoint: string | undefined): { endpoint?: string; credentials?: { accessKeyId: string; secretAccessKey: string } } {
+  return endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {};
+}
+
 function documentClientWith(unmarshallOptions: NonNullable<TranslateConfig['unmarshallOptions']>): DynamoDBDocumentClient {
   const { DYNAMODB_ENDPOINT, AWS_REGION } = config();
   const base = new DynamoDBClient({
     region: AWS_REGION,
-    ...(DYNAMODB_ENDPOINT
-      ? { endpoint: DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    ...dynamoEndpointSettings(DYNAMODB_ENDPOINT),
     maxAttempts: 3,
     ...(baseClients[0] ? { requestHandler: baseClients[0].config.requestHandler } : {}),
   });

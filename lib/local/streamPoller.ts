@@ -5,6 +5,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, Attrib
 import { DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '#store/keys.ts';
+import { dynamoEndpointSettings } from '#store/client.ts';
 import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
@@ -133,9 +134,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
   const clientConfig = {
     region,
-    ...(options.endpoint
-      ? { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    ...dynamoEndpointSettings(options.endpoint),
   };
   const dynamodb = new DynamoDBClient(clientConfig);
   const streams = new DynamoDBStreamsClient(clientConfig);

@@ -1,5 +1,6 @@
 import { DeleteTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { afterAll, inject } from 'vitest';
+import { dynamoEndpointSettings } from '#store/client.ts';
 import './failureLogs.ts';
 
 // Every test file talks to its worker's DynamoDB Local (test/support/globalSetup.ts) in a table of its own.
@@ -29,7 +30,7 @@ await import('../../lib/local/mailOutbox.ts');
 afterAll(async () => {
   const tableName = process.env.TABLE_NAME;
   if (!tableName) return;
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({ region: 'us-east-1', ...dynamoEndpointSettings(endpoint) });
   try {
     await client.send(new DeleteTableCommand({ TableName: tableName }));
   } catch (error) {
