@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -17,6 +17,8 @@ import { nodeRuntimeProblem } from '../../lib/local/nodeRuntime.ts';
  */
 let dynamos: RunningDynamoDb[] = [];
 let dataDirs: string[] = [];
+/** Followed by the run's process id: `payments-test-dynamodb-<pid>-<random>`. */
+const dataDirPrefix = 'payments-test-dynamodb-';
 
 export async function setup(project: TestProject): Promise<void> {
   // One clear refusal on an older Node, instead of every workflow test failing on its own.
@@ -31,9 +33,32 @@ export async function setup(project: TestProject): Promise<void> {
   }
   const workers = Math.max(1, project.globalConfig.maxWorkers ?? 1);
   const memory = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
-  dataDirs = Array.from({ length: workers }, () => mkdtempSync(path.join(memory, 'payments-test-dynamodb-')));
+  removeDeadRunsData(memory);
+  dataDirs = Array.from({ length: workers }, () => mkdtempSync(path.join(memory, `${dataDirPrefix}${process.pid}-`)));
   dynamos = await Promise.all(dataDirs.map((dataDir) => startDynamoDbLocal({ dataDir })));
   project.provide('dynamoEndpoints', dynamos.map((dynamo) => dynamo.endpoint));
+}
+
+/**
+ * A run killed before its teardown leaves its databases behind, in memory until the next reboot.
+ * Each directory names the run's process: those of processes gone are removed, those of a run still
+ * going (two runs may share the machine) are left.
+ */
+function removeDeadRunsData(memory: string): void {
+  for (const name of readdirSync(memory)) {
+    const owner = name.startsWith(dataDirPrefix) ? /^(\d+)-/.exec(name.slice(dataDirPrefix.length))?.[1] : undefined;
+    if (owner && !isRunning(Number(owner))) rmSync(path.join(memory, name), { recursive: true, force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export async function teardown(): Promise<void> {
