@@ -14,6 +14,9 @@ export type BatchReads = <T>(key: string, read: () => Promise<T>) => Promise<T>;
 /** The messages a target's queue hands it at most at once (the event source mapping's batch size). */
 export const queueBatchSize = 10;
 
+/** How many times a target's queue hands it a message before the dead-letter queue takes it (the queue's maxReceiveCount). */
+export const queueMaxReceiveCount = 5;
+
 /**
  * An SQS-fed event target (functions/contract/events.ts): each message's body is parsed by the
  * target's schema and handled on its own. A message that cannot be parsed or handled is reported

@@ -10,7 +10,7 @@ import type { Construct } from 'constructs';
 import { eventRules, mailFeedbackRule, type EventPattern } from '#contract/events.ts';
 import { tableExtrasOf } from '#contract/routes.ts';
 import { outboxStreamFilter } from '#store/outbox.ts';
-import { queueBatchSize } from '#platform/queueConsumer.ts';
+import { queueBatchSize, queueMaxReceiveCount } from '#platform/queueConsumer.ts';
 import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import { workflows, type WorkflowName } from '#contract/workflows.ts';
 import { grantMailSending, mailConfigurationSetName, stateMachineArn, type StageSettings } from './environment.ts';
@@ -92,7 +92,7 @@ export class EventsStack extends Stack {
       acknowledgeLastStop(deadLetters, 'A dead-letter queue is the last stop of its rule queue; what lands here is alarmed on and redriven by hand.');
       const queue = secureQueue(this, `${rule.name}Queue`, `${settings.prefix}-${rule.name}`, {
         visibilityTimeout: Duration.seconds(consumerTimeout.toSeconds() * 6),
-        deadLetterQueue: { queue: deadLetters, maxReceiveCount: 5 },
+        deadLetterQueue: { queue: deadLetters, maxReceiveCount: queueMaxReceiveCount },
       });
       new Rule(this, `${rule.name}Rule`, {
         ruleName: `${settings.prefix}-${rule.name}`,

@@ -6,7 +6,7 @@ import { putEventsCalls, putEventsMaxBytes, type BusEntry, type EventBus, type P
 import { config } from '#platform/config.ts';
 import { logger } from '#platform/logger.ts';
 import { count } from '#platform/metrics.ts';
-import { queueBatchSize } from '#platform/queueConsumer.ts';
+import { queueBatchSize, queueMaxReceiveCount } from '#platform/queueConsumer.ts';
 import { eventRules, type EventPattern, type EventRule } from '#contract/events.ts';
 import { invokeAs, localGrants } from './grants/enforcement.ts';
 
@@ -87,7 +87,9 @@ export class LocalEventBus implements EventBus {
     this.rules = options.rules ?? eventRules;
     // Refuse a pattern we cannot evaluate now, not by silently never matching it later.
     for (const rule of this.rules) validatePattern(rule.pattern, rule.name);
-    this.maxAttempts = options.maxAttempts ?? 3;
+    // As the deployed queues: a message dead-lettered here after fewer deliveries than AWS makes
+    // would lose events locally that AWS delivers.
+    this.maxAttempts = options.maxAttempts ?? queueMaxReceiveCount;
     this.retryDelayMs = options.retryDelayMs ?? 1_000;
   }
 

@@ -12,6 +12,7 @@ import { LocalWorkflowRunner } from '../../lib/local/workflowRunner.ts';
 import { handler as auditTrail } from '../../functions/events/auditTrail.ts';
 import { handler as outboxForwarder } from '../../functions/events/outboxForwarder.ts';
 import { useEventBus } from '#platform/eventBus.ts';
+import { queueMaxReceiveCount } from '#platform/queueConsumer.ts';
 import { executionName } from '#platform/workflow.ts';
 import { countRequestCalls, dynamo, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
@@ -140,7 +141,7 @@ describe('outbox → stream → bus → audit trail', () => {
     await bus.publish([{ Source: eventSource, DetailType: 'broken.event', Detail: JSON.stringify({ not: 'an outbox event' }) }]);
     await bus.idle();
     expect(bus.deadLetters.slice(before)).toEqual([
-      expect.objectContaining({ rule: 'auditTrail', attempts: 3, event: expect.objectContaining({ 'detail-type': 'broken.event' }) }),
+      expect.objectContaining({ rule: 'auditTrail', attempts: queueMaxReceiveCount, event: expect.objectContaining({ 'detail-type': 'broken.event' }) }),
     ]);
   });
 
