@@ -70,6 +70,14 @@ async function settled(real: Real, model: Model): Promise<Map<string, string>> {
   return finalStates;
 }
 
+/** What the bus gave up on, to say why an event never arrived (nothing when the world cannot tell). */
+function deadLettersOf(world: World): string {
+  const letters = world.deadLetters?.() ?? [];
+  if (letters.length === 0) return '';
+  const named = letters.map((letter) => `${letter.rule} ${letter.event['detail-type']} ${letter.event.id} after ${letter.attempts} deliveries: ${letter.error}`);
+  return `; the bus dead-lettered ${letters.length}: ${JSON.stringify(named.slice(-10))}`;
+}
+
 /** The end of a run: every operation ended as its band says, its money moved once and agrees, its events came once, signed. */
 async function finalChecks(real: Real, model: Model): Promise<Map<string, string>> {
   const finalStates = await settled(real, model);
@@ -92,7 +100,7 @@ async function finalChecks(real: Real, model: Model): Promise<Map<string, string
     },
     (missing) => missing.length === 0,
     { what: 'every event the contract names to reach the webhook receiver', timeoutMs: 60_000, intervalMs: 250 },
-  ).catch((error: Error) => fail(`an event never reached the receiver: ${error.message}`));
+  ).catch((error: Error) => fail(`an event never reached the receiver: ${error.message}${deadLettersOf(real.world)}`));
   return finalStates;
 }
 

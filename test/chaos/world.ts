@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startLocalService } from '../../lib/local/service.ts';
+import type { DeadLetter } from '../../lib/local/eventBus.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import { creditDeposit } from '#store/ledger.ts';
 import { setRateLimits } from '#store/organizations.ts';
@@ -37,6 +38,11 @@ export interface World {
   operator<T>(work: () => Promise<T>): Promise<T>;
   /** The folder the stack's e-mails are written to (invitations), as the local mail stand-in writes them. */
   outbox: string;
+  /**
+   * The events the bus gave up on after its queue's deliveries (its dead-letter list), for a stack in
+   * this process; none is readable from a stack run as `npm start`.
+   */
+  deadLetters?(): DeadLetter[];
   /** Times the stack was killed and came back (0 for a stack that is never killed). */
   killCount(): number;
   /** Faults injected at the adapters so far, by kind (none for a stack run as `npm start`). */
@@ -212,6 +218,7 @@ export async function startWorld(options: { dynamoEndpoint?: string; faults?: Fa
     organization: (label) => chaosOrganization(label, client, receiver, (execution) => service.runner.waitFor(execution)),
     operator: (work) => work(),
     outbox,
+    deadLetters: () => service.bus.deadLetters,
     killCount: () => 0,
     faultsInjected: () => faults?.injected() ?? {},
     inFlightAtKills: () => [],
