@@ -22,12 +22,6 @@ const requestTally = new AsyncLocalStorage<{ calls: number }>();
 const marshallOptions = { removeUndefinedValues: true, convertEmptyValues: false };
 
 /**
- * A base client per document client: DynamoDBDocumentClient.from writes its translate options
- * onto the base client's shared config, so two document clients over one base client would
- * both unmarshal the way the last one asked. The second base client reuses the first one's
- * request handler, so both still share one connection pool.
- */
-/**
  * The client settings for DynamoDB at `endpoint` (DynamoDB Local): the endpoint and placeholder
  * credentials (it checks none, but the SDK signs every request and needs some). None without an
  * endpoint: in AWS the SDK finds the region's endpoint and the role's credentials itself.
@@ -36,6 +30,12 @@ export function dynamoEndpointSettings(endpoint: string | undefined): { endpoint
   return endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {};
 }
 
+/**
+ * A base client per document client: DynamoDBDocumentClient.from writes its translate options
+ * onto the base client's shared config, so two document clients over one base client would
+ * both unmarshal the way the last one asked. The second base client reuses the first one's
+ * request handler, so both still share one connection pool.
+ */
 function documentClientWith(unmarshallOptions: NonNullable<TranslateConfig['unmarshallOptions']>): DynamoDBDocumentClient {
   const { DYNAMODB_ENDPOINT, AWS_REGION } = config();
   const base = new DynamoDBClient({
