@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -34,6 +33,7 @@ import { keys } from '#store/keys.ts';
 import { workflows as registry, type WorkflowDefinition } from '#contract/workflows.ts';
 import { workflowDefinition } from '#contract/taskRetryPolicy.ts';
 import { invokeAs, localGrants } from './grants/enforcement.ts';
+import { processAlive } from './processAlive.ts';
 import { stateMachineOf } from './validatedDefinitions.ts';
 import { checkExecutionInput, historyEventsLimit, historyLimitReached, measurePayload, TerminalStateError, utf8Bytes } from './stepFunctionsLimits.ts';
 
@@ -754,30 +754,6 @@ function ownerGone(record: ExecutionRecord): boolean {
   if (record.owner.host !== hostname()) return false;
   if (record.owner.pid === process.pid) return !liveRunners.has(record.owner.id);
   return !processAlive(record.owner.pid);
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  return !zombie(pid);
-}
-
-/**
- * A killed process nobody has reaped yet (where the init process does not reap, as in some
- * containers) still answers signal 0: it runs nothing, and its executions are free at once rather
- * than when their lease runs out. Linux's /proc says so; elsewhere it is taken as alive.
- */
-function zombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
 }
 
 function pause(ms: number): Promise<void> {

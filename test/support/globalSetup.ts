@@ -5,6 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal, type RunningDynamoDb } from '../../lib/local/dynamodbLocal.ts';
 import { loadDeployedGrants } from '../../lib/local/grants/synthesizedGrants.ts';
 import { nodeRuntimeProblem } from '../../lib/local/nodeRuntime.ts';
+import { processAlive } from '../../lib/local/processAlive.ts';
 
 /**
  * Starts one real DynamoDB Local (in memory, random free port) per worker for the whole run, and
@@ -47,17 +48,7 @@ export async function setup(project: TestProject): Promise<void> {
 function removeDeadRunsData(memory: string): void {
   for (const name of readdirSync(memory)) {
     const owner = name.startsWith(dataDirPrefix) ? /^(\d+)-/.exec(name.slice(dataDirPrefix.length))?.[1] : undefined;
-    if (owner && !isRunning(Number(owner))) rmSync(path.join(memory, name), { recursive: true, force: true });
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if (owner && !processAlive(Number(owner))) rmSync(path.join(memory, name), { recursive: true, force: true });
   }
 }
 
