@@ -1,7 +1,11 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it, beforeAll } from 'vitest';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { useFreshTable } from '../support/table.ts';
-import { ensureTable } from '../../lib/local/dynamodbLocal.ts';
+import { dynamoDbLocalDirectory, ensureTable, startDynamoDbLocal } from '../../lib/local/dynamodbLocal.ts';
 import { createTableInput, globalIndexInput, table } from '#contract/table.ts';
 
 const client = () => new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: 'us-east-1' });
@@ -47,5 +51,30 @@ describe('the table on DynamoDB Local', () => {
     expect(Items?.[0]?.transactionId).toEqual({ S: 'tx-1' });
     expect(Items?.[0]?.timeline).toBeUndefined();
     dynamo.destroy();
+  });
+
+  // DynamoDB Local's own queries on its stream records (its SQLiteDBAccess, 2026-01-16): the lookup
+  // every call on a table makes, and GetRecords. Planned by its own SQLite (3.8.7), not Node's.
+  it('finds a stream\'s records by index, for the lookup every call makes and for GetRecords (decision 162)', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'payments-plan-'));
+    const dynamo = await startDynamoDbLocal({ dataDir });
+    try {
+      const lib = path.join(dynamoDbLocalDirectory(), 'DynamoDBLocal_lib');
+      const statements = [
+        'SELECT MIN(SequenceNumber) FROM us WHERE StreamID=?',
+        'SELECT SequenceNumber, StreamRecord, OperationType, CreationDateTime FROM us WHERE StreamID = ? AND ShardID = ? AND SequenceNumber >= ? AND CreationDateTime > ? ORDER BY SequenceNumber ASC LIMIT ?',
+      ];
+      const output = execFileSync('java', [`-Djava.library.path=${lib}`, '-cp', path.join(lib, 'sqlite4java.jar'), path.join(import.meta.dirname, '../support/SqlitePlan.java'), path.join(dataDir, 'shared-local-instance.db'), ...statements], { encoding: 'utf8' });
+      const plans = output.trim().split('\n').map((line) => line.split('\t'));
+      const planOf = (n: number) => plans.filter(([statement]) => statement === String(n)).map(([, detail]) => detail);
+      // The lookup reads the stream's first entry, not every record stored before the stream's.
+      expect(planOf(1)).toEqual([expect.stringMatching(/^SEARCH TABLE us USING COVERING INDEX \w+ \(StreamID=\?\)$/)]);
+      // GetRecords starts at the iterator's sequence number, not at the stream's first record: a
+      // two-column index (StreamID, SequenceNumber) got `(StreamID=?)` here and walked the stream.
+      expect(planOf(2)).toEqual([expect.stringMatching(/^SEARCH TABLE us USING (INDEX \w+ \(StreamID=\? AND rowid>\?\)|INTEGER PRIMARY KEY \(rowid>\?\))$/)]);
+    } finally {
+      await dynamo.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
