@@ -1,14 +1,14 @@
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { accessSync, constants, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import { freePort } from '../../lib/local/dynamodbLocal.ts';
 import { LocalWorkflowRunner } from '../../lib/local/workflowRunner.ts';
 import { useWorkflowEngine } from '#platform/workflow.ts';
 import { workflows } from '#contract/workflows.ts';
 import { getExecution, listRunningExecutions } from '#store/executions.ts';
 import { getBatch, readBatchCounts } from '#store/batches.ts';
 import { crashableService } from '../support/crash.ts';
+import { runDataDir } from '../support/runData.ts';
 import { until } from '../support/eventually.ts';
 import { startReceiver } from '../support/webhookReceiver.ts';
 import { chaosOrganization, chaosOutbox, integrator, seededRandom, type InFlight, type World } from './world.ts';
@@ -57,17 +57,6 @@ export async function inFlightOperations(): Promise<{ running: number; operation
   return { running: executions.length, operations };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * Where the killed stack's DynamoDB Local keeps its data: CHAOS_DATA_ROOT, else memory (/dev/shm)
  * where the machine has it, else the temporary directory (docs/decisions/153). A SIGKILL loses
@@ -92,7 +81,7 @@ function dataRoot(): string {
 const answersBetweenKills = 25;
 
 export async function startCrashingWorld(options: CrashingWorldOptions): Promise<World & { startKilling(): void; stopKilling(): Promise<void>; diedOnItsOwn(): string[] }> {
-  const dataDir = mkdtempSync(join(dataRoot(), 'chaos-data-'));
+  const dataDir = runDataDir(dataRoot(), 'chaos-data-');
   const outbox = chaosOutbox();
   const [port, dynamoPort] = [await freePort(), await freePort()];
   const stack = crashableService('chaos', {

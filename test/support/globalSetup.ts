@@ -1,11 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal, type RunningDynamoDb } from '../../lib/local/dynamodbLocal.ts';
 import { loadDeployedGrants } from '../../lib/local/grants/synthesizedGrants.ts';
 import { nodeRuntimeProblem } from '../../lib/local/nodeRuntime.ts';
-import { processAlive } from '../../lib/local/processAlive.ts';
+import { runDataDir } from './runData.ts';
 
 /**
  * Starts one real DynamoDB Local (in memory, random free port) per worker for the whole run, and
@@ -18,8 +17,6 @@ import { processAlive } from '../../lib/local/processAlive.ts';
  */
 let dynamos: RunningDynamoDb[] = [];
 let dataDirs: string[] = [];
-/** Followed by the run's process id: `payments-test-dynamodb-<pid>-<random>`. */
-const dataDirPrefix = 'payments-test-dynamodb-';
 
 export async function setup(project: TestProject): Promise<void> {
   // One clear refusal on an older Node, instead of every workflow test failing on its own.
@@ -34,22 +31,9 @@ export async function setup(project: TestProject): Promise<void> {
   }
   const workers = Math.max(1, project.globalConfig.maxWorkers ?? 1);
   const memory = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
-  removeDeadRunsData(memory);
-  dataDirs = Array.from({ length: workers }, () => mkdtempSync(path.join(memory, `${dataDirPrefix}${process.pid}-`)));
+  dataDirs = Array.from({ length: workers }, () => runDataDir(memory, 'payments-test-dynamodb-'));
   dynamos = await Promise.all(dataDirs.map((dataDir) => startDynamoDbLocal({ dataDir })));
   project.provide('dynamoEndpoints', dynamos.map((dynamo) => dynamo.endpoint));
-}
-
-/**
- * A run killed before its teardown leaves its databases behind, in memory until the next reboot.
- * Each directory names the run's process: those of processes gone are removed, those of a run still
- * going (two runs may share the machine) are left.
- */
-function removeDeadRunsData(memory: string): void {
-  for (const name of readdirSync(memory)) {
-    const owner = name.startsWith(dataDirPrefix) ? /^(\d+)-/.exec(name.slice(dataDirPrefix.length))?.[1] : undefined;
-    if (owner && !processAlive(Number(owner))) rmSync(path.join(memory, name), { recursive: true, force: true });
-  }
 }
 
 export async function teardown(): Promise<void> {
