@@ -18,14 +18,22 @@
  *   opens), checked once the kills are done; each kill records what it cut short (executions
  *   running, operations in flight, requests awaiting an answer) and the cycle before it (time up,
  *   time to 25 answers, the pause).
+ * Logs: without LOG_LEVEL the in-process stack logs at WARN into memory and the first violation
+ * prints the last CHAOS_LOG_TAIL lines (200) before it; the kills phase's stack processes log at
+ * CHAOS_STACK_LOG_LEVEL (ERROR) into CHAOS_STACK_LOG (a file) when set.
  * The edges run first, on the first phase's stack (CHAOS_EDGES=0 skips them). CHAOS_SEED (default:
  * the time) replays a run; a failure prints its phase, seed and path (CHAOS_PHASES, CHAOS_SEED,
  * CHAOS_LANES=1, CHAOS_PATH, CHAOS_REPLAY_PATH) to replay it alone.
  */
 import type { ChaosFigures } from './harness.ts';
 import type { World } from './world.ts';
-process.env.LOG_LEVEL ??= 'SILENT';
-if (process.env.LOG_LEVEL === 'SILENT') process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+// Without LOG_LEVEL, the stack logs at WARN into memory, and the first violation prints the last
+// CHAOS_LOG_TAIL lines (200) before it. With LOG_LEVEL, it prints as it logs.
+const { keepLogTail } = await import('./logTail.ts');
+const logTail = process.env.LOG_LEVEL ? undefined : keepLogTail(Number(process.env.CHAOS_LOG_TAIL ?? 200));
+process.env.LOG_LEVEL ??= 'WARN';
+// Metrics are printed on stdout, where the figures' JSON goes.
+if (logTail || process.env.LOG_LEVEL === 'SILENT') process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 const { startWorld } = await import('./world.ts');
 const { defaultFaultPlan } = await import('./faults.ts');
@@ -48,7 +56,14 @@ const killsWanted = Number(process.env.CHAOS_KILLS ?? 20);
 const killCommands = Number(process.env.CHAOS_KILL_COMMANDS ?? 100);
 // The kills phase's backlog: this many operations kept in flight at the kills, in an organization of its own (0: none).
 const backlog = Number(process.env.CHAOS_BACKLOG_ITEMS ?? 1_000);
-const log = (message: string) => process.stderr.write(`[chaos] ${message}\n`);
+// The first violation only: shrinking replays it many times, each a violation of its own.
+let tailPrinted = false;
+const log = (message: string) => {
+  const tail = message.includes('VIOLATED') && !tailPrinted ? logTail?.take() ?? [] : [];
+  if (message.includes('VIOLATED')) tailPrinted = true;
+  if (tail.length > 0) process.stderr.write(`[chaos] the in-process stack's last ${tail.length} log lines at WARN or above:\n${tail.join('\n')}\n`);
+  process.stderr.write(`[chaos] ${message}\n`);
+};
 const startedAt = Date.now();
 if (!killEvery) throw new Error('CHAOS_KILL_EVERY_MS is <min>-<max> in milliseconds');
 
