@@ -53,8 +53,9 @@ describe('the table on DynamoDB Local', () => {
     dynamo.destroy();
   });
 
-  // DynamoDB Local's own queries on its stream records (its SQLiteDBAccess, 2026-01-16): the lookup
-  // every call on a table makes, and GetRecords. Planned by its own SQLite (3.8.7), not Node's.
+  // DynamoDB Local's own queries on its stream records (its SQLiteDBAccess and SQLiteDBAccessJob in
+  // the 2026-01-16 build): the lookup every call on a table makes (a subquery of that call's
+  // statement), and GetRecords. Planned by its own SQLite (3.8.7), not Node's.
   it('finds a stream\'s records by index, for the lookup every call makes and for GetRecords (decision 162)', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'payments-plan-'));
     const dynamo = await startDynamoDbLocal({ dataDir });
