@@ -27,9 +27,9 @@
  */
 import type { ChaosFigures } from './harness.ts';
 import type { World } from './world.ts';
+import { keepLogTail } from './logTail.ts';
 // Without LOG_LEVEL, the stack logs at WARN into memory, and the first violation prints the last
 // CHAOS_LOG_TAIL lines (200) before it. With LOG_LEVEL, it prints as it logs.
-const { keepLogTail } = await import('./logTail.ts');
 const logTail = process.env.LOG_LEVEL ? undefined : keepLogTail(Number(process.env.CHAOS_LOG_TAIL ?? 200));
 process.env.LOG_LEVEL ??= 'WARN';
 // Metrics are printed on stdout, where the figures' JSON goes.
@@ -59,9 +59,11 @@ const backlog = Number(process.env.CHAOS_BACKLOG_ITEMS ?? 1_000);
 // The first violation only: shrinking replays it many times, each a violation of its own.
 let tailPrinted = false;
 const log = (message: string) => {
-  const tail = message.includes('VIOLATED') && !tailPrinted ? logTail?.take() ?? [] : [];
-  if (message.includes('VIOLATED')) tailPrinted = true;
-  if (tail.length > 0) process.stderr.write(`[chaos] the in-process stack's last ${tail.length} log lines at WARN or above:\n${tail.join('\n')}\n`);
+  if (logTail && !tailPrinted && message.includes('VIOLATED')) {
+    tailPrinted = true;
+    const tail = logTail.take();
+    if (tail.length > 0) process.stderr.write(`[chaos] the in-process stack's last ${tail.length} log lines at WARN or above:\n${tail.join('\n')}\n`);
+  }
   process.stderr.write(`[chaos] ${message}\n`);
 };
 const startedAt = Date.now();
