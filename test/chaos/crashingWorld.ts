@@ -1,5 +1,4 @@
-import { accessSync, constants, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../../lib/local/dynamodbLocal.ts';
 import { LocalWorkflowRunner } from '../../lib/local/workflowRunner.ts';
@@ -8,7 +7,7 @@ import { workflows } from '#contract/workflows.ts';
 import { getExecution, listRunningExecutions } from '#store/executions.ts';
 import { getBatch, readBatchCounts } from '#store/batches.ts';
 import { crashableService } from '../support/crash.ts';
-import { runDataDir } from '../support/runData.ts';
+import { memoryRoot, runDataDir } from '../support/runData.ts';
 import { until } from '../support/eventually.ts';
 import { startReceiver } from '../support/webhookReceiver.ts';
 import { chaosOrganization, chaosOutbox, integrator, seededRandom, type InFlight, type World } from './world.ts';
@@ -64,13 +63,7 @@ export async function inFlightOperations(): Promise<{ running: number; operation
  * of a 1,000-item batch's time here (157 s on disk, 94 s in memory).
  */
 function dataRoot(): string {
-  if (process.env.CHAOS_DATA_ROOT) return process.env.CHAOS_DATA_ROOT;
-  try {
-    accessSync('/dev/shm', constants.W_OK);
-    return '/dev/shm';
-  } catch {
-    return tmpdir();
-  }
+  return process.env.CHAOS_DATA_ROOT || memoryRoot();
 }
 
 /**

@@ -1,10 +1,9 @@
-import { existsSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal, type RunningDynamoDb } from '../../lib/local/dynamodbLocal.ts';
 import { loadDeployedGrants } from '../../lib/local/grants/synthesizedGrants.ts';
 import { nodeRuntimeProblem } from '../../lib/local/nodeRuntime.ts';
-import { runDataDir } from './runData.ts';
+import { memoryRoot, runDataDir } from './runData.ts';
 
 /**
  * Starts one real DynamoDB Local (in memory, random free port) per worker for the whole run, and
@@ -30,7 +29,7 @@ export async function setup(project: TestProject): Promise<void> {
     return;
   }
   const workers = Math.max(1, project.globalConfig.maxWorkers ?? 1);
-  const memory = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+  const memory = memoryRoot();
   dataDirs = Array.from({ length: workers }, () => runDataDir(memory, 'payments-test-dynamodb-'));
   dynamos = await Promise.all(dataDirs.map((dataDir) => startDynamoDbLocal({ dataDir })));
   project.provide('dynamoEndpoints', dynamos.map((dynamo) => dynamo.endpoint));

@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { processAlive } from '../../lib/local/processAlive.ts';
 
@@ -14,4 +15,14 @@ export function runDataDir(root: string, prefix: string): string {
     if (owner && !processAlive(Number(owner))) rmSync(path.join(root, name), { recursive: true, force: true });
   }
   return mkdtempSync(path.join(root, `${prefix}${process.pid}-`));
+}
+
+/** Memory (/dev/shm) where the machine has it and it can be written, else the temporary directory. */
+export function memoryRoot(): string {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    return '/dev/shm';
+  } catch {
+    return tmpdir();
+  }
 }
