@@ -1,6 +1,5 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../lib/local/dynamodbLocal.ts';
 import type { LocalService } from '../../lib/local/service.ts';
 import type { SmokeReport } from '../../lib/ops/smoke.ts';
 import { runAdmin } from '../support/admin.ts';
@@ -52,12 +51,8 @@ describe('admin smoke', () => {
   }, 180_000);
 
   it('fails, exit 1, on a stage that does not answer, saying what to look at and skipping what needed it', async () => {
-    const closed = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as AddressInfo;
-        probe.close(() => resolve(port));
-      });
-    });
+    // A port nothing listens on: found free, and closed again.
+    const closed = await freePort();
     const run = await runAdmin(['smoke', '--url', `http://127.0.0.1:${closed}`, '--json'], cliEnv(), 120_000);
     expect(run.status, run.stderr).toBe(1);
     const report = JSON.parse(run.stdout) as SmokeReport;
