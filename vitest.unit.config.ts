@@ -13,6 +13,7 @@ export default defineConfig({
       'test/unit/openapi.test.ts',
       'test/unit/dependencies.test.ts',
       'test/unit/handlerSize.test.ts',
+      'test/unit/stackTraceSources.test.ts',
       'test/unit/nodeRuntime.test.ts',
       'test/unit/deploymentDoc.test.ts',
       'test/unit/benchDashboard.test.ts',

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundleLambdas, lambdaNodeOptions } from '../lib/build/lambdaBundles.ts';
+import { bundleLambdas } from '../lib/build/lambdaBundles.ts';
 import { lambdaEntries } from '../lib/aws/handlers.ts';
 import { percentiles } from './payments.ts';
 
@@ -10,7 +10,7 @@ import { percentiles } from './payments.ts';
  * Minified bundle size and cold import time of every Lambda entry point: the bundles the CDK
  * deploys to sandbox and production (no simulator, docs/decisions/121), built into a scratch folder,
  * each imported by a fresh `node` process the way a Lambda cold start loads it, with the environment a
- * Lambda would have (its NODE_OPTIONS among it: source maps read at load). Beside them the baseline,
+ * Lambda would have (no NODE_OPTIONS: source maps are read at the first trace, docs/decisions/163). Beside them the baseline,
  * a bundle holding only a DynamoDB GetItem (bench/baselines/getItemOnly.ts), built and timed in the
  * same run: the goals are ratios to it.
  * Imports are interleaved (each round imports every bundle once) so that machine noise falls on all
@@ -24,7 +24,7 @@ function coldImportMs(file: string): number {
   const script = `const t=performance.now();await import(${JSON.stringify(file)});console.log(performance.now()-t)`;
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, TABLE_NAME: 'payments', SERVICE_ENVIRONMENT: 'simulated', AWS_REGION: 'us-east-1', LOG_LEVEL: 'SILENT', NODE_OPTIONS: lambdaNodeOptions },
+    env: { PATH: process.env.PATH, TABLE_NAME: 'payments', SERVICE_ENVIRONMENT: 'simulated', AWS_REGION: 'us-east-1', LOG_LEVEL: 'SILENT' },
   });
   if (run.status !== 0) throw new Error(`importing ${file} failed: ${run.stderr}`);
   return Number(run.stdout.trim());

@@ -9,7 +9,7 @@ import { Construct } from 'constructs';
 import { metricsNamespace, metricsService } from '#contract/metrics.ts';
 import type { TableAccess, TableExtra } from '#contract/routes.ts';
 import { table as tableDefinition } from '#contract/table.ts';
-import { lambdaNodeOptions, type LambdaBundle } from '../build/lambdaBundles.ts';
+import type { LambdaBundle } from '../build/lambdaBundles.ts';
 import { mailTransportOf, workflowArnPrefix, type StageSettings } from './environment.ts';
 
 /**
@@ -109,7 +109,6 @@ export class ServiceFunction extends Construct {
         // Powertools Metrics' namespace and `service` dimension: what the alarms read (functions/contract/metrics.ts).
         POWERTOOLS_SERVICE_NAME: metricsService,
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
-        NODE_OPTIONS: lambdaNodeOptions,
         // The bundled SDK warns about Node versions it will drop; the runtime is chosen here, not at run time.
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         ...props.environment,

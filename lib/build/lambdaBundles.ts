@@ -43,11 +43,11 @@ export const bundleBudgets: Record<BundleFlavor, { maxBytes: number; medianBytes
 };
 
 /**
- * NODE_OPTIONS of every deployed function: stack traces map back to the TypeScript through the map
- * written beside each bundle. It costs a cold start about 20 ms (Node reads the map and scans the
- * code at load), which the bench's cold imports include (docs/decisions/156).
+ * Injected into every bundle before the handler's code: stack traces name the TypeScript, the map
+ * read when a trace is first formatted rather than at every cold start (docs/decisions/163). No
+ * function sets NODE_OPTIONS=--enable-source-maps.
  */
-export const lambdaNodeOptions = '--enable-source-maps';
+const stackTraceSourcesModule = join(projectRoot, 'lib', 'build', 'stackTraceSources.ts');
 
 /** Which bundles: `simulated` for the simulated stage, `deployed` (no simulator) for sandbox and production. */
 export type BundleFlavor = 'simulated' | 'deployed';
@@ -160,7 +160,7 @@ function inputsDigest(entries: string[], flavor: BundleFlavor): string {
   const hash = createHash('sha256');
   hash.update(JSON.stringify({ entries, flavor }));
   const files = ['functions', 'schemas', join('lib', 'wiring')].flatMap((directory) => filesUnder(join(projectRoot, directory)));
-  for (const file of [...files, join(projectRoot, 'package-lock.json'), fileURLToPath(import.meta.url), nodeHttpModule, lambdaCredentialsModule].sort()) {
+  for (const file of [...files, join(projectRoot, 'package-lock.json'), fileURLToPath(import.meta.url), nodeHttpModule, lambdaCredentialsModule, stackTraceSourcesModule].sort()) {
     hash.update(relative(projectRoot, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   return hash.digest('hex');
@@ -244,15 +244,15 @@ function build(outRoot: string, names: Map<string, string>, flavor: BundleFlavor
       external: [],
       minify: true,
       treeShaking: true,
-      // Stack traces map back to the TypeScript (NODE_OPTIONS=--enable-source-maps on every
-      // function); without embedded sources the maps stay small and no source ships in the asset.
+      // Stack traces map back to the TypeScript through these maps, read at the first trace formatted
+      // (stackTraceSources); without embedded sources the maps stay small and no source ships in the asset.
       sourcemap: true,
       sourcesContent: false,
       // Licence texts go to a file beside the bundle rather than into the code that is loaded.
       legalComments: 'external',
       logLevel: 'error',
-      // Run before the handler's own code: every port finds its simulator registered.
-      inject: flavor === 'simulated' ? [join(projectRoot, simulatorsWiring)] : [],
+      // Run before the handler's own code: traces mapped from the first, and (simulated) every port finds its simulator registered.
+      inject: [stackTraceSourcesModule, ...(flavor === 'simulated' ? [join(projectRoot, simulatorsWiring)] : [])],
       alias,
       metafile: true,
     });

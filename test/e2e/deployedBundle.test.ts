@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { bundleCode, bundleFiles, bundleLambdas, lambdaNodeOptions, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
+import { bundleCode, bundleFiles, bundleLambdas, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
 import type { LocalService } from '../../lib/local/service.ts';
 import { getMe, listTransactions } from '#contract/routes.ts';
 import { config } from '#platform/config.ts';
@@ -13,7 +13,7 @@ import { createTestOrganization, startTestService, type TestOrganization } from 
 
 /**
  * A bundle as the CDK deploys it, run the way Lambda runs it: a fresh Node process importing
- * `index.mjs` with the function's NODE_OPTIONS and handed an HTTP API event. The rest of the suite
+ * `index.mjs` with the function's environment and handed an HTTP API event. The rest of the suite
  * runs the handlers from their TypeScript; this is what shows the build's own rewrites (middy's
  * streams read at first use, node:http without its ES facade, the credentials from the environment
  * only: docs/decisions/148, 156, 158) still answer a request that reads DynamoDB over HTTP, and
@@ -87,7 +87,6 @@ async function runAsLambda(script: string, environment: Record<string, string> =
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
     env: {
       PATH: process.env.PATH,
-      NODE_OPTIONS: lambdaNodeOptions,
       SERVICE_ENVIRONMENT: 'simulated',
       TABLE_NAME: config().TABLE_NAME,
       AWS_ENDPOINT_URL_DYNAMODB: process.env.DYNAMODB_ENDPOINT,

@@ -409,9 +409,11 @@ describe('api stack', () => {
           LoggingConfig: { LogFormat: 'JSON' },
         });
         expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(expect.arrayContaining([
-          'TABLE_NAME', 'SERVICE_ENVIRONMENT', 'WORKFLOW_ARN_PREFIX', 'CURSOR_SECRET_ARN', 'NODE_OPTIONS',
+          'TABLE_NAME', 'SERVICE_ENVIRONMENT', 'WORKFLOW_ARN_PREFIX', 'CURSOR_SECRET_ARN',
           'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED',
         ]));
+        // Source maps are read at the first trace by the bundle itself, not at every cold start (docs/decisions/163).
+        expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
         // The alarms read Powertools metrics in this namespace with this service dimension.
         expect(fn.Properties.Environment.Variables).toMatchObject({ POWERTOOLS_SERVICE_NAME: 'payments', POWERTOOLS_METRICS_NAMESPACE: 'Payments' });
         expect(fn.Properties.Environment.Variables.SERVICE_ENVIRONMENT).toBe('simulated');
