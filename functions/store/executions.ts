@@ -237,7 +237,7 @@ export async function claimExecution(
  */
 const maxRecordedOutputBytes = 64 * 1024;
 
-function outputFits(output: unknown): boolean {
+export function outputFits(output: unknown): boolean {
   return Buffer.byteLength(JSON.stringify(output ?? null), 'utf8') <= maxRecordedOutputBytes;
 }
 

@@ -22,6 +22,7 @@ import {
   finishExecution,
   getExecution,
   listRunningExecutions,
+  outputFits,
   recordEvents,
   renewLease,
   type ExecutionOwner,
@@ -109,6 +110,8 @@ interface Running {
   terminal?: TerminalStateError;
   /** The largest state input, output or task payload so far, in UTF-8 bytes. */
   largestPayloadBytes: number;
+  /** Drives of the execution, this one included, as its record counts them. */
+  drives: number;
 }
 
 /** An execution this runner started, or found started: enough to answer a repeated start without the table. */
@@ -162,6 +165,12 @@ export class LocalWorkflowRunner implements WorkflowEngine {
    * when the attempt failed.
    */
   private readonly names = new Map<string, Promise<KnownExecution | undefined>>();
+  /**
+   * Outcomes this runner recorded, by execution name, newest last (at most namesKept): what waitFor
+   * answers without reading the record back. A name is one execution's (names carry the operation's
+   * kind and id, and a finished execution never runs again).
+   */
+  private readonly ended = new Map<string, { workflow: string; outcome: ExecutionOutcome }>();
   /** States entered by every execution of this runner (what Step Functions Standard bills as transitions); read by the bench. */
   stateTransitions = 0;
   private stopped = false;
@@ -246,7 +255,7 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     const leaseExpiresAt = now.getTime() + this.leaseMs;
     if (await createExecution({ name: executionName, workflow, inputJson, owner: this.owner, leaseExpiresAt, events, now })) {
       const known = { inputJson, startDate: now, finished: false };
-      this.launch(executionName, workflow, known, events);
+      this.launch(executionName, workflow, known, events, 0, 1);
       return { created: true, running: true, known };
     }
     const record = await getExecution(executionName, workflow);
@@ -301,7 +310,8 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     events.push({ id: events.length + 1, timestamp: new Date().toISOString(), type: 'ExecutionRedriven', executionRedrivenEventDetails: { redriveCount: record.drives } });
     const known = { inputJson: record.inputJson, startDate: new Date(record.startedAt), finished: false };
     this.names.set(runKey(workflow, name), Promise.resolve(known));
-    this.launch(name, record.workflow, known, events, record.droppedEvents ?? 0);
+    // The claim added this drive to the record's count.
+    this.launch(name, record.workflow, known, events, record.droppedEvents ?? 0, record.drives + 1);
     return true;
   }
 
@@ -351,12 +361,17 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     return [...this.running.values()].find((run) => run.name === executionName);
   }
 
-  /** The final outcome of an execution, from the table; throws when it is still running at the deadline. */
+  /**
+   * The final outcome of an execution: as this runner recorded it, else from the table; throws when
+   * it is still running at the deadline.
+   */
   async waitFor(executionName: string, timeoutMs = 30_000, workflow?: string): Promise<ExecutionOutcome> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const local = this.runningNamed(executionName);
       if (local) await Promise.race([local.done, pause(Math.max(0, deadline - Date.now()))]);
+      const ended = this.ended.get(executionName);
+      if (ended && (!workflow || ended.workflow === workflow)) return ended.outcome;
       const record = await getExecution(executionName, workflow);
       if (!record) throw new Error(`No execution named ${executionName}.`);
       if (record.status !== 'RUNNING') {
@@ -374,7 +389,25 @@ export class LocalWorkflowRunner implements WorkflowEngine {
     }
   }
 
-  private launch(name: string, workflow: string, known: KnownExecution, events: StoredHistoryEvent[], droppedEvents = 0): void {
+  /** The outcome as its record now reads (finishExecution): its output only where the record keeps it. */
+  private remember(name: string, workflow: string, run: Running, outcome: Parameters<typeof finishExecution>[3]): void {
+    this.ended.delete(name);
+    this.ended.set(name, {
+      workflow,
+      outcome: {
+        name,
+        status: outcome.status,
+        drives: run.drives,
+        history: run.history,
+        ...(outcome.status === 'SUCCEEDED'
+          ? outputFits(outcome.output) ? { output: outcome.output ?? null } : {}
+          : { error: outcome.error, cause: outcome.cause }),
+      },
+    });
+    if (this.ended.size > namesKept) this.ended.delete(this.ended.keys().next().value!);
+  }
+
+  private launch(name: string, workflow: string, known: KnownExecution, events: StoredHistoryEvent[], droppedEvents: number, drives: number): void {
     const controller = new AbortController();
     const run: Running = {
       name,
@@ -387,6 +420,7 @@ export class LocalWorkflowRunner implements WorkflowEngine {
       recording: Promise.resolve(),
       known,
       largestPayloadBytes: utf8Bytes(known.inputJson),
+      drives,
     };
     const key = runKey(workflow, name);
     const input = JSON.parse(known.inputJson) as Record<string, unknown>;
@@ -456,7 +490,10 @@ export class LocalWorkflowRunner implements WorkflowEngine {
         droppedEvents: run.droppedEvents,
         largestPayloadBytes: run.largestPayloadBytes,
       });
-      if (recorded) run.known.finished = true;
+      if (recorded) {
+        run.known.finished = true;
+        this.remember(name, workflow, run, outcome);
+      }
       if (!recorded) logger.warn('workflow outcome not recorded: no longer the owner', { executionName: name });
       else if (outcome.status === 'FAILED') logger.warn('workflow execution failed', { executionName: name, workflow, error: outcome.error });
     } catch (error) {

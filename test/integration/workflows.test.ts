@@ -8,7 +8,7 @@ import { LocalWorkflowRunner } from '../../lib/local/workflowRunner.ts';
 import { StepFunctionsEngine, startClockSkewMs, startedByThisCall, stateMachineArn } from '#platform/workflowStepFunctions.ts';
 import { executionName } from '#platform/workflow.ts';
 import { reloadConfig } from '#platform/config.ts';
-import { dynamo, tableName } from '#store/client.ts';
+import { dynamo, dynamoCallCount, tableName } from '#store/client.ts';
 import { executionEntity, getExecution, runningExecutionsKey } from '#store/executions.ts';
 import { keys } from '#store/keys.ts';
 import { outboxEntity, type OutboxEvent } from '#store/outbox.ts';
@@ -170,6 +170,8 @@ describe('walletProvisioning on the local runner', () => {
     const outcome = await (resumedByFirst.length ? first : second).waitFor(name);
 
     expect(outcome).toMatchObject({ status: 'SUCCEEDED', drives: 2 });
+    // As its record reads (the runner that drove it answers from memory).
+    expect(outcome).toEqual(await runner().waitFor(name));
     const types = (await first.history('walletProvisioning', name))!.map((event) => event.type);
     expect([types.slice(0, 3), types.at(-1)]).toEqual([['ExecutionStarted', 'ExecutionRedriven', 'TaskStateEntered'], 'ExecutionSucceeded']);
     expect((await getWallet(organizationId, walletId))?.status).toBe('active');
@@ -371,6 +373,29 @@ describe('walletProvisioning on the local runner', () => {
     expect(outcome.history).toEqual(['CreateWallet', 'ProvisioningFailed']);
     expect(outcome.error).toBe('WalletNotFound');
     expect(JSON.parse(outcome.cause ?? '{}')).toMatchObject({ errorType: 'WalletNotFound' });
+  });
+
+  it('answers waitFor for an execution it recorded without reading the record, the same as the record reads', async () => {
+    const engine = runner();
+    const organizationId = 'org_wf11';
+    const walletId = await provisioningWallet(organizationId);
+    const succeeded = executionName(organizationId, walletId);
+    const failed = executionName('org_wf11', 'wal_missing');
+    await engine.start('walletProvisioning', succeeded, { organizationId, walletId, activationWaitSeconds: 0 });
+    await engine.start('walletProvisioning', failed, { organizationId: 'org_wf11', walletId: 'wal_missing', activationWaitSeconds: 0 });
+    await engine.idle();
+
+    for (const name of [succeeded, failed]) {
+      const before = dynamoCallCount();
+      const remembered = await engine.waitFor(name);
+      expect(dynamoCallCount() - before).toBe(0);
+      // Another runner knows nothing of it: it reads the record.
+      const read = await runner().waitFor(name);
+      expect(remembered).toEqual(read);
+      expect(await engine.waitFor(name, 1_000, 'walletProvisioning')).toEqual(read);
+    }
+    expect((await engine.waitFor(succeeded)).status).toBe('SUCCEEDED');
+    expect((await engine.waitFor(failed)).error).toBe('WalletNotFound');
   });
 
   it('answers a repeated start of a name it created, or is creating, without writing to the table', async () => {
