@@ -525,8 +525,10 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
       let lastDone = started;
       const inFlight: Promise<void>[] = [];
       const perPayment: number[] = [];
+      const keys: string[] = [];
       const send = async () => {
         const key = await pay();
+        keys.push(key);
         const accepted = performance.now();
         lastAccepted = Math.max(lastAccepted, accepted);
         inFlight.push(finished(key).then(() => {
@@ -537,7 +539,7 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
       };
       await pMap(Array.from({ length: count }), send, { concurrency: throughputConcurrency });
       await Promise.all(inFlight);
-      return { started, lastAccepted, lastDone, perPayment };
+      return { started, lastAccepted, lastDone, perPayment, keys };
     };
     // Timed as the service runs, without the bench's capacity counting: ReturnConsumedCapacity on every
     // call and its tally cost DynamoDB Local and this process a fifth of their CPU a payment, which no
@@ -547,11 +549,14 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
     const transitionsBefore = runner.stateTransitions;
     const eventsBefore = events.published;
     const cpuBefore = { dynamodbLocal: dynamoCpuMs(service.dynamoPid), service: process.cpuUsage() };
-    const { started, lastAccepted, lastDone, perPayment } = await uncounted(() => endToEnd(throughputPayments));
+    const { started, lastAccepted, lastDone, perPayment, keys: timedKeys } = await uncounted(() => endToEnd(throughputPayments));
     const elapsedSeconds = (lastDone - started) / 1000;
     const serviceCpu = process.cpuUsage(cpuBefore.service);
     const dynamoCpuAfter = dynamoCpuMs(service.dynamoPid);
     const drainSeconds = await uncounted(quiesce);
+    // The goal counts RECONCILED payments: each one is read back (after the timing) to say so.
+    const notReconciled = (await pMap(timedKeys, (key) => getTransaction(organizationId, key), { concurrency: 8 })).filter((record) => record?.state !== 'RECONCILED');
+    if (notReconciled.length > 0) throw new Error(`${notReconciled.length} of the timed payments are not RECONCILED`);
     const callsAll = dynamoCallCount() - callsBefore;
     const transitions = runner.stateTransitions - transitionsBefore;
     const outboxEvents = events.published - eventsBefore;
@@ -566,6 +571,7 @@ export async function paymentFigures({ service, seconds, log }: PaymentBenchOpti
       concurrency: throughputConcurrency,
       firstPostToLastReconciledSeconds: round(elapsedSeconds, 2),
       paymentsPerSecond: round(throughputPayments / elapsedSeconds, 1),
+      reconciledReadBack: timedKeys.length,
       intakePerSecond: round(throughputPayments / ((lastAccepted - started) / 1000), 1),
       acceptedToFinishedMs: percentiles(perPayment),
       // Includes the 0.4 s of quiet that ends the wait.
