@@ -15,26 +15,25 @@ const maps = new Map<string, SourceMap | undefined>();
 /** This module is inlined into the bundle's index.mjs: its directory holds the bundle's files and their maps. */
 const bundleDirectory = new URL('.', import.meta.url).href;
 
-function mapOf(fileName: string): SourceMap | undefined {
-  if (maps.has(fileName)) return maps.get(fileName);
+/** The map of one of the bundle's files, by its file URL; read once, at the first trace through it. */
+function mapOf(fileUrl: string): SourceMap | undefined {
+  if (maps.has(fileUrl)) return maps.get(fileUrl);
   let map: SourceMap | undefined;
-  const url = fileName.startsWith('/') ? pathToFileURL(fileName).href : fileName;
   // Only the bundle's own files: the runtime's and Node's have no map to read.
-  if (url.startsWith(bundleDirectory) && !url.slice(bundleDirectory.length).includes('/')) {
+  if (fileUrl.startsWith(bundleDirectory) && !fileUrl.slice(bundleDirectory.length).includes('/')) {
     try {
-      map = new SourceMap(JSON.parse(readFileSync(`${fileURLToPath(url)}.map`, 'utf8')));
+      map = new SourceMap(JSON.parse(readFileSync(`${fileURLToPath(fileUrl)}.map`, 'utf8')));
     } catch {
       map = undefined;
     }
   }
-  maps.set(fileName, map);
+  maps.set(fileUrl, map);
   return map;
 }
 
 /** The source as Node names it: resolved against the map's own place. */
-function sourcePath(source: string, fileName: string): string {
-  const mapUrl = fileName.startsWith('file:') ? `${fileName}.map` : pathToFileURL(`${fileName}.map`).href;
-  const resolved = new URL(source, mapUrl);
+function sourcePath(source: string, fileUrl: string): string {
+  const resolved = new URL(source, `${fileUrl}.map`);
   return resolved.protocol === 'file:' ? fileURLToPath(resolved) : resolved.href;
 }
 
@@ -43,9 +42,12 @@ function mappedFrame(site: NodeJS.CallSite, caller: NodeJS.CallSite | undefined)
   const fileName = site.getFileName();
   const line = site.getLineNumber();
   const column = site.getColumnNumber();
-  const map = fileName && line && column ? mapOf(fileName) : undefined;
-  if (!map || !fileName) return `${site}`;
-  const entry = map.findEntry(line! - 1, column! - 1);
+  if (!fileName || !line || !column) return `${site}`;
+  // V8 names an ES module's file by its URL, a CommonJS one by its path.
+  const fileUrl = fileName.startsWith('/') ? pathToFileURL(fileName).href : fileName;
+  const map = mapOf(fileUrl);
+  if (!map) return `${site}`;
+  const entry = map.findEntry(line - 1, column - 1);
   if (!('originalSource' in entry)) return `${site}`;
   // The original name of the function the frame is in (V8 gives the minified one): the name mapped at
   // its start, else the name its caller called it by when the caller is in the same file.
@@ -58,7 +60,7 @@ function mappedFrame(site: NodeJS.CallSite, caller: NodeJS.CallSite | undefined)
   const typeName = site.getTypeName();
   const generated = `${typeName !== null && typeName !== 'global' ? `${typeName}.` : ''}${site.getFunctionName() ?? site.getMethodName() ?? '<anonymous>'}`;
   const name = original || generated;
-  return `${site.isAsync() ? 'async ' : ''}${name} (${sourcePath(entry.originalSource, fileName)}:${entry.originalLine + 1}:${entry.originalColumn + 1})`;
+  return `${site.isAsync() ? 'async ' : ''}${name} (${sourcePath(entry.originalSource, fileUrl)}:${entry.originalLine + 1}:${entry.originalColumn + 1})`;
 }
 
 function prepareStackTrace(error: Error, sites: NodeJS.CallSite[]): string {
