@@ -82,12 +82,24 @@ async function loadHandler(modulePath: string): Promise<LambdaHandler> {
   return module.handler;
 }
 
-export async function compileRoutes(table: RouteDefinition[] = routes): Promise<{ routes: CompiledRoute[]; fallback: LambdaHandler }> {
+/**
+ * The route table as API Gateway matches it: a path of literal segments by a lookup (it outranks any
+ * route with a parameter, which has fewer literal segments), the others in order of specificity.
+ */
+interface RouteTable {
+  literal: Map<string, CompiledRoute>;
+  parameterized: CompiledRoute[];
+  fallback: LambdaHandler;
+}
+
+export async function compileRoutes(table: RouteDefinition[] = routes): Promise<RouteTable> {
   const handlers = new Map<string, LambdaHandler>();
   for (const modulePath of new Set([...table.map((definition) => definition.handler), unmatchedHandler])) {
     handlers.set(modulePath, await loadHandler(modulePath));
   }
-  const compiled = table.map((definition) => {
+  const literal = new Map<string, CompiledRoute>();
+  const parameterized: CompiledRoute[] = [];
+  for (const definition of table) {
     const names: string[] = [];
     const segments = definition.path.split('/').filter(Boolean);
     const pattern = segments
@@ -98,23 +110,47 @@ export async function compileRoutes(table: RouteDefinition[] = routes): Promise<
         return '([^/]+)';
       })
       .join('/');
-    return {
+    const route = {
       definition,
       regex: new RegExp(`^/${pattern}$`),
       names,
       handler: handlers.get(definition.handler)!,
       specificity: segments.filter((segment) => !segment.startsWith('{')).length * 100 - names.length,
     };
-  });
-  compiled.sort((a, b) => b.specificity - a.specificity);
-  return { routes: compiled, fallback: handlers.get(unmatchedHandler)! };
+    const key = `${definition.method} /${segments.join('/')}`;
+    if (names.length) parameterized.push(route);
+    else if (!literal.has(key)) literal.set(key, route);
+  }
+  parameterized.sort((a, b) => b.specificity - a.specificity);
+  return { literal, parameterized, fallback: handlers.get(unmatchedHandler)! };
 }
+
+/** The route a request takes and its path parameters (as sent where one is not valid percent-encoding), or none. */
+function matchRoute(table: RouteTable, method: string, pathname: string): { route: CompiledRoute; pathParameters?: Record<string, string> } | undefined {
+  const route = table.literal.get(`${method} ${pathname}`);
+  if (route) return { route };
+  for (const candidate of table.parameterized) {
+    if (candidate.definition.method !== method) continue;
+    const values = candidate.regex.exec(pathname)?.slice(1);
+    if (!values) continue;
+    try {
+      return { route: candidate, pathParameters: Object.fromEntries(candidate.names.map((name, index) => [name, decodeURIComponent(values[index]!)])) };
+    } catch {
+      return { route: candidate, pathParameters: Object.fromEntries(candidate.names.map((name, index) => [name, values[index]!])) };
+    }
+  }
+  return undefined;
+}
+
+const noBody = Buffer.alloc(0);
 
 /**
  * The whole body, as HTTP API passes it on (the service's own 1 MiB bound is the handler's to answer,
  * in the contract's body); undefined past HTTP API's quota, which it refuses itself.
  */
-function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+function readBody(request: IncomingMessage): Promise<Buffer | undefined> | Buffer {
+  // Neither a length nor chunked framing: HTTP/1.1 says there is no body, and node has no data to give.
+  if (request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined) return noBody;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -241,7 +277,7 @@ export interface HttpServerOptions {
 }
 
 export async function startHttpServer(options: HttpServerOptions): Promise<{ server: http.Server; url: string; close(): Promise<void> }> {
-  const { routes: compiled, fallback } = await compileRoutes(options.routes);
+  const table = await compileRoutes(options.routes);
   const integrationTimeoutMs = options.integrationTimeoutMs ?? httpApiIntegrationTimeoutMs;
 
   const server = http.createServer(async (request: IncomingMessage, response: ServerResponse) => {
@@ -250,24 +286,18 @@ export async function startHttpServer(options: HttpServerOptions): Promise<{ ser
       const body = await readBody(request);
       const method = (request.method ?? 'GET').toUpperCase();
       let result: APIGatewayProxyStructuredResultV2 | string | undefined;
-      const match = compiled.find((candidate) => candidate.definition.method === method && candidate.regex.test(url.pathname));
+      const matched = matchRoute(table, method, url.pathname);
       if (!body) {
         result = httpApiAnswers.bodyTooLarge;
-      } else if (match) {
-        const values = match.regex.exec(url.pathname)!.slice(1);
-        let pathParameters: Record<string, string> | undefined;
-        try {
-          pathParameters = Object.fromEntries(match.names.map((name, index) => [name, decodeURIComponent(values[index]!)]));
-        } catch {
-          pathParameters = Object.fromEntries(match.names.map((name, index) => [name, values[index]!]));
-        }
-        const event = toEvent(request, url, body, routeKey(match.definition), match.names.length ? pathParameters : undefined);
+      } else if (matched) {
+        const { route, pathParameters } = matched;
+        const event = toEvent(request, url, body, routeKey(route.definition), pathParameters);
         // A route a test mounts is no deployed function: it runs unchecked.
-        const entry = options.routes ? undefined : match.definition.handler;
-        result = await invoke(match.handler, entry, event, lambdaContext(entry ?? match.definition.handler, event.requestContext.requestId), integrationTimeoutMs, body.length);
+        const entry = options.routes ? undefined : route.definition.handler;
+        result = await invoke(route.handler, entry, event, lambdaContext(entry ?? route.definition.handler, event.requestContext.requestId), integrationTimeoutMs, body.length);
       } else {
         const event = toEvent(request, url, body, '$default');
-        result = await invoke(fallback, unmatchedHandler, event, lambdaContext(unmatchedHandler, event.requestContext.requestId), integrationTimeoutMs, body.length);
+        result = await invoke(table.fallback, unmatchedHandler, event, lambdaContext(unmatchedHandler, event.requestContext.requestId), integrationTimeoutMs, body.length);
       }
       const structured = typeof result === 'object' && result ? result : { statusCode: 200, body: result ?? '' };
       response.writeHead(structured.statusCode ?? 200, structured.headers as Record<string, string>);
