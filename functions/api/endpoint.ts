@@ -11,7 +11,7 @@ import type { OrganizationItem } from '#store/organizations.ts';
 import { countRequestCalls } from '#store/client.ts';
 import { config } from '#platform/config.ts';
 import { requireEdgeOrigin } from '#platform/edgeOrigin.ts';
-import { ApiError, DeadlineReached, isDependencyUnavailable } from '#platform/errors.ts';
+import { ApiError, isDependencyUnavailable } from '#platform/errors.ts';
 import { invocationSignal, withInvocationSignal } from '#platform/invocation.ts';
 import { logger } from '#platform/logger.ts';
 import { ProviderNotConfigured } from '#platform/providerErrors.ts';
@@ -239,13 +239,9 @@ export function endpoint<R extends RouteRequest>(
   definition: RouteDefinition<R>,
   fn: (request: ApiRequest<R>) => Promise<ApiResponse>,
 ): (event: ApiEvent, context: Context) => Promise<ApiResult> {
-  const chain = middy<ApiEvent, ApiResult, Error, Context>({
-    // A backstop, a little after the whole invocation's own 503 below, which also abandons its calls.
-    timeoutEarlyInMillis: deadlineMarginMs - 100,
-    timeoutEarlyResponse: () => {
-      throw new DeadlineReached();
-    },
-  })
+  // No middy timeoutEarly: it would cover the handler alone, and the invocation's own deadline below
+  // answers first; a second timer a little later would only run on requests already answered.
+  const chain = middy<ApiEvent, ApiResult, Error, Context>()
     // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event carries the API key.
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(lifecycle(definition))
@@ -267,9 +263,8 @@ export function endpoint<R extends RouteRequest>(
       // middy treats an undefined result as "not answered"; a handler must always answer.
       return reply as unknown as ApiResult;
     });
-  // middy's early response covers the handler alone; the key check and the bucket before it can be
-  // slow too (a contended table). So the whole invocation answers its 503 before Lambda's deadline,
-  // never Lambda's own timeout (HTTP API's bare 500, which a client must not retry blindly).
+  // The key check and the bucket before the handler can be slow too (a contended table), so the whole
+  // invocation answers its 503 before Lambda's deadline, never Lambda's own timeout (HTTP API's bare 500, which a client must not retry blindly).
   return async (event, context) => {
     const remaining = context?.getRemainingTimeInMillis?.();
     if (remaining === undefined) return chain(event, context);

@@ -51,18 +51,6 @@ export function notFound(what = 'resource'): ApiError {
 }
 
 /**
- * The request ran out of its function's time (middy's early timeout, just before Lambda's own):
- * whatever it was doing may or may not have been written, so the answer is the contract's 503 and
- * a retry with the same idempotency key, not a 500.
- */
-export class DeadlineReached extends Error {
-  constructor() {
-    super('The request ran out of time before it could answer.');
-    this.name = 'DeadlineReached';
-  }
-}
-
-/**
  * Conditional writes of one item that kept losing races to concurrent requests, each of which
  * would have succeeded alone: nothing was written, and a retry is safe.
  */
@@ -102,5 +90,5 @@ function isAnswerLost(error: unknown): boolean {
  * taken effect, and a retry with the same idempotency key is what settles it (a 500 says neither).
  */
 export function isDependencyUnavailable(error: unknown): boolean {
-  return error instanceof DeadlineReached || error instanceof StoreContended || storeBusy.some((type) => error instanceof type) || isContentionCancellation(error) || isAnswerLost(error);
+  return error instanceof StoreContended || storeBusy.some((type) => error instanceof type) || isContentionCancellation(error) || isAnswerLost(error);
 }
