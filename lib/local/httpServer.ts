@@ -19,11 +19,16 @@ import { invokeAs, localGrants } from './grants/enforcement.ts';
  */
 type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string | undefined>;
 
-interface CompiledRoute {
+/** A row of the route table and the handler it runs. */
+interface MountedRoute {
   definition: RouteDefinition;
+  handler: LambdaHandler;
+}
+
+/** A route with path parameters: matched by its pattern, which names them. */
+interface ParameterizedRoute extends MountedRoute {
   regex: RegExp;
   names: string[];
-  handler: LambdaHandler;
   /** Literal segments rank first, as API Gateway prefers the most specific route. */
   specificity: number;
 }
@@ -87,8 +92,8 @@ async function loadHandler(modulePath: string): Promise<LambdaHandler> {
  * route with a parameter, which has fewer literal segments), the others in order of specificity.
  */
 interface RouteTable {
-  literal: Map<string, CompiledRoute>;
-  parameterized: CompiledRoute[];
+  literal: Map<string, MountedRoute>;
+  parameterized: ParameterizedRoute[];
   fallback: LambdaHandler;
 }
 
@@ -97,36 +102,32 @@ export async function compileRoutes(table: RouteDefinition[] = routes): Promise<
   for (const modulePath of new Set([...table.map((definition) => definition.handler), unmatchedHandler])) {
     handlers.set(modulePath, await loadHandler(modulePath));
   }
-  const literal = new Map<string, CompiledRoute>();
-  const parameterized: CompiledRoute[] = [];
+  const literal = new Map<string, MountedRoute>();
+  const parameterized: ParameterizedRoute[] = [];
   for (const definition of table) {
-    const names: string[] = [];
     const segments = definition.path.split('/').filter(Boolean);
-    const pattern = segments
-      .map((segment) => {
-        const param = /^\{(.+)\}$/.exec(segment);
-        if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        names.push(param[1]!);
-        return '([^/]+)';
-      })
-      .join('/');
-    const route = {
-      definition,
+    const mounted = { definition, handler: handlers.get(definition.handler)! };
+    const params = segments.map((segment) => /^\{(.+)\}$/.exec(segment)?.[1]);
+    if (params.every((name) => name === undefined)) {
+      const key = `${definition.method} /${segments.join('/')}`;
+      if (!literal.has(key)) literal.set(key, mounted);
+      continue;
+    }
+    const names = params.filter((name) => name !== undefined);
+    const pattern = segments.map((segment, index) => (params[index] === undefined ? segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : '([^/]+)')).join('/');
+    parameterized.push({
+      ...mounted,
       regex: new RegExp(`^/${pattern}$`),
       names,
-      handler: handlers.get(definition.handler)!,
       specificity: segments.filter((segment) => !segment.startsWith('{')).length * 100 - names.length,
-    };
-    const key = `${definition.method} /${segments.join('/')}`;
-    if (names.length) parameterized.push(route);
-    else if (!literal.has(key)) literal.set(key, route);
+    });
   }
   parameterized.sort((a, b) => b.specificity - a.specificity);
   return { literal, parameterized, fallback: handlers.get(unmatchedHandler)! };
 }
 
 /** The route a request takes and its path parameters (as sent where one is not valid percent-encoding), or none. */
-function matchRoute(table: RouteTable, method: string, pathname: string): { route: CompiledRoute; pathParameters?: Record<string, string> } | undefined {
+function matchRoute(table: RouteTable, method: string, pathname: string): { route: MountedRoute; pathParameters?: Record<string, string> } | undefined {
   const route = table.literal.get(`${method} ${pathname}`);
   if (route) return { route };
   for (const candidate of table.parameterized) {
