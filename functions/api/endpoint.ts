@@ -264,7 +264,8 @@ export function endpoint<R extends RouteRequest>(
       return reply as unknown as ApiResult;
     });
   // The key check and the bucket before the handler can be slow too (a contended table), so the whole
-  // invocation answers its 503 before Lambda's deadline, never Lambda's own timeout (HTTP API's bare 500, which a client must not retry blindly).
+  // invocation answers its 503 before Lambda's deadline, never Lambda's own timeout (HTTP API's bare
+  // 500, which a client must not retry blindly).
   return async (event, context) => {
     const remaining = context?.getRemainingTimeInMillis?.();
     if (remaining === undefined) return chain(event, context);
