@@ -1,15 +1,16 @@
 import * as z from 'zod/mini';
+import { schema } from './schema.ts';
 import { DecimalAmount, DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, amountString, pageQuery } from './common.ts';
 
 /** The PIX amount pattern: BRL with at most two decimals; bounded like every decimal string (docs/decisions/007, 072). */
-const BrlAmount = /* @__PURE__ */ amountString(/^\d+(\.\d{1,2})?$/, 'must be a BRL amount with at most two decimals');
+const BrlAmount = /* @__PURE__ */ schema(() => amountString(/^\d+(\.\d{1,2})?$/, 'must be a BRL amount with at most two decimals'));
 
 // ---- Bank deposit instructions ------------------------------------------------------------
 
 /** A field of a house account: present only when held, so never empty. */
-const HeldField = /* @__PURE__ */ z.string().check(z.minLength(1));
+const HeldField = /* @__PURE__ */ schema(() => z.string().check(z.minLength(1)));
 
-export const DepositInstructions = /* @__PURE__ */ z
+export const DepositInstructions = /* @__PURE__ */ schema(() => z
   .object({
     reference: z.string().check(
       z.regex(/^REF[0-7][0-9A-HJKMNP-TV-Z]{26}$/),
@@ -40,18 +41,18 @@ export const DepositInstructions = /* @__PURE__ */ z
         }),
       ),
   })
-  .check(z.meta({ id: 'DepositInstructions' }));
+  .check(z.meta({ id: 'DepositInstructions' })));
 export type DepositInstructions = z.infer<typeof DepositInstructions>;
 
 // ---- Wire on-ramp -------------------------------------------------------------------------
 
-export const OnRampQuoteQuery = /* @__PURE__ */ z.object({
+export const OnRampQuoteQuery = /* @__PURE__ */ schema(() => z.object({
   amount: DecimalString,
   currency: z.string().check(z.minLength(1), z.maxLength(16), z.meta({ description: 'The fiat wired.' })),
-});
+}));
 export type OnRampQuoteQuery = z.infer<typeof OnRampQuoteQuery>;
 
-export const OnRampQuote = /* @__PURE__ */ z
+export const OnRampQuote = /* @__PURE__ */ schema(() => z
   .object({
     atPar: z.boolean(),
     sent: Money,
@@ -69,11 +70,11 @@ export const OnRampQuote = /* @__PURE__ */ z
       id: 'OnRampQuote',
       description: '`gross`, `fee` and `net` are present only for USD (at par, one-for-one with USDC); for EUR they are omitted.',
     }),
-  );
+  ));
 export type OnRampQuote = z.infer<typeof OnRampQuote>;
 
 /** POST /treasury/onramp: unknown fields are ignored (stripped). */
-export const CreateOnRampBody = /* @__PURE__ */ z
+export const CreateOnRampBody = /* @__PURE__ */ schema(() => z
   .object({
     idempotencyKey: IdempotencyKey.check(z.meta({ description: 'Becomes the on-ramp id.' })),
     amount: DecimalAmount.check(z.meta({ description: 'At least the quoted minimum; below it gives 400 `validation`.' })),
@@ -84,18 +85,18 @@ export const CreateOnRampBody = /* @__PURE__ */ z
       }),
     ),
   })
-  .check(z.meta({ id: 'CreateOnRampRequest' }));
+  .check(z.meta({ id: 'CreateOnRampRequest' })));
 export type CreateOnRampBody = z.infer<typeof CreateOnRampBody>;
 
-export const OnRampState = /* @__PURE__ */ z.enum(['FAILED', 'IN_DOUBT', 'REFUNDED', 'DELIVERED', 'EXPIRED']).check(
+export const OnRampState = /* @__PURE__ */ schema(() => z.enum(['FAILED', 'IN_DOUBT', 'REFUNDED', 'DELIVERED', 'EXPIRED']).check(
   z.meta({
     id: 'OnRampState',
     description: 'How a deposit ended.',
   }),
-);
+));
 export type OnRampState = z.infer<typeof OnRampState>;
 
-export const OnRampStage = /* @__PURE__ */ z
+export const OnRampStage = /* @__PURE__ */ schema(() => z
   .enum([
     'OPENING_COLLECTION',
     'AWAITING_PAYMENT',
@@ -109,10 +110,10 @@ export const OnRampStage = /* @__PURE__ */ z
     'DELIVERED',
     'EXPIRED',
   ])
-  .check(z.meta({ id: 'OnRampStage', description: 'Where a deposit is now: an in-flight stage or one of the end states.' }));
+  .check(z.meta({ id: 'OnRampStage', description: 'Where a deposit is now: an in-flight stage or one of the end states.' })));
 export type OnRampStage = z.infer<typeof OnRampStage>;
 
-export const WireOnRampInstructions = /* @__PURE__ */ z
+export const WireOnRampInstructions = /* @__PURE__ */ schema(() => z
   .object({
     reference: z.string(),
     accountName: z.string(),
@@ -120,9 +121,9 @@ export const WireOnRampInstructions = /* @__PURE__ */ z
     accountNumber: z.optional(z.string()),
     bic: z.optional(z.string()),
   })
-  .check(z.meta({ id: 'WireOnRampInstructions', description: 'Only fields actually held are present.' }));
+  .check(z.meta({ id: 'WireOnRampInstructions', description: 'Only fields actually held are present.' })));
 
-export const PixOnRampInstructions = /* @__PURE__ */ z
+export const PixOnRampInstructions = /* @__PURE__ */ schema(() => z
   .object({
     reference: z.string(),
     brCode: z.string().check(z.meta({ description: 'Show as a QR code.' })),
@@ -130,37 +131,37 @@ export const PixOnRampInstructions = /* @__PURE__ */ z
     receive: Money.check(z.meta({ description: 'USDC to receive.' })),
     expiresAt: Timestamp,
   })
-  .check(z.meta({ id: 'PixOnRampInstructions' }));
+  .check(z.meta({ id: 'PixOnRampInstructions' })));
 
-export const OnRampInstructions = /* @__PURE__ */ z.union([WireOnRampInstructions, PixOnRampInstructions]).check(z.meta({ id: 'OnRampInstructions' }));
+export const OnRampInstructions = /* @__PURE__ */ schema(() => z.union([WireOnRampInstructions, PixOnRampInstructions]).check(z.meta({ id: 'OnRampInstructions' })));
 export type OnRampInstructions = z.infer<typeof OnRampInstructions>;
 
 /**
  * 202 of POST /treasury/onramp and /treasury/onramp/pix. `status` is named without its values by the
  * contract: we answer the deposit's stage at that moment.
  */
-export const OnRampAccepted = /* @__PURE__ */ z
+export const OnRampAccepted = /* @__PURE__ */ schema(() => z
   .object({
     onRampId: z.string(),
     status: OnRampStage,
     instructions: z.optional(OnRampInstructions).check(z.meta({ description: 'Absent when the environment cannot produce them.' })),
   })
-  .check(z.meta({ id: 'OnRampAccepted', description: "`status` is the deposit's stage when answered (our choice of values)." }));
+  .check(z.meta({ id: 'OnRampAccepted', description: "`status` is the deposit's stage when answered (our choice of values)." })));
 export type OnRampAccepted = z.infer<typeof OnRampAccepted>;
 
-export const OnRampOrigin = /* @__PURE__ */ z.enum(['api', 'deposit', 'pix']).check(
+export const OnRampOrigin = /* @__PURE__ */ schema(() => z.enum(['api', 'deposit', 'pix']).check(
   z.meta({
     id: 'OnRampOrigin',
     description:
       '`api`: started by POST /treasury/onramp; `deposit`: a wire that arrived quoting the reference (id prefix `dep-`); `pix`: started by POST /treasury/onramp/pix.',
   }),
-);
+));
 
-export const ListOnRampsQuery = /* @__PURE__ */ z.extend(pageQuery(500), { origin: z.optional(OnRampOrigin) });
+export const ListOnRampsQuery = /* @__PURE__ */ schema(() => z.extend(pageQuery(500), { origin: z.optional(OnRampOrigin) }));
 export type ListOnRampsQuery = z.infer<typeof ListOnRampsQuery>;
 
 /** Rows of GET /treasury/onramps are not shown by the contract; ours mirror payment rows (no state). */
-export const OnRampListItem = /* @__PURE__ */ z
+export const OnRampListItem = /* @__PURE__ */ schema(() => z
   .object({
     onRampId: z.string(),
     origin: OnRampOrigin,
@@ -173,13 +174,13 @@ export const OnRampListItem = /* @__PURE__ */ z
       id: 'OnRampListItem',
       description: 'Rows carry no state. Fields are not shown by the contract; this shape is our choice (docs/decisions/030).',
     }),
-  );
+  ));
 export type OnRampListItem = z.infer<typeof OnRampListItem>;
 
-export const OnRampList = /* @__PURE__ */ z.object({ onramps: z.array(OnRampListItem), ...PageFields }).check(z.meta({ id: 'OnRampList' }));
+export const OnRampList = /* @__PURE__ */ schema(() => z.object({ onramps: z.array(OnRampListItem), ...PageFields }).check(z.meta({ id: 'OnRampList' })));
 export type OnRampList = z.infer<typeof OnRampList>;
 
-export const OnRampStatus = /* @__PURE__ */ z
+export const OnRampStatus = /* @__PURE__ */ schema(() => z
   .object({
     onRampId: z.string(),
     running: z.boolean(),
@@ -196,21 +197,21 @@ export const OnRampStatus = /* @__PURE__ */ z
     txHash: z.optional(z.string()).check(z.meta({ description: 'On-chain transaction.' })),
     instructions: z.optional(OnRampInstructions),
   })
-  .check(z.meta({ id: 'OnRampStatus' }));
+  .check(z.meta({ id: 'OnRampStatus' })));
 export type OnRampStatus = z.infer<typeof OnRampStatus>;
 
-export const OnRampParams = /* @__PURE__ */ z.object({ onRampId: PathId });
+export const OnRampParams = /* @__PURE__ */ schema(() => z.object({ onRampId: PathId }));
 export type OnRampParams = z.infer<typeof OnRampParams>;
 
 // ---- PIX on-ramp --------------------------------------------------------------------------
 
-export const PixOnRampQuoteQuery = /* @__PURE__ */ z.object({
+export const PixOnRampQuoteQuery = /* @__PURE__ */ schema(() => z.object({
   amount: BrlAmount,
   currency: z._default(z.literal('BRL'), 'BRL'),
-});
+}));
 export type PixOnRampQuoteQuery = z.infer<typeof PixOnRampQuoteQuery>;
 
-export const PixOnRampQuote = /* @__PURE__ */ z
+export const PixOnRampQuote = /* @__PURE__ */ schema(() => z
   .object({
     sent: Money,
     targetStablecoin: z.string(),
@@ -238,11 +239,11 @@ export const PixOnRampQuote = /* @__PURE__ */ z
     ),
     provider: z.optional(z.string()),
   })
-  .check(z.meta({ id: 'PixOnRampQuote', description: 'Amounts outside minimum and maximum give 400 when opening a code.' }));
+  .check(z.meta({ id: 'PixOnRampQuote', description: 'Amounts outside minimum and maximum give 400 when opening a code.' })));
 export type PixOnRampQuote = z.infer<typeof PixOnRampQuote>;
 
 /** POST /treasury/onramp/pix: strict, nested amount included (an unknown field anywhere gives 400). */
-export const CreatePixOnRampBody = /* @__PURE__ */ z
+export const CreatePixOnRampBody = /* @__PURE__ */ schema(() => z
   .strictObject({
     idempotencyKey: IdempotencyKey.check(z.meta({ description: 'Becomes the on-ramp id; a retry returns the same code.' })),
     amount: z.strictObject({
@@ -250,21 +251,21 @@ export const CreatePixOnRampBody = /* @__PURE__ */ z
       currency: z._default(z.literal('BRL'), 'BRL'),
     }),
   })
-  .check(z.meta({ id: 'CreatePixOnRampRequest' }));
+  .check(z.meta({ id: 'CreatePixOnRampRequest' })));
 export type CreatePixOnRampBody = z.infer<typeof CreatePixOnRampBody>;
 
-export const PixOnRampAccepted = /* @__PURE__ */ z
+export const PixOnRampAccepted = /* @__PURE__ */ schema(() => z
   .object({
     onRampId: z.string(),
     status: OnRampStage,
     instructions: z.optional(PixOnRampInstructions),
   })
-  .check(z.meta({ id: 'PixOnRampAccepted', description: "`status` is the deposit's stage when answered (our choice of values)." }));
+  .check(z.meta({ id: 'PixOnRampAccepted', description: "`status` is the deposit's stage when answered (our choice of values)." })));
 export type PixOnRampAccepted = z.infer<typeof PixOnRampAccepted>;
 
 // ---- Crypto deposits ----------------------------------------------------------------------
 
-export const CryptoDepositAddresses = /* @__PURE__ */ z
+export const CryptoDepositAddresses = /* @__PURE__ */ schema(() => z
   .object({
     currency: z.string().check(z.meta({ description: 'USDC.' })),
     address: z.optional(z.string().check(z.minLength(1))).check(z.meta({ description: 'Present when all networks share one address.' })),
@@ -285,5 +286,5 @@ export const CryptoDepositAddresses = /* @__PURE__ */ z
     ),
     quotedAt: Money.check(z.meta({ description: 'The deposit size the fees are priced for.' })),
   })
-  .check(z.meta({ id: 'CryptoDepositAddresses', description: 'Only USDC on a listed network is supported.' }));
+  .check(z.meta({ id: 'CryptoDepositAddresses', description: 'Only USDC on a listed network is supported.' })));
 export type CryptoDepositAddresses = z.infer<typeof CryptoDepositAddresses>;

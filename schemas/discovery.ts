@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
+import { schema } from './schema.ts';
 import { Timestamp } from './common.ts';
 
-export const Health = /* @__PURE__ */ z
+export const Health = /* @__PURE__ */ schema(() => z
   .object({
     status: z.enum(['ok', 'degraded']),
     version: z.string(),
@@ -9,11 +10,11 @@ export const Health = /* @__PURE__ */ z
     checks: z.object({ workflow: z.enum(['ok', 'unreachable']) }),
     error: z.optional(z.string()).check(z.meta({ description: 'Present on 503.' })),
   })
-  .check(z.meta({ id: 'Health' }));
+  .check(z.meta({ id: 'Health' })));
 
-export const FeatureStatus = /* @__PURE__ */ z.enum(['live', 'partial', 'simulated', 'planned']);
+export const FeatureStatus = /* @__PURE__ */ schema(() => z.enum(['live', 'partial', 'simulated', 'planned']));
 
-export const Capabilities = /* @__PURE__ */ z
+export const Capabilities = /* @__PURE__ */ schema(() => z
   .object({
     version: z.string(),
     environment: z.enum(['simulated', 'sandbox', 'production']),
@@ -35,9 +36,9 @@ export const Capabilities = /* @__PURE__ */ z
       }),
     ),
   })
-  .check(z.meta({ id: 'Capabilities' }));
+  .check(z.meta({ id: 'Capabilities' })));
 
-export const Me = /* @__PURE__ */ z
+export const Me = /* @__PURE__ */ schema(() => z
   .object({
     id: z.string().check(z.meta({ description: 'Organization id' })),
     name: z.string().check(z.meta({ description: 'Organization name' })),
@@ -45,6 +46,6 @@ export const Me = /* @__PURE__ */ z
     memberId: z.optional(z.string()),
     actor: z.optional(z.object({ name: z.nullable(z.string()), email: z.string() })),
   })
-  .check(z.meta({ id: 'Me' }));
+  .check(z.meta({ id: 'Me' })));
 
 export { Timestamp };

@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
+import { schema } from './schema.ts';
 import { Money } from './common.ts';
 
 /** Every error body is `{error, message, ...}`; clients branch on `error`. */
-export const ErrorBody = /* @__PURE__ */ z
+export const ErrorBody = /* @__PURE__ */ schema(() => z
   .catchall(
     z.object({
       error: z.string().check(z.meta({ description: 'Machine-readable code; branch on this, never on message.' })),
@@ -10,32 +11,32 @@ export const ErrorBody = /* @__PURE__ */ z
     }),
     z.unknown(),
   )
-  .check(z.meta({ id: 'Error' }));
+  .check(z.meta({ id: 'Error' })));
 
-export const ValidationErrorBody = /* @__PURE__ */ z
+export const ValidationErrorBody = /* @__PURE__ */ schema(() => z
   .object({
     error: z.literal('validation'),
     message: z.string(),
     issues: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string() })),
   })
-  .check(z.meta({ id: 'ValidationError' }));
+  .check(z.meta({ id: 'ValidationError' })));
 
-export const RateLimitedBody = /* @__PURE__ */ z
+export const RateLimitedBody = /* @__PURE__ */ schema(() => z
   .object({
     error: z.literal('rate_limited'),
     message: z.string(),
     retryAfterSeconds: z.number().check(z.int(), z.minimum(1)),
   })
-  .check(z.meta({ id: 'RateLimited' }));
+  .check(z.meta({ id: 'RateLimited' })));
 
-export const NotImplementedBody = /* @__PURE__ */ z
+export const NotImplementedBody = /* @__PURE__ */ schema(() => z
   .object({
     error: z.literal('not_implemented'),
     message: z.string(),
     feature: z.string(),
     requires: z.optional(z.array(z.string())),
   })
-  .check(z.meta({ id: 'NotImplemented' }));
+  .check(z.meta({ id: 'NotImplemented' })));
 
 export type ErrorBodyShape = z.infer<typeof ErrorBody>;
 
@@ -92,17 +93,17 @@ export const errorCodeStatus = {
 } as const;
 export type ErrorCode = keyof typeof errorCodeStatus;
 
-const ErrorMessage = /* @__PURE__ */ z.string().check(z.meta({ description: 'For people; never branch on it.' }));
+const ErrorMessage = /* @__PURE__ */ schema(() => z.string().check(z.meta({ description: 'For people; never branch on it.' })));
 
-export const BeneficiaryIncompleteBody = /* @__PURE__ */ z
+export const BeneficiaryIncompleteBody = /* @__PURE__ */ schema(() => z
   .object({
     error: z.literal('beneficiary_incomplete'),
     message: ErrorMessage,
     missing: z.array(z.string()).check(z.minLength(1), z.meta({ description: 'The beneficiary fields the corridor needs and the request lacked.' })),
   })
-  .check(z.meta({ id: 'BeneficiaryIncompleteError' }));
+  .check(z.meta({ id: 'BeneficiaryIncompleteError' })));
 
-export const ComplianceHoldBody = /* @__PURE__ */ z
+export const ComplianceHoldBody = /* @__PURE__ */ schema(() => z
   .object({
     error: z.literal('compliance_hold'),
     message: ErrorMessage,
@@ -115,9 +116,9 @@ export const ComplianceHoldBody = /* @__PURE__ */ z
         }),
       ),
   })
-  .check(z.meta({ id: 'ComplianceHoldError' }));
+  .check(z.meta({ id: 'ComplianceHoldError' })));
 
-export const InsufficientFundsBody = /* @__PURE__ */ z
+export const InsufficientFundsBody = /* @__PURE__ */ schema(() => z
   .object({
     error: z.literal('insufficient_funds'),
     message: ErrorMessage,
@@ -127,7 +128,7 @@ export const InsufficientFundsBody = /* @__PURE__ */ z
       }),
     ),
   })
-  .check(z.meta({ id: 'InsufficientFundsError' }));
+  .check(z.meta({ id: 'InsufficientFundsError' })));
 
 export type ValidationErrorBody = z.infer<typeof ValidationErrorBody>;
 export type RateLimitedBody = z.infer<typeof RateLimitedBody>;

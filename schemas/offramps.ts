@@ -1,10 +1,11 @@
 import * as z from 'zod/mini';
+import { schema } from './schema.ts';
 import { DecimalString, IdempotencyKey, Money, PageFields, PathId, Timestamp, pageQuery, plainText } from './common.ts';
 
 // ---- Beneficiaries (off-ramp payees) ------------------------------------------------------
 
 /** POST /treasury/beneficiaries: unknown fields are ignored (stripped); every field is required. */
-export const CreateBeneficiaryBody = /* @__PURE__ */ z
+export const CreateBeneficiaryBody = /* @__PURE__ */ schema(() => z
   .object({
     name: plainText(140),
     accountId: plainText(140).check(z.meta({ description: 'IBAN or account number. Nothing verifies it.' })),
@@ -20,10 +21,10 @@ export const CreateBeneficiaryBody = /* @__PURE__ */ z
       id: 'CreateBeneficiaryRequest',
       description: 'No idempotency key: a retry registers twice. Beneficiaries cannot be edited or deleted.',
     }),
-  );
+  ));
 export type CreateBeneficiaryBody = z.infer<typeof CreateBeneficiaryBody>;
 
-export const BeneficiaryView = /* @__PURE__ */ z
+export const BeneficiaryView = /* @__PURE__ */ schema(() => z
   .object({
     id: z.uuid(),
     name: z.string(),
@@ -36,25 +37,25 @@ export const BeneficiaryView = /* @__PURE__ */ z
     currency: z.string(),
     createdAt: Timestamp,
   })
-  .check(z.meta({ id: 'BeneficiaryView', description: 'A registered off-ramp payee.' }));
+  .check(z.meta({ id: 'BeneficiaryView', description: 'A registered off-ramp payee.' })));
 export type BeneficiaryView = z.infer<typeof BeneficiaryView>;
 
-export const BeneficiaryList = /* @__PURE__ */ z
+export const BeneficiaryList = /* @__PURE__ */ schema(() => z
   .object({ beneficiaries: z.array(BeneficiaryView), count: z.number().check(z.int(), z.minimum(0)) })
-  .check(z.meta({ id: 'BeneficiaryList' }));
+  .check(z.meta({ id: 'BeneficiaryList' })));
 export type BeneficiaryList = z.infer<typeof BeneficiaryList>;
 
 // ---- Off-ramps ----------------------------------------------------------------------------
 
-export const OffRampQuoteId = /* @__PURE__ */ z.string().check(z.regex(/^oq_[A-Za-z0-9-]{8,80}$/));
+export const OffRampQuoteId = /* @__PURE__ */ schema(() => z.string().check(z.regex(/^oq_[A-Za-z0-9-]{8,80}$/)));
 
-export const OffRampQuoteQuery = /* @__PURE__ */ z.object({
+export const OffRampQuoteQuery = /* @__PURE__ */ schema(() => z.object({
   amount: DecimalString.check(z.meta({ description: 'USDC.' })),
   beneficiaryId: z.uuid(),
-});
+}));
 export type OffRampQuoteQuery = z.infer<typeof OffRampQuoteQuery>;
 
-export const OffRampQuote = /* @__PURE__ */ z
+export const OffRampQuote = /* @__PURE__ */ schema(() => z
   .object({
     pulled: Money,
     settlementCurrency: z.string(),
@@ -72,11 +73,11 @@ export const OffRampQuote = /* @__PURE__ */ z
     quoteId: z.optional(OffRampQuoteId).check(z.meta({ description: 'Present when `net` is.' })),
     expiresAt: z.optional(Timestamp),
   })
-  .check(z.meta({ id: 'OffRampQuote' }));
+  .check(z.meta({ id: 'OffRampQuote' })));
 export type OffRampQuote = z.infer<typeof OffRampQuote>;
 
 /** POST /treasury/offramp: unknown fields are ignored (stripped). */
-export const CreateOffRampBody = /* @__PURE__ */ z
+export const CreateOffRampBody = /* @__PURE__ */ schema(() => z
   .object({
     idempotencyKey: IdempotencyKey.check(z.meta({ description: 'Becomes the off-ramp id.' })),
     amount: z.object({
@@ -91,37 +92,37 @@ export const CreateOffRampBody = /* @__PURE__ */ z
       }),
     ),
   })
-  .check(z.meta({ id: 'CreateOffRampRequest', description: 'Amount and beneficiary must match the quote.' }));
+  .check(z.meta({ id: 'CreateOffRampRequest', description: 'Amount and beneficiary must match the quote.' })));
 export type CreateOffRampBody = z.infer<typeof CreateOffRampBody>;
 
 /**
  * Stages seen in one paid off-ramp, then the end states. REFUNDING (USDC on its way back) is not in the
  * contract's list; it is our choice, the counterpart of a withdrawal's RETURNING.
  */
-export const OffRampStage = /* @__PURE__ */ z
+export const OffRampStage = /* @__PURE__ */ schema(() => z
   .enum(['PULLING', 'PULLED', 'DEPOSITING', 'CREDITED', 'CONVERTING', 'SETTLING', 'PAYING', 'PAID', 'REFUNDING', 'REFUNDED', 'FAILED', 'IN_DOUBT'])
   .check(
     z.meta({
       id: 'OffRampStage',
       description: "Where an off-ramp is now. REFUNDING is our addition (docs/decisions/030); the others are the contract's.",
     }),
-  );
+  ));
 export type OffRampStage = z.infer<typeof OffRampStage>;
 
-export const OffRampState = /* @__PURE__ */ z.enum(['PAID', 'REFUNDED', 'FAILED', 'IN_DOUBT']).check(
+export const OffRampState = /* @__PURE__ */ schema(() => z.enum(['PAID', 'REFUNDED', 'FAILED', 'IN_DOUBT']).check(
   z.meta({
     id: 'OffRampState',
     description: 'How an off-ramp ended.',
   }),
-);
+));
 export type OffRampState = z.infer<typeof OffRampState>;
 
-export const OffRampAccepted = /* @__PURE__ */ z
+export const OffRampAccepted = /* @__PURE__ */ schema(() => z
   .object({ offRampId: z.string(), status: OffRampStage })
-  .check(z.meta({ id: 'OffRampAccepted', description: "`status` is the off-ramp's stage when answered (our choice of values)." }));
+  .check(z.meta({ id: 'OffRampAccepted', description: "`status` is the off-ramp's stage when answered (our choice of values)." })));
 export type OffRampAccepted = z.infer<typeof OffRampAccepted>;
 
-export const OffRampStatus = /* @__PURE__ */ z
+export const OffRampStatus = /* @__PURE__ */ schema(() => z
   .object({
     offRampId: z.string(),
     stage: OffRampStage,
@@ -147,14 +148,14 @@ export const OffRampStatus = /* @__PURE__ */ z
     slippage: z.optional(Money),
     fxBufferBps: z.optional(z.number()),
   })
-  .check(z.meta({ id: 'OffRampStatus' }));
+  .check(z.meta({ id: 'OffRampStatus' })));
 export type OffRampStatus = z.infer<typeof OffRampStatus>;
 
-export const ListOffRampsQuery = /* @__PURE__ */ pageQuery(200, z.string().check(z.minLength(1), z.maxLength(1024)));
+export const ListOffRampsQuery = /* @__PURE__ */ schema(() => pageQuery(200, z.string().check(z.minLength(1), z.maxLength(1024))));
 export type ListOffRampsQuery = z.infer<typeof ListOffRampsQuery>;
 
 /** Rows of GET /treasury/offramps are not shown by the contract; ours mirror payment rows (no state). */
-export const OffRampListItem = /* @__PURE__ */ z
+export const OffRampListItem = /* @__PURE__ */ schema(() => z
   .object({
     offRampId: z.string(),
     amount: Money.check(z.meta({ description: 'The USDC pulled.' })),
@@ -166,11 +167,11 @@ export const OffRampListItem = /* @__PURE__ */ z
       id: 'OffRampListItem',
       description: 'Rows carry no state. Fields are not shown by the contract; this shape is our choice (docs/decisions/030).',
     }),
-  );
+  ));
 export type OffRampListItem = z.infer<typeof OffRampListItem>;
 
-export const OffRampList = /* @__PURE__ */ z.object({ offramps: z.array(OffRampListItem), ...PageFields }).check(z.meta({ id: 'OffRampList' }));
+export const OffRampList = /* @__PURE__ */ schema(() => z.object({ offramps: z.array(OffRampListItem), ...PageFields }).check(z.meta({ id: 'OffRampList' })));
 export type OffRampList = z.infer<typeof OffRampList>;
 
-export const OffRampParams = /* @__PURE__ */ z.object({ offRampId: PathId });
+export const OffRampParams = /* @__PURE__ */ schema(() => z.object({ offRampId: PathId }));
 export type OffRampParams = z.infer<typeof OffRampParams>;

@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
+import { schema } from './schema.ts';
 import { CorridorInput, DecimalAmount, IdempotencyKey, Money, Rate, Timestamp } from './common.ts';
 
 /** POST /quotes: unknown fields are ignored (stripped), as the contract says for this body. */
-export const CreateQuoteBody = /* @__PURE__ */ z
+export const CreateQuoteBody = /* @__PURE__ */ schema(() => z
   .object({
     corridor: CorridorInput,
     sendAmount: DecimalAmount.check(z.meta({ description: '`amount` is a decimal string; `currency` is the stablecoin sent.' })),
@@ -15,14 +16,14 @@ export const CreateQuoteBody = /* @__PURE__ */ z
       }),
     ),
   })
-  .check(z.meta({ id: 'CreateQuoteRequest' }));
+  .check(z.meta({ id: 'CreateQuoteRequest' })));
 export type CreateQuoteBody = z.infer<typeof CreateQuoteBody>;
 
 /**
  * The owned-margin object. Its fields are not shown by the contract: we chose the margin in basis
  * points of the send amount and the amount it came to, which is what a reconciliation needs.
  */
-export const Margin = /* @__PURE__ */ z
+export const Margin = /* @__PURE__ */ schema(() => z
   .object({
     bps: z.number().check(z.int(), z.minimum(0), z.meta({ description: 'Margin in basis points of the send amount.' })),
     amount: Money.check(z.meta({ description: 'What the margin came to, in the send currency.' })),
@@ -32,15 +33,15 @@ export const Margin = /* @__PURE__ */ z
       id: 'Margin',
       description: 'Owned-margin object. Its fields are not shown by the contract; this shape is our choice (docs/decisions/030).',
     }),
-  );
+  ));
 export type Margin = z.infer<typeof Margin>;
 
-export const QuoteId = /* @__PURE__ */ z
+export const QuoteId = /* @__PURE__ */ schema(() => z
   .string()
   // No regex flag: the document's `pattern` is the source alone, so the case is spelled out.
-  .check(z.regex(/^q_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/), z.meta({ description: 'Single use; `q_<uuid>`.' }));
+  .check(z.regex(/^q_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/), z.meta({ description: 'Single use; `q_<uuid>`.' })));
 
-export const QuotePreviewResult = /* @__PURE__ */ z
+export const QuotePreviewResult = /* @__PURE__ */ schema(() => z
   .object({
     quoteId: QuoteId,
     sendAmount: Money,
@@ -59,5 +60,5 @@ export const QuotePreviewResult = /* @__PURE__ */ z
     ),
     routed: z.optional(z.boolean()),
   })
-  .check(z.meta({ id: 'QuotePreviewResult' }));
+  .check(z.meta({ id: 'QuotePreviewResult' })));
 export type QuotePreviewResult = z.infer<typeof QuotePreviewResult>;

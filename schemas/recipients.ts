@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
+import { schema } from './schema.ts';
 import { CountryCode, PathId, Timestamp, plainText } from './common.ts';
 
-export const RecipientType = /* @__PURE__ */ z.enum(['wallet', 'bank']).check(z.meta({ id: 'RecipientType', description: 'Cannot change after creation.' }));
+export const RecipientType = /* @__PURE__ */ schema(() => z.enum(['wallet', 'bank']).check(z.meta({ id: 'RecipientType', description: 'Cannot change after creation.' })));
 export type RecipientType = z.infer<typeof RecipientType>;
 
 /** The optional fields of a saved recipient with their bounds; create and update share them. */
-const recipientFields = {
+const recipientFields = /* @__PURE__ */ schema(() => ({
   account: plainText(140),
   bankCode: plainText(40),
   bic: plainText(11, 8),
@@ -19,15 +20,15 @@ const recipientFields = {
   phoneNumber: z.string().check(z.regex(/^\d{4,15}$/)),
   address: plainText(200).check(z.meta({ description: 'Wallet address.' })),
   networkId: plainText(60),
-};
+}));
 export type RecipientField = keyof typeof recipientFields;
 /** The optional fields' names, in contract order: the store keeps each of them, null when unset. */
-export const recipientFieldNames = /* @__PURE__ */ Object.keys(recipientFields) as RecipientField[];
+export const recipientFieldNames = /* @__PURE__ */ schema(() => Object.keys(recipientFields) as RecipientField[]);
 
-const RecipientName = /* @__PURE__ */ plainText(200);
+const RecipientName = /* @__PURE__ */ schema(() => plainText(200));
 
 /** POST /recipients: strict (an unknown field gives 400). */
-export const CreateRecipientBody = /* @__PURE__ */ z
+export const CreateRecipientBody = /* @__PURE__ */ schema(() => z
   .strictObject({
     name: RecipientName,
     type: RecipientType,
@@ -49,11 +50,11 @@ export const CreateRecipientBody = /* @__PURE__ */ z
       id: 'CreateRecipientRequest',
       description: 'Strict: an unknown field gives 400. A bank recipient needs `account`; a wallet recipient needs `address`.',
     }),
-  );
+  ));
 export type CreateRecipientBody = z.infer<typeof CreateRecipientBody>;
 
 /** PATCH /recipients/{recipientId}: strict; only the fields to change; null clears; `type` is refused. */
-export const UpdateRecipientBody = /* @__PURE__ */ z
+export const UpdateRecipientBody = /* @__PURE__ */ schema(() => z
   .strictObject({
     name: z.optional(RecipientName),
     ...(Object.fromEntries(Object.entries(recipientFields).map(([key, schema]) => [key, z.optional(z.nullable(schema))])) as {
@@ -65,10 +66,10 @@ export const UpdateRecipientBody = /* @__PURE__ */ z
       id: 'UpdateRecipientRequest',
       description: 'Strict: only the fields to change; `null` clears a field; `type` cannot change (sending it gives 400).',
     }),
-  );
+  ));
 export type UpdateRecipientBody = z.infer<typeof UpdateRecipientBody>;
 
-export const Recipient = /* @__PURE__ */ z
+export const Recipient = /* @__PURE__ */ schema(() => z
   .object({
     id: z.string(),
     name: z.string(),
@@ -80,13 +81,13 @@ export const Recipient = /* @__PURE__ */ z
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
-  .check(z.meta({ id: 'Recipient', description: 'A saved recipient. Every field is present; an unset one is null.' }));
+  .check(z.meta({ id: 'Recipient', description: 'A saved recipient. Every field is present; an unset one is null.' })));
 export type Recipient = z.infer<typeof Recipient>;
 
-export const RecipientList = /* @__PURE__ */ z
+export const RecipientList = /* @__PURE__ */ schema(() => z
   .object({ recipients: z.array(Recipient), count: z.number().check(z.int(), z.minimum(0)) })
-  .check(z.meta({ id: 'RecipientList' }));
+  .check(z.meta({ id: 'RecipientList' })));
 export type RecipientList = z.infer<typeof RecipientList>;
 
-export const RecipientParams = /* @__PURE__ */ z.object({ recipientId: PathId });
+export const RecipientParams = /* @__PURE__ */ schema(() => z.object({ recipientId: PathId }));
 export type RecipientParams = z.infer<typeof RecipientParams>;

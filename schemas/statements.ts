@@ -1,16 +1,17 @@
 import * as z from 'zod/mini';
+import { schema } from './schema.ts';
 import { Corridor, Money, Timestamp } from './common.ts';
 
 /** Query times carry an offset (any offset, not only Z); the echoed period is in UTC. */
-const QueryTime = /* @__PURE__ */ z.iso.datetime({ offset: true });
+const QueryTime = /* @__PURE__ */ schema(() => z.iso.datetime({ offset: true }));
 
-export const StatementQuery = /* @__PURE__ */ z.object({
+export const StatementQuery = /* @__PURE__ */ schema(() => z.object({
   from: z.optional(QueryTime).check(z.meta({ description: 'Inclusive; defaults to 30 days before `to`; must be strictly before `to`.' })),
   to: z.optional(QueryTime).check(z.meta({ description: 'Exclusive; defaults to now.' })),
-});
+}));
 export type StatementQuery = z.infer<typeof StatementQuery>;
 
-export const StatementLine = /* @__PURE__ */ z
+export const StatementLine = /* @__PURE__ */ schema(() => z
   .object({
     transactionId: z.string(),
     corridor: Corridor,
@@ -19,10 +20,10 @@ export const StatementLine = /* @__PURE__ */ z
     fee: z.array(Money).check(z.meta({ description: 'Realized fee per currency; empty when nothing was realized.' })),
     initiatedAt: Timestamp,
   })
-  .check(z.meta({ id: 'StatementLine' }));
+  .check(z.meta({ id: 'StatementLine' })));
 export type StatementLine = z.infer<typeof StatementLine>;
 
-export const Statement = /* @__PURE__ */ z
+export const Statement = /* @__PURE__ */ schema(() => z
   .object({
     integratorId: z.string(),
     period: z.object({ from: Timestamp, to: Timestamp }).check(z.meta({ description: 'The half-open period `[from, to)` actually used.' })),
@@ -40,7 +41,7 @@ export const Statement = /* @__PURE__ */ z
       description:
         'A recomputed snapshot, not an invoice: fees are realized fees, and figures can change when a payment in the window later reconciles or refunds.',
     }),
-  );
+  ));
 export type Statement = z.infer<typeof Statement>;
 
 /** The columns of a statement as CSV (`Accept: text/csv`), in order. */

@@ -12,7 +12,7 @@ import { DataStack } from '../../lib/aws/dataStack.ts';
 import { sweeperHandler } from '../../lib/aws/sweeperSchedule.ts';
 import { lambdaEntries, outboxForwarderHandler, unmatchedHandler } from '../../lib/aws/handlers.ts';
 import { bundleBudgets, bundleCode, bundleFiles, bundleLambdas, projectRoot, type LambdaBundle } from '../../lib/build/lambdaBundles.ts';
-import { createTransaction, getHealth, getMe, getOpenApi, inviteMember, listTransactions, resendInvitation, routeKey, sendEmailVerification, routeNeeds, routes, type RouteDefinition } from '#contract/routes.ts';
+import { createTransaction, createWithdrawal, getHealth, getMe, getOpenApi, getWithdrawalQuote, inviteMember, listTransactions, resendInvitation, routeKey, sendEmailVerification, routeNeeds, routes, type RouteDefinition } from '#contract/routes.ts';
 import { workflows } from '#contract/workflows.ts';
 import { workflowDefinition } from '#contract/taskRetryPolicy.ts';
 import { eventRules, mailFeedbackRule } from '#contract/events.ts';
@@ -241,6 +241,17 @@ describe('bundles', () => {
     expect(screens).toContain(createTransaction.handler);
     expect(screens).not.toContain(getMe.handler);
     expect(screens).not.toContain(listTransactions.handler);
+  });
+
+  it('builds no schema a function does not read (docs/decisions/165)', () => {
+    // GET /treasury/withdrawals/quote reads its query's schema; the same module's POST body and the error
+    // bodies beside errorCodeStatus are no part of its bundle. Each schema names itself in its metadata.
+    const quote = bundleCode(bundleOf(getWithdrawalQuote.handler));
+    expect(quote).toContain('One of the networks of GET /treasury/crypto-deposit.');
+    expect(quote).not.toContain('CreateWithdrawalRequest');
+    expect(quote).not.toContain('InsufficientFundsError');
+    expect(quote).not.toContain('WithdrawalStatus');
+    expect(bundleCode(bundleOf(createWithdrawal.handler))).toContain('CreateWithdrawalRequest');
   });
 
   it('serves GET /openapi.json from the document generated at build time: written beside its bundle, with no generator inside', () => {

@@ -1,3 +1,5 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { DecimalString, IdempotencyKey } from '#schemas/common.ts';
@@ -329,5 +331,29 @@ describe('the strict view the e2e tests read answers with (test/support/strictSc
     expect(z.safeParse(list, { ...page, extra: true }).success).toBe(false);
     expect(z.safeParse(list, { ...page, transactions: [{ ...row, sendAmount: { ...row.sendAmount, extra: 1 } }] }).success).toBe(false);
     expect(z.safeParse(list, page).success).toBe(true);
+  });
+});
+
+describe('declarations', () => {
+  it('declares every module-level value of schemas/ that calls anything as `/* @__PURE__ */ schema(() => ...)`, so a bundle leaves out what it does not read (docs/decisions/165)', () => {
+    const folder = new URL('../../schemas/', import.meta.url);
+    const undeclared: string[] = [];
+    // Text for the document, not a schema: its one call joins the CSV columns.
+    const notSchemas = new Set(['statements.ts statementCsvDescription']);
+    for (const name of readdirSync(folder).filter((file) => file.endsWith('.ts'))) {
+      const text = readFileSync(new URL(name, folder), 'utf8');
+      const source = ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true);
+      const callsAnything = (node: ts.Node): boolean => ts.isCallExpression(node) || ts.isNewExpression(node) || (!ts.isFunctionLike(node) && node.getChildren(source).some(callsAnything));
+      for (const statement of source.statements.filter(ts.isVariableStatement)) {
+        for (const { name: declared, initializer } of statement.declarationList.declarations) {
+          if (!initializer || !callsAnything(initializer)) continue;
+          const annotated = text.slice(initializer.getFullStart(), initializer.getStart()).includes('@__PURE__');
+          const wrapped = ts.isCallExpression(initializer) && initializer.expression.getText(source) === 'schema' && initializer.arguments.length === 1 && ts.isArrowFunction(initializer.arguments[0]!);
+          const named = `${name} ${declared.getText(source)}`;
+          if ((!annotated || !wrapped) && !notSchemas.has(named)) undeclared.push(named);
+        }
+      }
+    }
+    expect(undeclared).toEqual([]);
   });
 });
