@@ -5,8 +5,9 @@
  * - DynamoDB calls per request, counted by the client's own middleware;
  * - team size (bench/teamSize.ts): the bytes and units GET /me writes for an organization of 1
  *   member and of 2,000, which must not grow;
- * - the same DynamoDB calls made bare from this process, timed the same way as the HTTP
- *   requests, so the overhead ratio of the whole stack can be read;
+ * - the DynamoDB requests GET /me sends, recorded from one request and sent again bare from this
+ *   process (bench/bareCalls.ts), timed the same way as the HTTP requests, so the overhead ratio
+ *   of the whole stack can be read;
  * - the minified bundle size and cold import time of every Lambda entry point;
  * - payments (bench/payments.ts): POST /quotes and POST /transactions under load, 202 → RECONCILED,
  *   payments per second end to end, DynamoDB calls, capacity and transitions per payment, and the
@@ -42,13 +43,11 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 const { performance } = await import('node:perf_hooks');
 const { Agent, request: httpRequest } = await import('node:http');
 const autocannon = (await import('autocannon')).default;
-const { GetCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
 const { startLocalService } = await import('../lib/local/service.ts');
 const { onboardOrganization } = await import('../lib/ops/onboarding.ts');
 const { setRateLimit } = await import('#store/organizations.ts');
-const { dynamo, dynamoCallCount, tableName } = await import('#store/client.ts');
-const { keys } = await import('#store/keys.ts');
-const { parseApiKey } = await import('#domain/apiKeys.ts');
+const { dynamo, dynamoCallCount } = await import('#store/client.ts');
+const { commandsSentBy, replayer } = await import('./bareCalls.ts');
 const { lambdaBundleFigures } = await import('./lambdaFigures.ts');
 const { paymentFigures } = await import('./payments.ts');
 const { treasuryFigures } = await import('./treasury.ts');
@@ -95,14 +94,15 @@ async function timeInterleaved(fns: Record<string, () => Promise<unknown>>, roun
 }
 
 /** `concurrency` loops of `fn` for `ms`; throughput and latency percentiles. */
-async function timeConcurrent(fn: () => Promise<unknown>, concurrency: number, ms: number) {
+/** `fn` is given its worker's number, 0 to concurrency - 1. */
+async function timeConcurrent(fn: (worker: number) => Promise<unknown>, concurrency: number, ms: number) {
   const samples: number[] = [];
   const deadline = performance.now() + ms;
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: concurrency }, async (_, worker) => {
       while (performance.now() < deadline) {
         const started = performance.now();
-        await fn();
+        await fn(worker);
         samples.push(performance.now() - started);
       }
     }),
@@ -159,26 +159,14 @@ try {
   };
   const dynamoCalls = { me: await callsPer(fetchMe), health: await callsPer(fetchHealth) };
 
-  // The same calls GET /me makes (the key item's read beside the bucket's conditional UpdateItem), bare.
-  const key = parseApiKey(apiKey, 'simulated')!;
-  let tat = Date.now();
-  const bareMe = () => {
-    tat += 1;
-    return Promise.all([
-      dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.apiKey(key.organizationId, key.keyId), ConsistentRead: true })),
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.organization(key.organizationId),
-          UpdateExpression: 'SET #tat = :newTat',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#tat': 'benchTat' },
-          ExpressionAttributeValues: { ':newTat': tat },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    ]);
-  };
+  // The same calls GET /me makes (the key item's read beside the bucket's conditional UpdateItem),
+  // recorded from one request and sent again bare (bench/bareCalls.ts).
+  const meCommands = await commandsSentBy(dynamo(), requestMe);
+  const meCommandNames = meCommands.map((command) => command.constructor.name).sort().join(', ');
+  if (meCommandNames !== 'GetCommand, UpdateCommand') throw new Error(`GET /me sent ${meCommandNames || 'nothing'}; the bench expects the key's read and the bucket's charge`);
+  const bareMe = replayer(dynamo(), meCommands, 'benchTat');
+  // Side by side, each worker charges a bucket of its own: its condition holds on a time only it moves.
+  const bareMeOfWorker = Array.from({ length: 16 }, (_, worker) => replayer(dynamo(), meCommands, `benchTat${worker}`));
 
   // The GET /me Lambda handler invoked in process with an API Gateway event, as Lambda does:
   // what our code adds, without the local HTTP adapter and client that API Gateway replaces.
@@ -202,7 +190,7 @@ try {
     const sequential = await timeInterleaved(timed, 2000);
     const concurrent16 = {
       me: await timeConcurrent(requestMe, 16, seconds * 1000),
-      bareDynamoForMe: await timeConcurrent(bareMe, 16, seconds * 1000),
+      bareDynamoForMe: await timeConcurrent((worker) => bareMeOfWorker[worker]!(), 16, seconds * 1000),
     };
     log(`autocannon, ${seconds}s per run`);
     const http = {
