@@ -1,0 +1,144 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startFakeSecretsManager, type FakeSecretsManager } from '../support/fakeSecretsManager.ts';
+import { until } from '../support/eventually.ts';
+
+/**
+ * The two secrets a deployed stage reads from Secrets Manager, which only AWS runs: the edge's origin
+ * secret (every request on sandbox and production, docs/decisions/104) and the cursors' HMAC key
+ * (docs/decisions/070). Elsewhere the tests give them as ORIGIN_SECRET and CURSOR_SECRET; here the
+ * functions are given the ARNs, as the CDK stacks give them, and the real SDK client reads them from a
+ * stand-in that speaks Secrets Manager's protocol (test/support/fakeSecretsManager.ts). Each test loads
+ * the modules afresh, as a new Lambda container would, since both keep what they read.
+ */
+const originArn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:payments-production-origin-AbCdEf';
+const cursorArn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:payments-production-cursors-GhIjKl';
+const variables = ['SERVICE_ENVIRONMENT', 'AWS_LAMBDA_FUNCTION_NAME', 'ORIGIN_SECRET', 'ORIGIN_SECRET_ARN', 'CURSOR_SECRET', 'CURSOR_SECRET_ARN', 'AWS_ENDPOINT_URL_SECRETS_MANAGER'] as const;
+const saved = Object.fromEntries(variables.map((name) => [name, process.env[name]]));
+let secretsManager: FakeSecretsManager;
+
+beforeAll(async () => {
+  secretsManager = await startFakeSecretsManager();
+});
+
+afterAll(async () => {
+  for (const name of variables) {
+    if (saved[name] === undefined) delete process.env[name];
+    else process.env[name] = saved[name];
+  }
+  vi.resetModules();
+  (await import('#platform/config.ts')).reloadConfig();
+  await secretsManager.stop();
+});
+
+beforeEach(() => {
+  for (const name of variables) delete process.env[name];
+  Object.assign(process.env, {
+    SERVICE_ENVIRONMENT: 'production',
+    AWS_LAMBDA_FUNCTION_NAME: 'payments-production-api-discovery-getMe',
+    ORIGIN_SECRET_ARN: originArn,
+    CURSOR_SECRET_ARN: cursorArn,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
+  });
+  secretsManager.secrets.clear();
+  secretsManager.requests.length = 0;
+  secretsManager.failing = false;
+  vi.resetModules();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** The modules as a new container loads them: nothing read yet. */
+async function freshContainer() {
+  (await import('#platform/config.ts')).reloadConfig();
+  const { requireEdgeOrigin, edgeOriginHeader } = await import('#platform/edgeOrigin.ts');
+  const { ApiError, isDependencyUnavailable } = await import('#platform/errors.ts');
+  const { encodeCursor, decodeCursor } = await import('#store/cursors.ts');
+  const through = (value: string) => requireEdgeOrigin({ [edgeOriginHeader]: value });
+  /** The request's outcome: passed, or the ApiError code it was refused with. */
+  const outcome = (value: string) => through(value).then(() => 'passed', (error: unknown) => (error instanceof ApiError ? error.code : Promise.reject(error)));
+  return { through, outcome, ApiError, isDependencyUnavailable, encodeCursor, decodeCursor };
+}
+
+const current = 'c'.repeat(48);
+const next = 'n'.repeat(48);
+const reads = (secretId: string) => secretsManager.requests.filter((request) => request.secretId === secretId);
+
+describe('the origin secret, read from Secrets Manager', () => {
+  it('lets through a request carrying the current or, while CloudFront catches up with a rotation, the previous value, and refuses any other', async () => {
+    secretsManager.secrets.set(originArn, { current: next, previous: current });
+    const { outcome } = await freshContainer();
+    expect(await outcome(next)).toBe('passed');
+    expect(await outcome(current)).toBe('passed');
+    expect(await outcome('x'.repeat(48))).toBe('forbidden');
+    expect(await outcome(next.slice(0, 8))).toBe('forbidden');
+    expect(await outcome('')).toBe('forbidden');
+    expect(reads(originArn).map((request) => request.versionStage).sort()).toEqual(['AWSCURRENT', 'AWSPREVIOUS']);
+  });
+
+  it('takes a secret never rotated (no AWSPREVIOUS, which Secrets Manager answers ResourceNotFound) as its current value alone', async () => {
+    secretsManager.secrets.set(originArn, { current });
+    const { outcome } = await freshContainer();
+    expect(await outcome(current)).toBe('passed');
+    expect(await outcome(next)).toBe('forbidden');
+  });
+
+  it('reads once for the requests of five minutes, side by side ones too, then again: a rotation is let through everywhere within that', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    secretsManager.secrets.set(originArn, { current });
+    const { outcome } = await freshContainer();
+    expect(await Promise.all(Array.from({ length: 10 }, () => outcome(current)))).toEqual(Array(10).fill('passed'));
+    expect(reads(originArn)).toHaveLength(2);
+
+    secretsManager.rotate(originArn, next);
+    vi.setSystemTime(Date.now() + 4 * 60 * 1000);
+    expect(await outcome(next)).toBe('forbidden');
+    expect(reads(originArn)).toHaveLength(2);
+
+    vi.setSystemTime(Date.now() + 60 * 1000 + 1);
+    expect(await outcome(next)).toBe('passed');
+    expect(await outcome(current)).toBe('passed');
+    expect(reads(originArn)).toHaveLength(4);
+  });
+
+  it('answers a Secrets Manager that does not answer as a dependency unavailable (503), keeps nothing, and reads again at the next request', async () => {
+    secretsManager.secrets.set(originArn, { current });
+    secretsManager.failing = true;
+    const { through, outcome, isDependencyUnavailable } = await freshContainer();
+    const error = await through(current).then(() => undefined, (thrown: unknown) => thrown);
+    expect(isDependencyUnavailable(error)).toBe(true);
+    // The SDK's own retries, three attempts of each version; the request is answered at the first
+    // version that gives up, so the other may still be trying.
+    await until(async () => reads(originArn).length, (count) => count === 6, { what: "both versions' three attempts" });
+
+    secretsManager.failing = false;
+    expect(await outcome(current)).toBe('passed');
+    expect(reads(originArn)).toHaveLength(8);
+  });
+
+  it('refuses everything in a deployed function whose secret is empty, rather than serve around the edge', async () => {
+    secretsManager.secrets.set(originArn, { current: '' });
+    const { through } = await freshContainer();
+    await expect(through('')).rejects.toThrow(/origin secret is empty/);
+  });
+});
+
+describe('the cursor key, read from Secrets Manager', () => {
+  const scope = { list: 'transactions', organizationId: 'org_01M8JK93F86XMKTYPD79XPJD5X' };
+
+  it('signs and checks cursors with the key it holds, read once by a container; a container reading another key refuses them', async () => {
+    secretsManager.secrets.set(cursorArn, { current: 'k'.repeat(64) });
+    const first = await freshContainer();
+    const cursor = await first.encodeCursor(scope, '2026-11-29T03:00:00.000Z#tx_1');
+    expect(await first.decodeCursor(scope, cursor)).toBe('2026-11-29T03:00:00.000Z#tx_1');
+    await first.encodeCursor(scope, '2026-11-29T03:00:01.000Z#tx_2');
+    expect(reads(cursorArn)).toEqual([{ secretId: cursorArn, versionStage: 'AWSCURRENT' }]);
+
+    secretsManager.secrets.set(cursorArn, { current: 'z'.repeat(64) });
+    vi.resetModules();
+    const other = await freshContainer();
+    await expect(other.decodeCursor(scope, cursor)).rejects.toMatchObject({ code: 'invalid_cursor' });
+    expect(reads(cursorArn)).toHaveLength(2);
+  });
+});
