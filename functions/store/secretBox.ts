@@ -3,6 +3,7 @@ import { config } from '#platform/config.ts';
 import { standingInFor } from '#platform/awsStandIns.ts';
 import { tableName } from './client.ts';
 import { generatedKey } from './settings.ts';
+import type { KMSClient } from './kms.ts';
 
 /**
  * Envelope encryption of the service's signing secrets: webhook secrets (docs/decisions/092) and
@@ -37,9 +38,14 @@ function localKey(): Promise<Buffer> {
   return loaded;
 }
 
+// One client per container: building one resolves its configuration (region, credentials, endpoint)
+// again, and a webhook delivery opens one or two secrets.
+let kmsClient: KMSClient | undefined;
+
 async function kms() {
   const { KMSClient, GenerateDataKeyCommand, DecryptCommand } = await import('./kms.ts');
-  return { client: new KMSClient({}), GenerateDataKeyCommand, DecryptCommand };
+  kmsClient ??= new KMSClient({});
+  return { client: kmsClient, GenerateDataKeyCommand, DecryptCommand };
 }
 
 export async function seal(plaintext: string, organizationId: string): Promise<Sealed> {
