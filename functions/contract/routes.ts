@@ -182,8 +182,8 @@ export function takesNoBody(definition: RouteDefinition): boolean {
   return definition.method !== 'GET' && !definition.request?.body && !definition.request?.form && definition.handler !== notImplementedHandler;
 }
 
-/** `GET /me` */
-export function routeKey(definition: Pick<RouteDefinition, 'method' | 'path'>): string {
+/** `GET /me`: a row's key, and a request's (any method, the path as sent) to look one up by. */
+export function routeKey(definition: { method: string; path: string }): string {
   return `${definition.method} ${definition.path}`;
 }
 

@@ -109,7 +109,7 @@ export async function compileRoutes(table: RouteDefinition[] = routes): Promise<
     const mounted = { definition, handler: handlers.get(definition.handler)! };
     const params = segments.map((segment) => /^\{(.+)\}$/.exec(segment)?.[1]);
     if (params.every((name) => name === undefined)) {
-      const key = `${definition.method} /${segments.join('/')}`;
+      const key = routeKey(definition);
       if (!literal.has(key)) literal.set(key, mounted);
       continue;
     }
@@ -128,7 +128,7 @@ export async function compileRoutes(table: RouteDefinition[] = routes): Promise<
 
 /** The route a request takes and its path parameters (as sent where one is not valid percent-encoding), or none. */
 function matchRoute(table: RouteTable, method: string, pathname: string): { route: MountedRoute; pathParameters?: Record<string, string> } | undefined {
-  const route = table.literal.get(`${method} ${pathname}`);
+  const route = table.literal.get(routeKey({ method, path: pathname }));
   if (route) return { route };
   for (const candidate of table.parameterized) {
     if (candidate.definition.method !== method) continue;
