@@ -1,5 +1,5 @@
 import { InvalidCiphertextException } from '@aws-sdk/client-kms';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { reloadConfig } from '#platform/config.ts';
 import { open, seal } from '#store/secretBox.ts';
 import { startFakeKms, type FakeKms } from '../support/fakeKms.ts';
@@ -12,21 +12,17 @@ import { startFakeKms, type FakeKms } from '../support/fakeKms.ts';
  * does (test/support/fakeKms.ts).
  */
 const keyArn = 'arn:aws:kms:us-east-1:123456789012:key/0b7e9f5c-3f2a-4c1d-9e8b-7a6f5d4c3b2a';
-const saved = { WEBHOOK_KMS_KEY_ID: process.env.WEBHOOK_KMS_KEY_ID, AWS_ENDPOINT_URL_KMS: process.env.AWS_ENDPOINT_URL_KMS };
 let kms: FakeKms;
 
 beforeAll(async () => {
   kms = await startFakeKms(keyArn);
-  process.env.WEBHOOK_KMS_KEY_ID = keyArn;
-  process.env.AWS_ENDPOINT_URL_KMS = kms.url;
+  vi.stubEnv('WEBHOOK_KMS_KEY_ID', keyArn);
+  vi.stubEnv('AWS_ENDPOINT_URL_KMS', kms.url);
   reloadConfig();
 });
 
 afterAll(async () => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  vi.unstubAllEnvs();
   reloadConfig();
   await kms.stop();
 });

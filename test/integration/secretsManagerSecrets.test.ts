@@ -12,8 +12,6 @@ import { until } from '../support/eventually.ts';
  */
 const originArn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:payments-production-origin-AbCdEf';
 const cursorArn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:payments-production-cursors-GhIjKl';
-const variables = ['SERVICE_ENVIRONMENT', 'AWS_LAMBDA_FUNCTION_NAME', 'ORIGIN_SECRET', 'ORIGIN_SECRET_ARN', 'CURSOR_SECRET', 'CURSOR_SECRET_ARN', 'AWS_ENDPOINT_URL_SECRETS_MANAGER'] as const;
-const saved = Object.fromEntries(variables.map((name) => [name, process.env[name]]));
 let secretsManager: FakeSecretsManager;
 
 beforeAll(async () => {
@@ -21,24 +19,20 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const name of variables) {
-    if (saved[name] === undefined) delete process.env[name];
-    else process.env[name] = saved[name];
-  }
+  vi.unstubAllEnvs();
   vi.resetModules();
   (await import('#platform/config.ts')).reloadConfig();
   await secretsManager.stop();
 });
 
 beforeEach(() => {
-  for (const name of variables) delete process.env[name];
-  Object.assign(process.env, {
-    SERVICE_ENVIRONMENT: 'production',
-    AWS_LAMBDA_FUNCTION_NAME: 'payments-production-api-discovery-getMe',
-    ORIGIN_SECRET_ARN: originArn,
-    CURSOR_SECRET_ARN: cursorArn,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
-  });
+  vi.stubEnv('SERVICE_ENVIRONMENT', 'production');
+  vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'payments-production-api-discovery-getMe');
+  vi.stubEnv('ORIGIN_SECRET', undefined);
+  vi.stubEnv('ORIGIN_SECRET_ARN', originArn);
+  vi.stubEnv('CURSOR_SECRET', undefined);
+  vi.stubEnv('CURSOR_SECRET_ARN', cursorArn);
+  vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', secretsManager.url);
   secretsManager.secrets.clear();
   secretsManager.requests.length = 0;
   secretsManager.failing = false;
