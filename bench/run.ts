@@ -93,8 +93,7 @@ async function timeInterleaved(fns: Record<string, () => Promise<unknown>>, roun
   return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, percentiles(values)]));
 }
 
-/** `concurrency` loops of `fn` for `ms`; throughput and latency percentiles. */
-/** `fn` is given its worker's number, 0 to concurrency - 1. */
+/** `concurrency` loops of `fn` for `ms`, each giving `fn` its number (0 to concurrency - 1); throughput and latency percentiles. */
 async function timeConcurrent(fn: (worker: number) => Promise<unknown>, concurrency: number, ms: number) {
   const samples: number[] = [];
   const deadline = performance.now() + ms;
