@@ -11,6 +11,7 @@ import { setRateLimits } from '#store/organizations.ts';
 import { dynamo, tableName } from '#store/client.ts';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { runAdmin } from '../support/admin.ts';
+import { until } from '../support/eventually.ts';
 
 /**
  * The largest amount the service accepts (docs/decisions/072): one billion whole units of the
@@ -166,6 +167,10 @@ describe('the largest amount: one billion whole units of its currency', () => {
     expect(quote.body.net).toEqual({ amount: '997500000000000', currency: 'USDC', scale: 6 });
     const onRamp = { idempotencyKey: key('on'), amount: { amount: fiat, currency: 'USD' } };
     expect((await call(service, 'POST', '/treasury/onramp', { apiKey: other.apiKey, body: onRamp })).status).toBe(202);
+    // Its workflow opens the collection first; a wire that comes before that is a deposit of its own.
+    await until(() => call(service, 'GET', `/treasury/onramp/${onRamp.idempotencyKey}`, { apiKey: other.apiKey }), (answer) => answer.body.stage === 'AWAITING_PAYMENT', {
+      what: 'the on-ramp awaiting payment', timeoutMs: 20_000, intervalMs: 25,
+    });
     const wired = await call(service, 'POST', '/treasury/onramps/simulate-wire', { apiKey: other.apiKey, body: { amount: { amount: fiat, currency: 'USD' } } });
     expect(wired.status).toBe(202);
     expect(wired.body.disposition).toBe('attributed');
