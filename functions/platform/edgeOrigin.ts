@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { config } from './config.ts';
 import { ApiError } from './errors.ts';
+import { stageSecret } from './stageSecret.ts';
 
 /**
  * The edge's mark on a request (docs/decisions/104). On `sandbox` and `production` the API is reached
@@ -10,12 +11,6 @@ import { ApiError } from './errors.ts';
  */
 export const edgeOriginHeader = 'x-origin-verify';
 
-/** How long a function keeps the values it read: a rotated secret is accepted everywhere within this. */
-const refreshMs = 5 * 60 * 1000;
-
-let loaded: { values: Buffer[]; at: number } | undefined;
-let loading: Promise<Buffer[]> | undefined;
-
 /**
  * The values a request may carry: ORIGIN_SECRET (the local stack and the tests), else the secret at
  * ORIGIN_SECRET_ARN in its current and previous versions, so a rotation (docs/deployment.md) refuses
@@ -24,35 +19,8 @@ let loading: Promise<Buffer[]> | undefined;
 async function acceptedValues(): Promise<Buffer[] | undefined> {
   const { ORIGIN_SECRET, ORIGIN_SECRET_ARN } = config();
   if (ORIGIN_SECRET) return [Buffer.from(ORIGIN_SECRET, 'utf8')];
-  if (!ORIGIN_SECRET_ARN) return undefined;
-  if (loaded && Date.now() - loaded.at < refreshMs) return loaded.values;
-  loading ??= readSecret(ORIGIN_SECRET_ARN)
-    .then((values) => {
-      loaded = { values, at: Date.now() };
-      return values;
-    })
-    .finally(() => (loading = undefined));
-  return loading;
+  return ORIGIN_SECRET_ARN ? stageSecret(ORIGIN_SECRET_ARN, 'the origin secret') : undefined;
 }
-
-async function readSecret(secretId: string): Promise<Buffer[]> {
-  const { SecretsManagerClient, GetSecretValueCommand, ResourceNotFoundException } = await import('./secretsManager.ts');
-  client ??= new SecretsManagerClient({});
-  const read = async (VersionStage: string) => {
-    try {
-      return (await client!.send(new GetSecretValueCommand({ SecretId: secretId, VersionStage }))).SecretString;
-    } catch (error) {
-      // A secret never rotated has no previous version.
-      if (error instanceof ResourceNotFoundException && VersionStage === 'AWSPREVIOUS') return undefined;
-      throw error;
-    }
-  };
-  const values = (await Promise.all([read('AWSCURRENT'), read('AWSPREVIOUS')])).filter((value): value is string => Boolean(value));
-  if (values.length === 0) throw new Error('the origin secret is empty');
-  return values.map((value) => Buffer.from(value, 'utf8'));
-}
-
-let client: import('@aws-sdk/client-secrets-manager').SecretsManagerClient | undefined;
 
 function refused(): ApiError {
   return new ApiError('forbidden', "This address does not serve the API: send requests to the stage's public address.");

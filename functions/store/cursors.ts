@@ -4,6 +4,7 @@ import { ApiError } from '#platform/errors.ts';
 import { config } from '#platform/config.ts';
 import { standingInFor } from '#platform/awsStandIns.ts';
 import { outsideAnyInvocation } from '#platform/invocation.ts';
+import { stageSecret } from '#platform/stageSecret.ts';
 import { CursorMaxLength } from '#schemas/common.ts';
 import { tableIndex, type IndexName } from '#contract/table.ts';
 import { batchGetAll, dynamo, tableName } from './client.ts';
@@ -24,35 +25,27 @@ export interface CursorScope {
   organizationId: string;
 }
 
-let secretPromise: Promise<Buffer> | undefined;
+let generated: Promise<Buffer> | undefined;
 
-/** The HMAC key: configured, from Secrets Manager in AWS, or made once and kept in the table locally. */
-function cursorSecret(): Promise<Buffer> {
-  const load = () => {
-    // Shared by every invocation that asks meanwhile: loaded as none of theirs, so one abandoned does not fail the others.
-    secretPromise ??= outsideAnyInvocation(loadSecret).catch((error) => {
-      secretPromise = undefined;
-      throw error;
-    });
-    return secretPromise;
-  };
+/**
+ * The HMAC keys, the one cursors are signed with first: CURSOR_SECRET (the tests), else the secret at
+ * CURSOR_SECRET_ARN in its current and previous versions, so a rotation refuses no cursor issued
+ * under the previous key (docs/decisions/167), else, locally, a key made once and kept in the table.
+ */
+function cursorKeys(): Promise<Buffer[]> {
   // Checked at each use, not each load: locally one process serves every function, where in AWS
   // each function's containers read the secret themselves.
   const { CURSOR_SECRET, CURSOR_SECRET_ARN } = config();
-  return CURSOR_SECRET || CURSOR_SECRET_ARN ? load() : standingInFor({ action: 'secretsmanager:GetSecretValue', resourceVariable: 'CURSOR_SECRET_ARN' }, load);
-}
-
-async function loadSecret(): Promise<Buffer> {
-  const { CURSOR_SECRET, CURSOR_SECRET_ARN } = config();
-  if (CURSOR_SECRET) return Buffer.from(CURSOR_SECRET, 'utf8');
-  if (CURSOR_SECRET_ARN) {
-    const { SecretsManagerClient, GetSecretValueCommand } = await import('#platform/secretsManager.ts');
-    const client = new SecretsManagerClient({});
-    const result = await client.send(new GetSecretValueCommand({ SecretId: CURSOR_SECRET_ARN }));
-    if (!result.SecretString) throw new Error('cursor secret is empty');
-    return Buffer.from(result.SecretString, 'utf8');
-  }
-  return generatedKey('cursorSecret');
+  if (CURSOR_SECRET) return Promise.resolve([Buffer.from(CURSOR_SECRET, 'utf8')]);
+  if (CURSOR_SECRET_ARN) return stageSecret(CURSOR_SECRET_ARN, 'the cursor key');
+  return standingInFor({ action: 'secretsmanager:GetSecretValue', resourceVariable: 'CURSOR_SECRET_ARN' }, async () => {
+    // Shared by every invocation that asks meanwhile: made as none of theirs, so one abandoned does not fail the others.
+    generated ??= outsideAnyInvocation(() => generatedKey('cursorSecret')).catch((error) => {
+      generated = undefined;
+      throw error;
+    });
+    return [await generated];
+  });
 }
 
 /** Bound to the list and the organization, which the cursor does not carry. Version 2: the sort key alone. */
@@ -68,7 +61,7 @@ export function cursorLength(bytes: number): number {
 /** The cursor of the row whose list sort key is `sortKey`. A list whose sort keys could overflow the contract's bound is a bug, thrown as such. */
 export async function encodeCursor(scope: CursorScope, sortKey: string): Promise<string> {
   const payload = Buffer.from(sortKey, 'utf8').toString('base64url');
-  const cursor = `${payload}.${sign(await cursorSecret(), scope, payload)}`;
+  const cursor = `${payload}.${sign((await cursorKeys())[0]!, scope, payload)}`;
   if (cursor.length > CursorMaxLength) throw new Error(`a cursor of ${cursor.length} characters for list ${scope.list}: longer than ${CursorMaxLength}`);
   return cursor;
 }
@@ -78,9 +71,13 @@ export async function decodeCursor(scope: CursorScope, cursor: string): Promise<
   const invalid = new ApiError('invalid_cursor', 'The cursor was not issued by this service for this list; start again without a cursor.');
   const [payload, signature, extra] = cursor.split('.');
   if (!payload || !signature || extra !== undefined || cursor.length > CursorMaxLength) throw invalid;
-  const expected = Buffer.from(sign(await cursorSecret(), scope, payload));
   const presented = Buffer.from(signature);
-  if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) throw invalid;
+  let matched = false;
+  for (const key of await cursorKeys()) {
+    const expected = Buffer.from(sign(key, scope, payload));
+    matched = (expected.length === presented.length && timingSafeEqual(expected, presented)) || matched;
+  }
+  if (!matched) throw invalid;
   return Buffer.from(payload, 'base64url').toString('utf8');
 }
 
@@ -142,7 +139,7 @@ async function inPageOrder(rows: { pk: string; sk: string }[]): Promise<Record<s
   return rows.flatMap<Record<string, unknown>>(({ pk, sk }) => found.get(`${pk}\n${sk}`) ?? []);
 }
 
-/** Tests change tables between files; the secret lives in the table, so forget it. */
+/** Tests change tables between files; the generated key lives in the table, so forget it. */
 export function forgetCursorSecret(): void {
-  secretPromise = undefined;
+  generated = undefined;
 }

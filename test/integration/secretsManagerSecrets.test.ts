@@ -8,7 +8,8 @@ import { until } from '../support/eventually.ts';
  * (docs/decisions/070). Elsewhere the tests give them as ORIGIN_SECRET and CURSOR_SECRET; here the
  * functions are given the ARNs, as the CDK stacks give them, and the real SDK client reads them from a
  * stand-in that speaks Secrets Manager's protocol (test/support/fakeSecretsManager.ts). Each test loads
- * the modules afresh, as a new Lambda container would, since both keep what they read.
+ * the modules afresh, as a new Lambda container would, since both keep what they read for five
+ * minutes (functions/platform/stageSecret.ts, docs/decisions/167).
  */
 const originArn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:payments-production-origin-AbCdEf';
 const cursorArn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:payments-production-cursors-GhIjKl';
@@ -121,18 +122,51 @@ describe('the origin secret, read from Secrets Manager', () => {
 describe('the cursor key, read from Secrets Manager', () => {
   const scope = { list: 'transactions', organizationId: 'org_01M8JK93F86XMKTYPD79XPJD5X' };
 
-  it('signs and checks cursors with the key it holds, read once by a container; a container reading another key refuses them', async () => {
+  it('signs with the current key and accepts the previous one too, so a rotation refuses no cursor in flight; within five minutes every container signs with the new key', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
     secretsManager.secrets.set(cursorArn, { current: 'k'.repeat(64) });
-    const first = await freshContainer();
-    const cursor = await first.encodeCursor(scope, '2026-11-29T03:00:00.000Z#tx_1');
-    expect(await first.decodeCursor(scope, cursor)).toBe('2026-11-29T03:00:00.000Z#tx_1');
-    await first.encodeCursor(scope, '2026-11-29T03:00:01.000Z#tx_2');
-    expect(reads(cursorArn)).toEqual([{ secretId: cursorArn, versionStage: 'AWSCURRENT' }]);
+    const warm = await freshContainer();
+    const before = await warm.encodeCursor(scope, '2026-11-29T03:00:00.000Z#tx_1');
+    expect(await warm.decodeCursor(scope, before)).toBe('2026-11-29T03:00:00.000Z#tx_1');
+    await warm.encodeCursor(scope, '2026-11-29T03:00:01.000Z#tx_2');
+    expect(reads(cursorArn).map((request) => request.versionStage).sort()).toEqual(['AWSCURRENT', 'AWSPREVIOUS']);
 
-    secretsManager.secrets.set(cursorArn, { current: 'z'.repeat(64) });
+    secretsManager.rotate(cursorArn, 'z'.repeat(64));
     vi.resetModules();
-    const other = await freshContainer();
-    await expect(other.decodeCursor(scope, cursor)).rejects.toMatchObject({ code: 'invalid_cursor' });
-    expect(reads(cursorArn)).toHaveLength(2);
+    const cold = await freshContainer();
+    const after = await cold.encodeCursor(scope, '2026-11-29T03:00:00.000Z#tx_1');
+    expect(after).not.toBe(before);
+    expect(await cold.decodeCursor(scope, before)).toBe('2026-11-29T03:00:00.000Z#tx_1');
+    expect(await cold.decodeCursor(scope, after)).toBe('2026-11-29T03:00:00.000Z#tx_1');
+
+    // The warm container still holds the old key alone: the new key's cursors wait for its next read.
+    await expect(warm.decodeCursor(scope, after)).rejects.toMatchObject({ code: 'invalid_cursor' });
+    vi.setSystemTime(Date.now() + 5 * 60 * 1000 + 1);
+    expect(await warm.decodeCursor(scope, after)).toBe('2026-11-29T03:00:00.000Z#tx_1');
+    expect(await warm.encodeCursor(scope, '2026-11-29T03:00:00.000Z#tx_1')).toBe(after);
+    expect(await warm.decodeCursor(scope, before)).toBe('2026-11-29T03:00:00.000Z#tx_1');
+
+    // A second rotation retires the first key: its cursors are refused from then on.
+    secretsManager.rotate(cursorArn, 'y'.repeat(64));
+    vi.resetModules();
+    const later = await freshContainer();
+    expect(await later.decodeCursor(scope, after)).toBe('2026-11-29T03:00:00.000Z#tx_1');
+    await expect(later.decodeCursor(scope, before)).rejects.toMatchObject({ code: 'invalid_cursor' });
+    await expect(later.decodeCursor(scope, `${before.split('.')[0]}.${'A'.repeat(43)}`)).rejects.toMatchObject({ code: 'invalid_cursor' });
+  });
+
+  it('answers a Secrets Manager that does not answer as a dependency unavailable (503), and a deployed function whose key is empty refuses to sign', async () => {
+    secretsManager.secrets.set(cursorArn, { current: 'k'.repeat(64) });
+    secretsManager.failing = true;
+    const container = await freshContainer();
+    const error = await container.encodeCursor(scope, 'a#tx_1').then(() => undefined, (thrown: unknown) => thrown);
+    expect(container.isDependencyUnavailable(error)).toBe(true);
+    secretsManager.failing = false;
+    await until(async () => reads(cursorArn).length, (count) => count === 6, { what: "both versions' three attempts" });
+    expect(await container.decodeCursor(scope, await container.encodeCursor(scope, 'a#tx_1'))).toBe('a#tx_1');
+
+    secretsManager.secrets.set(cursorArn, { current: '' });
+    vi.resetModules();
+    await expect((await freshContainer()).encodeCursor(scope, 'a#tx_1')).rejects.toThrow(/cursor key is empty/);
   });
 });
