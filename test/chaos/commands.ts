@@ -567,7 +567,11 @@ class Redeliver implements Command {
     await redelivered(real, organization, event, new URL(organization.webhookUrl).pathname);
     const [stateAfter, entriesAfter] = [(await real.world.request('GET', subject.statusPath, organization.apiKey)).body?.state, await ownEntries()];
     if (stateAfter !== stateBefore || entriesAfter !== entriesBefore) fail(`redelivering event ${event.id} changed ${subject.kind} ${subject.id}: ${stateBefore} (${entriesBefore}) became ${stateAfter} (${entriesAfter})`);
-    const record = await real.world.request('GET', `/events/${encodeURIComponent(event.id)}`, organization.apiKey);
+    // The service records an attempt once the receiver has answered it, after the receiver kept its copy.
+    const read = () => real.world.request('GET', `/events/${encodeURIComponent(event.id)}`, organization.apiKey);
+    const record = await until(read, (answer) => answer.status === 200 && answer.body?.deliveryStatus === 'delivered', {
+      what: `event ${event.id} delivered`, timeoutMs: settleTimeoutMs, intervalMs: 50,
+    }).catch(async () => read());
     if (record.status !== 200 || record.body?.deliveryStatus !== 'delivered') fail(`GET /events/${event.id} after a redelivery answered ${record.status} ${JSON.stringify(record.body?.deliveryStatus)}`);
     countChecks('a redelivery arrives again (same id, bytes, signed); nothing else moves');
   }

@@ -102,6 +102,10 @@ beforeAll(async () => {
   expect(status).toBe(202);
   ids.batchPaid = `${batchId}:alice`;
   ids.batchFailed = `${batchId}:bob`;
+  // The batch's workflow creates its items' payments: until it has, they are not there to read.
+  await until(async () => (await call(service, 'GET', `/batches/${encodeURIComponent(batchId)}`, { apiKey: org.apiKey })).body, (body) => body.state === 'COMPLETED', {
+    what: `batch ${batchId} to complete`, timeoutMs: 30_000,
+  });
   for (const [name, id] of Object.entries(ids)) {
     const who = name === 'foreign' ? other : org;
     await untilSettled(service, who.apiKey, `/transactions/${encodeURIComponent(id)}`, 30_000);
