@@ -112,6 +112,32 @@ describe('the origin secret, read from Secrets Manager', () => {
     expect(reads(originArn)).toHaveLength(8);
   });
 
+  it('keeps what it read when a later read fails, rather than refuse every request: tries again every thirty seconds, and takes a rotation once Secrets Manager answers', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    secretsManager.secrets.set(originArn, { current });
+    const { outcome } = await freshContainer();
+    expect(await outcome(current)).toBe('passed');
+    expect(reads(originArn)).toHaveLength(2);
+
+    secretsManager.failing = true;
+    secretsManager.rotate(originArn, next);
+    vi.setSystemTime(Date.now() + 5 * 60 * 1000 + 1);
+    expect(await outcome(current)).toBe('passed');
+    expect(await outcome(next)).toBe('forbidden');
+    // Three attempts of each version (the SDK's retries), the other version's perhaps still under way.
+    const tried = await until(async () => reads(originArn).length, (count) => count === 8, { what: "both versions' three attempts" });
+    // Within thirty seconds of a failed try, requests are answered from what is held, without a read.
+    vi.setSystemTime(Date.now() + 29 * 1000);
+    expect(await outcome(current)).toBe('passed');
+    expect(reads(originArn)).toHaveLength(tried);
+
+    secretsManager.failing = false;
+    vi.setSystemTime(Date.now() + 1000 + 1);
+    expect(await outcome(next)).toBe('passed');
+    expect(await outcome(current)).toBe('passed');
+    expect(reads(originArn)).toHaveLength(tried + 2);
+  });
+
   it('refuses everything in a deployed function whose secret is empty, rather than serve around the edge', async () => {
     secretsManager.secrets.set(originArn, { current: '' });
     const { through } = await freshContainer();
