@@ -1,4 +1,4 @@
-import { ValidationException } from '@aws-sdk/client-sfn';
+import { InvalidName, ValidationException } from '@aws-sdk/client-sfn';
 
 /**
  * Step Functions' quotas, enforced by the local runner (lib/local/workflowRunner.ts) where Step
@@ -10,6 +10,9 @@ import { ValidationException } from '@aws-sdk/client-sfn';
  *   length constraint); inside an execution the state fails with `States.DataLimitExceeded`, which
  *   no Retry or Catch matches, so the execution fails.
  * - 25,000 events in an execution's history: the execution fails with `States.Runtime`.
+ * - An execution's name: 1 to 80 characters (ValidationException, its `name` member's length
+ *   constraint), none of them white space, a control character, a backtick or any of
+ *   `< > { } [ ] ? * " # % \ ^ | ~ $ & , ; : /` (InvalidName).
  */
 export const payloadLimitBytes = 262_144;
 export const historyEventsLimit = 25_000;
@@ -33,6 +36,22 @@ export class TerminalStateError extends Error {
 /** A JSON text's size as Step Functions counts it. */
 export function utf8Bytes(json: string): number {
   return Buffer.byteLength(json, 'utf8');
+}
+
+export const executionNameMaxLength = 80;
+
+/** StartExecution's checks of its `name` member. */
+export function checkExecutionName(name: string): void {
+  const length = [...name].length;
+  if (length < 1 || length > executionNameMaxLength) {
+    throw new ValidationException({
+      $metadata: { httpStatusCode: 400 },
+      message: `1 validation error detected: Value '${name}' at 'name' failed to satisfy constraint: Member must have length ${length < 1 ? 'greater than or equal to 1' : `less than or equal to ${executionNameMaxLength}`}`,
+    });
+  }
+  if (/[\s<>{}[\]?*"#%\\^|~`$&,;:/\u0000-\u001f\u007f-\u009f]/u.test(name)) {
+    throw new InvalidName({ $metadata: { httpStatusCode: 400 }, message: `Invalid Name: '${name}'` });
+  }
 }
 
 /** StartExecution's own check of its `input` member, before anything else of the request. */

@@ -36,7 +36,7 @@ import { workflowDefinition } from '#contract/taskRetryPolicy.ts';
 import { invokeAs, localGrants } from './grants/enforcement.ts';
 import { processAlive } from './processAlive.ts';
 import { stateMachineOf } from './validatedDefinitions.ts';
-import { checkExecutionInput, historyEventsLimit, historyLimitReached, measurePayload, TerminalStateError, utf8Bytes } from './stepFunctionsLimits.ts';
+import { checkExecutionInput, checkExecutionName, historyEventsLimit, historyLimitReached, measurePayload, TerminalStateError, utf8Bytes } from './stepFunctionsLimits.ts';
 
 /**
  * Step Functions on this machine. Runs the very definitions the CDK deploys (each ASL file with
@@ -217,6 +217,7 @@ export class LocalWorkflowRunner implements WorkflowEngine {
   private async startOrRepeat(workflow: string, executionName: string, input: Record<string, unknown>): Promise<StartAnswer> {
     if (this.stopped) throw new Error('The workflow runner is stopped.');
     // What a Lambda would receive is JSON, as StartExecution's `input` is: anything that does not survive that fails here.
+    checkExecutionName(executionName);
     const inputJson = JSON.stringify(input);
     checkExecutionInput(inputJson);
     // A name this runner created, or is creating, is answered without a Put of its own (the

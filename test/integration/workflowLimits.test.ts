@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ValidationException } from '@aws-sdk/client-sfn';
+import { InvalidName, ValidationException } from '@aws-sdk/client-sfn';
 import { useFreshTable } from '../support/table.ts';
 import { ran } from '../fixtures/workflows/limitsTask.ts';
 import { LocalWorkflowRunner } from '../../lib/local/workflowRunner.ts';
@@ -37,6 +37,22 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await runner?.stop();
+});
+
+describe("StartExecution's name", () => {
+  it('takes 80 characters and refuses 81 with ValidationException, and a name with a character Step Functions refuses with InvalidName, starting nothing', async () => {
+    const longest = `${nameOf('name')}-`.padEnd(80, 'n');
+    await runner.startExecution('limits', longest, { scenario: 'mark', marker: longest });
+    expect(await runner.waitFor(longest, 30_000, 'limits')).toMatchObject({ status: 'SUCCEEDED' });
+
+    const tooLong = `${longest}n`;
+    await expect(runner.startExecution('limits', tooLong, { scenario: 'mark', marker: tooLong })).rejects.toBeInstanceOf(ValidationException);
+    const colon = `${nameOf('name')}:pix`;
+    await expect(runner.start('limits' as never, colon, { scenario: 'mark', marker: colon })).rejects.toBeInstanceOf(InvalidName);
+    expect(await getExecution(tooLong, 'limits')).toBeUndefined();
+    expect(await getExecution(colon, 'limits')).toBeUndefined();
+    expect(ran().has(tooLong) || ran().has(colon)).toBe(false);
+  });
 });
 
 describe("Step Functions' 256 KiB payload quota", () => {

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { historyLines } from '../../lib/ops/operationHistory.ts';
+import { checkExecutionName } from '../../lib/local/stepFunctionsLimits.ts';
 import { executionArnOf, stateMachineArn } from '#platform/workflowStepFunctions.ts';
 import { executionName, type WorkflowHistoryEvent } from '#platform/workflow.ts';
 
@@ -67,6 +69,18 @@ describe('execution names', () => {
     expect(executionName('org_01ABC', 'onramp:pix.0001')).toBe(colon);
     expect(executionName('org_01XYZ', 'onramp:pix.0001')).not.toBe(colon);
     expect(executionName('org_01ABC', 'onramp_pix_0001')).not.toBe(colon);
+  });
+
+  it('are names StartExecution takes, whatever the organization and the operation id (the local runner refuses what Step Functions refuses)', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ maxLength: 300, unit: 'binary' }), (organizationId, operationId) => {
+        checkExecutionName(executionName(organizationId, operationId));
+      }),
+      { seed: 28, numRuns: 2000 },
+    );
+    expect(() => checkExecutionName(`org_01ABC-${'x'.repeat(70)}`)).not.toThrow();
+    expect(() => checkExecutionName(`org_01ABC-${'x'.repeat(71)}`)).toThrow(/length less than or equal to 80/);
+    for (const name of ['org_1-onramp:pix', 'org 1', 'a/b', 'a#b', 'a\u0007b', 'a\u0085b']) expect(() => checkExecutionName(name), name).toThrow(/Invalid Name/);
   });
 
   it('give the execution ARN GetExecutionHistory reads', () => {
