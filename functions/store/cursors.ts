@@ -3,7 +3,6 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '#platform/errors.ts';
 import { config } from '#platform/config.ts';
 import { standingInFor } from '#platform/awsStandIns.ts';
-import { outsideAnyInvocation } from '#platform/invocation.ts';
 import { stageSecret } from '#platform/stageSecret.ts';
 import { CursorMaxLength } from '#schemas/common.ts';
 import { tableIndex, type IndexName } from '#contract/table.ts';
@@ -25,8 +24,6 @@ export interface CursorScope {
   organizationId: string;
 }
 
-let generated: Promise<Buffer> | undefined;
-
 /**
  * The HMAC keys, the one cursors are signed with first: CURSOR_SECRET (the tests), else the secret at
  * CURSOR_SECRET_ARN in its current and previous versions, so a rotation refuses no cursor issued
@@ -38,14 +35,7 @@ function cursorKeys(): Promise<Buffer[]> {
   const { CURSOR_SECRET, CURSOR_SECRET_ARN } = config();
   if (CURSOR_SECRET) return Promise.resolve([Buffer.from(CURSOR_SECRET, 'utf8')]);
   if (CURSOR_SECRET_ARN) return stageSecret(CURSOR_SECRET_ARN, 'the cursor key');
-  return standingInFor({ action: 'secretsmanager:GetSecretValue', resourceVariable: 'CURSOR_SECRET_ARN' }, async () => {
-    // Shared by every invocation that asks meanwhile: made as none of theirs, so one abandoned does not fail the others.
-    generated ??= outsideAnyInvocation(() => generatedKey('cursorSecret')).catch((error) => {
-      generated = undefined;
-      throw error;
-    });
-    return [await generated];
-  });
+  return standingInFor({ action: 'secretsmanager:GetSecretValue', resourceVariable: 'CURSOR_SECRET_ARN' }, async () => [await generatedKey('cursorSecret')]);
 }
 
 /** Bound to the list and the organization, which the cursor does not carry. Version 2: the sort key alone. */
@@ -137,9 +127,4 @@ async function inPageOrder(rows: { pk: string; sk: string }[]): Promise<Record<s
   const found = new Map<string, Record<string, unknown>>((await batchGetAll(rows.map(({ pk, sk }) => ({ pk, sk })))).map((item) => [`${String(item.pk)}\n${String(item.sk)}`, item]));
   // An item the index still named but the table no longer holds is left out, as a later page read would.
   return rows.flatMap<Record<string, unknown>>(({ pk, sk }) => found.get(`${pk}\n${sk}`) ?? []);
-}
-
-/** Tests change tables between files; the generated key lives in the table, so forget it. */
-export function forgetCursorSecret(): void {
-  generated = undefined;
 }

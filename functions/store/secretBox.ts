@@ -1,7 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { config } from '#platform/config.ts';
 import { standingInFor } from '#platform/awsStandIns.ts';
-import { tableName } from './client.ts';
 import { generatedKey } from './settings.ts';
 import type { KMSClient } from './kms.ts';
 
@@ -24,19 +23,7 @@ export interface Sealed {
   ciphertext: string;
 }
 
-/** Per table: tests and the local launcher switch tables within one process. */
-const localKeys = new Map<string, Promise<Buffer>>();
-
-function localKey(): Promise<Buffer> {
-  const table = tableName();
-  let loaded = localKeys.get(table);
-  if (!loaded) {
-    loaded = generatedKey('webhookSecretKey');
-    loaded.catch(() => localKeys.delete(table));
-    localKeys.set(table, loaded);
-  }
-  return loaded;
-}
+const localKey = () => generatedKey('webhookSecretKey');
 
 // One client per container: building one resolves its configuration (region, credentials, endpoint)
 // again, and a webhook delivery opens one or two secrets.

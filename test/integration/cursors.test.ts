@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cursorLength, decodeCursor, encodeCursor, forgetCursorSecret } from '#store/cursors.ts';
+import { cursorLength, decodeCursor, encodeCursor } from '#store/cursors.ts';
+import { forgetGeneratedKeys } from '#store/settings.ts';
 import { listSortKey } from '#store/keys.ts';
 import { ApiError } from '#platform/errors.ts';
 import { CursorMaxLength, IdempotencyKey, PathId } from '#schemas/common.ts';
@@ -29,7 +30,6 @@ async function refusal(promise: Promise<unknown>) {
 describe('pagination cursors', () => {
   beforeAll(async () => {
     await useFreshTable('cursors');
-    forgetCursorSecret();
   });
 
   it('name the row they were made from', async () => {
@@ -40,7 +40,7 @@ describe('pagination cursors', () => {
 
   it('survive a new process: the key is kept in the table', async () => {
     const cursor = await encodeCursor(scope, lastKey);
-    forgetCursorSecret();
+    forgetGeneratedKeys();
     expect(await decodeCursor(scope, cursor)).toEqual(lastKey);
   });
 

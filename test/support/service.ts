@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { startLocalService, type LocalService, type LocalServiceOptions } from '../../lib/local/service.ts';
 import { onboardOrganization } from '../../lib/ops/onboarding.ts';
 import type { KybStatus } from '#store/organizations.ts';
-import { forgetCursorSecret } from '#store/cursors.ts';
 import { servedDocument, type OpenApiDocument, type ServedDocument } from './servedDocument.ts';
 import { until } from './eventually.ts';
 import { resending } from './resend.ts';
@@ -13,7 +12,6 @@ import { resending } from './resend.ts';
  * is about another environment.
  */
 export async function startTestService(environment?: 'simulated' | 'sandbox' | 'production', options: Pick<LocalServiceOptions, 'grants'> = {}): Promise<LocalService> {
-  forgetCursorSecret();
   return startLocalService({
     port: 0,
     dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
