@@ -38,7 +38,7 @@ export function utf8Bytes(json: string): number {
   return Buffer.byteLength(json, 'utf8');
 }
 
-export const executionNameMaxLength = 80;
+const executionNameMaxLength = 80;
 
 /** StartExecution's checks of its `name` member. */
 export function checkExecutionName(name: string): void {

@@ -216,8 +216,8 @@ export class LocalWorkflowRunner implements WorkflowEngine {
 
   private async startOrRepeat(workflow: string, executionName: string, input: Record<string, unknown>): Promise<StartAnswer> {
     if (this.stopped) throw new Error('The workflow runner is stopped.');
-    // What a Lambda would receive is JSON, as StartExecution's `input` is: anything that does not survive that fails here.
     checkExecutionName(executionName);
+    // What a Lambda would receive is JSON, as StartExecution's `input` is: anything that does not survive that fails here.
     const inputJson = JSON.stringify(input);
     checkExecutionInput(inputJson);
     // A name this runner created, or is creating, is answered without a Put of its own (the

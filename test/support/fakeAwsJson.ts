@@ -2,9 +2,8 @@ import { createServer, type Server } from 'node:http';
 
 /**
  * The plumbing of a stand-in for an AWS service that speaks the JSON protocol (Secrets Manager, KMS,
- * Step Functions),
- * for what cannot run here: an HTTP server on 127.0.0.1 the real SDK client reaches through its
- * AWS_ENDPOINT_URL_<SERVICE> variable. `answer` gets the operation (the X-Amz-Target after the dot)
+ * Step Functions), for what cannot run here: an HTTP server on 127.0.0.1 the real SDK client reaches
+ * through its AWS_ENDPOINT_URL_<SERVICE> variable. `answer` gets the operation (the X-Amz-Target after the dot)
  * and the request's JSON, and says what to send back; an error is sent as AWS sends one (its type in
  * `__type` and x-amzn-errortype), so the SDK raises its own exception class for it.
  */

@@ -33,9 +33,10 @@ export async function startFakeStepFunctions(runner: LocalWorkflowRunner, option
         return { body: { executionArn: started.executionArn, startDate: seconds(started.startDate!) } };
       }
       if (operation === 'GetExecutionHistory') {
-        // arn:aws:states:<region>:<account>:execution:<machine>:<name>, the machine's ARN with `execution` and the name.
-        const [machine, name] = String(input.executionArn).split(':').slice(6);
-        const workflow = machineOf(`${options.machinePrefix.slice(0, options.machinePrefix.lastIndexOf(':') + 1)}${machine ?? ''}`);
+        // The inverse of executionArnOf: the machine's ARN with `execution` for `stateMachine`, then `:<name>`.
+        const arn = String(input.executionArn);
+        const name = arn.slice(arn.lastIndexOf(':') + 1);
+        const workflow = machineOf(arn.slice(0, arn.lastIndexOf(':')).replace(':execution:', ':stateMachine:'));
         const events = workflow && name ? await runner.history(workflow, name) : undefined;
         if (!events) return { body: { message: `Execution Does Not Exist: '${String(input.executionArn)}'` }, error: 'ExecutionDoesNotExist' };
         const from = Number(input.nextToken ?? 0);
